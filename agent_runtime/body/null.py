@@ -1,0 +1,48 @@
+"""A body with no world behind it (``--world none``): measures the runtime on its own.
+
+Observations are a fixed empty scene; every skill returns at once with
+``success=False`` and the reason "no world attached", so grounding modules see
+honestly that nothing changed. Chat and whisper succeed (there is nobody to hear).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+from agent_runtime.interfaces import Body
+from agent_runtime.world import BodyEvent, Observation, SkillCall, SkillOutcome, Vec3
+
+
+class NullBody(Body):
+    def __init__(self, name: str, spawn: Vec3 | None = None) -> None:
+        self.name = name
+        self._position = spawn or Vec3(x=0, y=64, z=0)
+        self._events: asyncio.Queue[BodyEvent] = asyncio.Queue(maxsize=1)
+        self.skills_run = 0
+
+    async def observe(self) -> Observation:
+        return Observation(position=self._position)
+
+    async def run_skill(self, call: SkillCall) -> SkillOutcome:
+        self.skills_run += 1
+        now = time.time()
+        if call.skill == "idle":
+            await asyncio.sleep(float(call.args.get("seconds", 5.0)))
+        ok = call.skill in ("chat", "whisper", "idle")
+        return SkillOutcome(
+            skill=call.skill,
+            success=ok,
+            reason="" if ok else "no world attached (no-op body)",
+            position=self._position,
+            started_at=now,
+            ended_at=now,
+        )
+
+    async def cancel_skill(self) -> None:
+        return None
+
+    async def events(self) -> AsyncIterator[BodyEvent]:
+        while True:
+            yield await self._events.get()

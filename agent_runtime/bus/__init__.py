@@ -1,0 +1,7 @@
+"""Message buses: MQTT (:class:`MqttBus`) and in-process (:class:`InMemoryBus`); topics in :mod:`.topics`."""
+
+from agent_runtime.bus import topics
+from agent_runtime.bus.memory import InMemoryBus
+from agent_runtime.bus.mqtt import MqttBus, parse_mqtt_url
+
+__all__ = ["InMemoryBus", "MqttBus", "parse_mqtt_url", "topics"]

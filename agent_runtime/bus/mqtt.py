@@ -1,0 +1,150 @@
+"""The MQTT bus: one aiomqtt client per process, shared by all its agents.
+
+On entry it connects and subscribes once to the run's wildcard
+(``piano/{run}/#``); every message of the run — including this process's own
+publications, which is what makes a decision a real broadcast through the
+broker — is decoded and routed to local subscriptions. Publications go through
+a bounded outbox (oldest dropped and counted when full) drained by a sender
+task, so a slow broker never blocks an agent. If the connection drops, both
+loops reconnect with capped, jittered backoff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import uuid
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlparse
+
+import aiomqtt
+from pydantic import BaseModel
+
+from agent_runtime.bus.local import LocalDispatch, encode
+from agent_runtime.bus.topics import run_wildcard
+
+log = logging.getLogger(__name__)
+
+
+def parse_mqtt_url(url: str) -> tuple[str, int]:
+    u = urlparse(url)
+    if u.scheme not in ("mqtt", "mqtts") or not u.hostname:
+        raise ValueError(f"not an mqtt:// URL: {url!r}")
+    return u.hostname, u.port or 1883
+
+
+class MqttBus(LocalDispatch):
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        run_id: str,
+        *,
+        outbox_size: int = 10000,
+        connect_timeout: float = 10.0,
+        max_backoff: float = 5.0,
+        rng: random.Random | None = None,
+    ) -> None:
+        super().__init__()
+        if outbox_size < 1:
+            raise ValueError("outbox_size must be >= 1")
+        self.host = host
+        self.port = port
+        self.run_id = run_id
+        self.connect_timeout = connect_timeout
+        self.max_backoff = max_backoff
+        self._rng = rng or random.Random()
+        self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(maxsize=outbox_size)
+        self._client: aiomqtt.Client | None = None
+        self._connected = asyncio.Event()
+        self._tasks: asyncio.TaskGroup | None = None
+        self._conn_task: asyncio.Task[None] | None = None
+        self._stack: contextlib.AsyncExitStack | None = None
+        self.dropped_outgoing = 0
+        self.reconnects = 0
+        self.sent = 0
+
+    async def __aenter__(self) -> MqttBus:
+        self._stack = contextlib.AsyncExitStack()
+        self._tasks = await self._stack.enter_async_context(asyncio.TaskGroup())
+        self._conn_task = self._tasks.create_task(
+            self._connection_loop(), name=f"mqtt[{self.run_id}].connection"
+        )
+        try:
+            async with asyncio.timeout(self.connect_timeout):
+                await self._connected.wait()
+        except TimeoutError:
+            await self.__aexit__(None, None, None)
+            raise ConnectionError(
+                f"MQTT broker at {self.host}:{self.port} did not accept a connection "
+                f"within {self.connect_timeout:.0f}s"
+            ) from None
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        # give queued publications a moment to leave before closing
+        if self._connected.is_set():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(2.0):
+                    await self._outbox.join()
+        if self._conn_task is not None:
+            self._conn_task.cancel()
+        if self._stack is not None:
+            stack, self._stack = self._stack, None
+            with contextlib.suppress(asyncio.CancelledError):
+                await stack.aclose()
+
+    async def publish(self, topic: str, payload: Mapping[str, Any] | BaseModel) -> None:
+        self.published += 1
+        data = encode(payload)
+        if self._outbox.full():
+            self._outbox.get_nowait()
+            self._outbox.task_done()
+            self.dropped_outgoing += 1
+        self._outbox.put_nowait((topic, data))
+
+    async def _connection_loop(self) -> None:
+        backoff = 0.2
+        while True:
+            client = aiomqtt.Client(
+                self.host,
+                self.port,
+                identifier=f"piano-{self.run_id}-{uuid.uuid4().hex[:8]}",
+                keepalive=30,
+                timeout=self.connect_timeout,
+            )
+            try:
+                async with client:
+                    await client.subscribe(run_wildcard(self.run_id), qos=0)
+                    self._client = client
+                    self._connected.set()
+                    backoff = 0.2
+                    async with asyncio.TaskGroup() as tg:
+                        tg.create_task(self._reader(client), name=f"mqtt[{self.run_id}].reader")
+                        tg.create_task(self._sender(client), name=f"mqtt[{self.run_id}].sender")
+            except* aiomqtt.MqttError as group:
+                log.warning("MQTT connection lost: %s", group.exceptions[0])
+            self._connected.clear()
+            self._client = None
+            self.reconnects += 1
+            delay = min(self.max_backoff, backoff) * (0.5 + self._rng.random())
+            backoff = min(self.max_backoff, backoff * 2)
+            await asyncio.sleep(delay)
+
+    async def _reader(self, client: aiomqtt.Client) -> None:
+        async for message in client.messages:
+            payload = message.payload
+            if isinstance(payload, bytes | bytearray | str):
+                self.dispatch_raw(message.topic.value, payload)
+
+    async def _sender(self, client: aiomqtt.Client) -> None:
+        while True:
+            topic, data = await self._outbox.get()
+            try:
+                await client.publish(topic, data, qos=0)
+                self.sent += 1
+            finally:
+                self._outbox.task_done()

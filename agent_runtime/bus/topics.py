@@ -1,0 +1,48 @@
+"""The MQTT topic layout of a run. Payloads are JSON objects.
+
+| topic                                  | published by          | payload                          |
+|----------------------------------------|-----------------------|----------------------------------|
+| ``piano/{run}/agent/{a}/decision``     | cognitive controller  | the Decision section             |
+| ``piano/{run}/agent/{a}/speech``       | talking               | an Utterance (what was said)     |
+| ``piano/{run}/agent/{a}/skill``        | skill execution       | {event: started/finished, call, outcome} |
+| ``piano/{run}/agent/{a}/goal``         | goal generation       | {goal, previous, brain}          |
+| ``piano/{run}/agent/{a}/event``        | runtime / body        | body events (death, kicked, ...) |
+| ``piano/{run}/agent/{a}/status``       | runtime               | {status: started/stopped, ...}   |
+| ``piano/{run}/world/chat``             | perception (heard)    | {sender, message, whisper, to}   |
+| ``piano/{run}/world/event``            | experiments / world   | {kind, ...} e.g. tax_season_open |
+| ``piano/{run}/run/status``             | village               | {status, agents, t}              |
+
+Subscribe to ``piano/{run}/#`` to follow a whole run.
+"""
+
+from __future__ import annotations
+
+
+def agent(run: str, name: str, kind: str) -> str:
+    return f"piano/{run}/agent/{name}/{kind}"
+
+
+def world(run: str, kind: str) -> str:
+    return f"piano/{run}/world/{kind}"
+
+
+def run_status(run: str) -> str:
+    return f"piano/{run}/run/status"
+
+
+def run_wildcard(run: str) -> str:
+    return f"piano/{run}/#"
+
+
+def matches(pattern: str, topic: str) -> bool:
+    """MQTT wildcard matching: ``+`` one level, ``#`` the rest (including none)."""
+    p = pattern.split("/")
+    t = topic.split("/")
+    for i, part in enumerate(p):
+        if part == "#":
+            return True
+        if i >= len(t):
+            return False
+        if part != "+" and part != t[i]:
+            return False
+    return len(p) == len(t)

@@ -1,0 +1,1 @@
+"""The ``piano`` command line. One file per command; :mod:`.main` dispatches."""

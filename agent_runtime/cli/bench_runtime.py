@@ -1,0 +1,155 @@
+"""``piano bench runtime``: N agents, every module at default cadence, ``--world none``, a
+simulated LLM answering after ``--llm-latency`` ms, real redis-server and mosquitto.
+
+Prints one JSON object. Figures are measured over a window after a warm-up:
+module steps/s, CC decisions/s, cadence error (timer-driven steps achieved vs
+configured, over cadenced modules), scheduling lag p50/p99 (how late a step
+started against its due time), Redis commands/s, MQTT messages/s (received from
+the broker), RSS and CPU of this process (and of the two services), errors.
+Memory uses the hashing encoder here (MiniLM for 1000 agents is a separate cost:
+see ``modules/memory/README.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from agent_runtime.config.loader import parse_config
+from agent_runtime.run.metrics import percentiles
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("runtime", help="scheduler/state/bus throughput without a world")
+    p.add_argument("--agents", type=int, default=100)
+    p.add_argument("--llm-latency", type=float, default=300.0, help="simulated LLM latency, ms")
+    p.add_argument("--duration", type=float, default=30.0, help="measured seconds (after warm-up)")
+    p.add_argument("--warmup", type=float, default=None, help="seconds before measuring (default: 10%% + 5)")
+    p.add_argument("--heuristic", action="store_true", help="no simulated LLM: heuristic brain only")
+    p.add_argument("--out", help="keep the run folder here (default: a temporary folder)")
+
+
+def _config(agents: int, latency_ms: float, heuristic: bool) -> Any:
+    llm: dict[str, Any] = (
+        {"provider": "heuristic"}
+        if heuristic
+        else {
+            "provider": "simulated",
+            "simulated_latency_ms": latency_ms,
+            "concurrency": 100000,
+            "log_prompts": False,
+            "queue_timeout_s": 600,
+        }
+    )
+    return parse_config(
+        {
+            "run": {"seed": 1, "duration": None, "progress_every": 5},
+            "world": {"kind": "none"},
+            "llm": llm,
+            "modules": {"preset": "full"},
+            "agent_templates": [{"count": agents, "random_personality": True}],
+        },
+        "<bench>",
+    )
+
+
+def _snapshot(v: Any, proc: psutil.Process, services: list[psutil.Process]) -> dict[str, float]:
+    totals = v.metrics.module_totals()
+    cpu = proc.cpu_times()
+    svc_cpu = 0.0
+    for s in services:
+        try:
+            t = s.cpu_times()
+            svc_cpu += t.user + t.system
+        except psutil.Error:
+            pass
+    bus = v.bus
+    return {
+        "t": time.monotonic(),
+        "steps": float(sum(m["steps"] for m in totals.values())),
+        "decisions": float(v.events.counts.get("decision", 0)),
+        "redis_ops": float(v.store.ops if v.store else 0),
+        "mqtt": float(getattr(bus, "received", 0)),
+        "cpu": cpu.user + cpu.system,
+        "svc_cpu": svc_cpu,
+        "errors": float(v.events.counts.get("module_error", 0)),
+        "overruns": float(sum(m["overruns"] for m in totals.values())),
+        **{f"timed:{k}": float(m["timed"]) for k, m in totals.items()},
+    }
+
+
+async def bench(args: argparse.Namespace) -> dict[str, Any]:
+    from agent_runtime.village import Village, VillageOptions
+    from modules.memory.encoder import HashingEncoder
+
+    cfg = _config(args.agents, args.llm_latency, args.heuristic)
+    warmup = args.warmup if args.warmup is not None else 5.0 + 0.1 * args.duration
+    with tempfile.TemporaryDirectory(prefix="piano-bench-") as tmp:
+        run_dir = Path(args.out) if args.out else Path(tmp) / "run"
+        opts = VillageOptions(run_dir=run_dir, run_id=f"bench{int(time.time())}", embedder=HashingEncoder())
+        proc = psutil.Process()
+        t_start = time.monotonic()
+        async with Village(cfg, opts) as v:
+            startup_s = time.monotonic() - t_start
+            services = [psutil.Process(p) for p in (v.redis_server and v.redis_server.pid,
+                                                    v.broker and v.broker.pid) if p]
+            await asyncio.sleep(warmup)
+            v.metrics.reset_lags()
+            proc.cpu_percent(None)
+            a = _snapshot(v, proc, services)
+            await asyncio.sleep(args.duration)
+            b = _snapshot(v, proc, services)
+            lags = list(v.metrics.lags_ms)
+            expected = dict(v.metrics.expected_interval)
+            rss_mb = proc.memory_info().rss / 2**20
+            svc_rss = sum(s.memory_info().rss for s in services) / 2**20
+            n_with = {k: len(lst) for k, lst in v.metrics.stats.items()}
+            llm = v.services.llm.snapshot() if v.services and v.services.llm else {}
+        wall = b["t"] - a["t"]
+        achieved = expected_total = 0.0
+        per_module = {}
+        for name, interval in expected.items():
+            exp = n_with.get(name, 0) * wall / interval
+            got = b[f"timed:{name}"] - a[f"timed:{name}"]
+            per_module[name] = round(100 * (got - exp) / exp, 2) if exp else 0.0
+            achieved += got
+            expected_total += exp
+        pct = percentiles(lags, (50, 99))
+        return {
+            "agents": args.agents,
+            "llm": "heuristic" if args.heuristic else f"simulated {args.llm_latency:.0f} ms",
+            "duration_s": round(wall, 2),
+            "startup_s": round(startup_s, 2),
+            "module_steps_per_s": round((b["steps"] - a["steps"]) / wall, 1),
+            "cc_decisions_per_s": round((b["decisions"] - a["decisions"]) / wall, 2),
+            "cadence_error_pct": round(100 * abs(achieved - expected_total) / expected_total, 2)
+            if expected_total else 0.0,
+            "cadence_error_by_module_pct": per_module,
+            "sched_lag_ms_p50": pct["p50"],
+            "sched_lag_ms_p99": pct["p99"],
+            "redis_ops_per_s": round((b["redis_ops"] - a["redis_ops"]) / wall, 1),
+            "mqtt_msgs_per_s": round((b["mqtt"] - a["mqtt"]) / wall, 1),
+            "rss_mb": round(rss_mb, 1),
+            "cpu_pct": round(100 * (b["cpu"] - a["cpu"]) / wall, 1),
+            "services_cpu_pct": round(100 * (b["svc_cpu"] - a["svc_cpu"]) / wall, 1),
+            "services_rss_mb": round(svc_rss, 1),
+            "errors": int(b["errors"] - a["errors"]),
+            "overrun_steps": int(b["overruns"] - a["overruns"]),
+            "llm_calls_total": llm.get("accounting", {}).get("total", {}).get("calls") if llm else 0,
+        }
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.agents < 1 or args.duration <= 0:
+        print("--agents must be >= 1 and --duration > 0")
+        return 2
+    result = asyncio.run(bench(args))
+    print(json.dumps(result, indent=2))
+    return 0

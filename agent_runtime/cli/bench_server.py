@@ -1,0 +1,157 @@
+"""``piano bench server``: server CPU and memory with N simple walker bots.
+
+Starts the embedded server on a fresh generated village (temporary world),
+connects ``--bots`` walkers (one Node process, ``bots/server/bench/walker.js``),
+then for ``--duration`` seconds samples the server process's CPU% and RSS once a
+second (psutil) and counts kicks and disconnects. Prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+WALKER = Path(__file__).resolve().parents[2] / "bots" / "server" / "bench" / "walker.js"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "server", help="embedded server CPU/RSS and kicks with N walking bots", description=__doc__
+    )
+    p.add_argument("--bots", type=int, default=10, help="number of walker bots")
+    p.add_argument("--duration", type=float, default=60.0, help="measured seconds after all joined")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--spacing-ms", type=int, default=100, help="delay between bot logins")
+    p.add_argument("--view-distance", type=int, default=6)
+    p.add_argument("--connect-timeout", type=float, default=120.0)
+
+
+def _summary(values: list[float]) -> dict[str, float | None]:
+    if not values:
+        return {"mean": None, "p95": None, "max": None}
+    ordered = sorted(values)
+    return {
+        "mean": round(statistics.fmean(values), 1),
+        "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1),
+        "max": round(ordered[-1], 1),
+    }
+
+
+async def _bench(args: argparse.Namespace) -> dict[str, Any]:
+    from bots.node import BOTS_DIR, node_env, node_executable
+    from bots.server_host import EmbeddedServer
+
+    with tempfile.TemporaryDirectory(prefix="piano-bench-server-") as tmp:
+        server = EmbeddedServer(
+            Path(tmp) / "world",
+            seed=args.seed,
+            log_path=Path(tmp) / "server.log",
+            max_players=max(60, args.bots + 5),
+            view_distance=args.view_distance,
+        )
+        t0 = time.monotonic()
+        async with server:
+            start_seconds = time.monotonic() - t0
+            assert server.pid is not None
+            srv_proc = psutil.Process(server.pid)
+            env = node_env()
+            env["PIANO_NODE_MODULES"] = str(BOTS_DIR / "node_modules")
+            walker = await asyncio.create_subprocess_exec(
+                str(node_executable()),
+                str(WALKER),
+                json.dumps(
+                    {
+                        "port": server.port,
+                        "bots": args.bots,
+                        "prefix": "walker",
+                        "spacingMs": args.spacing_ms,
+                    }
+                ),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,
+            )
+            events: list[dict[str, Any]] = []
+            all_spawned = asyncio.Event()
+
+            async def read() -> None:
+                assert walker.stdout is not None
+                async for line in walker.stdout:
+                    with contextlib.suppress(ValueError):
+                        e = json.loads(line)
+                        e["t"] = time.monotonic()
+                        events.append(e)
+                        if e.get("event") == "all_spawned":
+                            all_spawned.set()
+
+            reader = asyncio.create_task(read(), name="bench.walker.reader")
+            walker_proc = psutil.Process(walker.pid)
+            connect_seconds: float | None = None
+            try:
+                async with asyncio.timeout(args.connect_timeout):
+                    await all_spawned.wait()
+                connect_seconds = next(e["seconds"] for e in events if e["event"] == "all_spawned")
+            except TimeoutError:
+                pass
+            srv_proc.cpu_percent(None)
+            walker_proc.cpu_percent(None)
+            cpu: list[float] = []
+            rss: list[float] = []
+            wcpu: list[float] = []
+            t_measure = time.monotonic()
+            while time.monotonic() - t_measure < args.duration:
+                await asyncio.sleep(1.0)
+                cpu.append(srv_proc.cpu_percent(None))
+                rss.append(srv_proc.memory_info().rss / 2**20)
+                wcpu.append(walker_proc.cpu_percent(None))
+            measured = time.monotonic() - t_measure
+            in_window = [e for e in events if e["t"] >= t_measure]
+            kicks = [e for e in events if e.get("event") == "kicked"]
+            ends = [e for e in events if e.get("event") == "end"]
+            result = {
+                "bench": "server",
+                "bots": args.bots,
+                "spawned": sum(1 for e in events if e.get("event") == "spawned"),
+                "server_start_seconds": round(start_seconds, 2),
+                "world_gen_ms": server.info.get("worldGenMs"),
+                "connect_all_seconds": connect_seconds,
+                "measured_seconds": round(measured, 1),
+                "server_cpu_percent": _summary(cpu),
+                "server_rss_mb": _summary(rss),
+                "walker_process_cpu_percent": _summary(wcpu),
+                "kicks": len(kicks),
+                "kicks_during_measurement": sum(1 for e in in_window if e.get("event") == "kicked"),
+                "disconnects": len(ends),
+                "kick_reasons": sorted({e.get("reason", "") for e in kicks})[:5],
+            }
+            if walker.stdin is not None:
+                walker.stdin.close()
+            try:
+                async with asyncio.timeout(10):
+                    await walker.wait()
+            except TimeoutError:
+                walker.kill()
+                await walker.wait()
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+            return result
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.bots < 1 or args.duration <= 0:
+        print(json.dumps({"error": "--bots must be >= 1 and --duration > 0"}))
+        return 2
+    print(json.dumps(asyncio.run(_bench(args)), indent=2))
+    return 0

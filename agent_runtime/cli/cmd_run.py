@@ -1,0 +1,112 @@
+"""``piano run CONFIG``: run a village and write its run folder."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from agent_runtime.config.errors import ConfigError
+from agent_runtime.config.loader import load_config, resolve_agents, with_overrides
+from agent_runtime.config.models import VillageConfig
+from agent_runtime.services import ServiceError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("run", help="run a village")
+    p.add_argument("config", help="path to the village YAML")
+    p.add_argument(
+        "--duration", type=float, help="seconds to run (default: the file's run.duration)"
+    )
+    p.add_argument(
+        "--agents", type=int, help="run this many agents (generated ones are added if needed)"
+    )
+    p.add_argument("--llm", choices=["heuristic", "openai"], help="override llm.provider")
+    p.add_argument("--world", help="embedded | none | HOST:PORT (an external server)")
+    p.add_argument("--out", help="parent folder of run folders (default: the file's run.out)")
+    p.add_argument("--run-id", help="run id (default: <config name>-<time>)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def apply_cli(cfg: VillageConfig, args: argparse.Namespace, file: str) -> VillageConfig:
+    updates: dict[str, Any] = {}
+    if args.duration is not None:
+        updates["run.duration"] = args.duration
+    if args.llm is not None:
+        updates["llm.provider"] = args.llm
+    if args.out is not None:
+        updates["run.out"] = args.out
+    if args.world is not None:
+        if args.world in ("embedded", "none"):
+            updates["world.kind"] = args.world
+        else:
+            m = re.fullmatch(r"([A-Za-z0-9_.\-]+):(\d{1,5})", args.world)
+            if m is None:
+                raise ConfigError(file, [_problem("--world", "use embedded, none or HOST:PORT")])
+            updates["world.kind"] = "external"
+            updates["world.host"] = m.group(1)
+            updates["world.port"] = int(m.group(2))
+    if args.agents is not None:
+        if args.agents < 1:
+            raise ConfigError(file, [_problem("--agents", "must be at least 1")])
+        have = len(resolve_agents(cfg))
+        if args.agents > have:
+            extra = {"count": args.agents - have, "random_personality": True, "spawn_spread": 12.0}
+            templates = [t.model_dump() for t in cfg.agent_templates] + [extra]
+            updates["agent_templates"] = templates
+    return with_overrides(cfg, updates, file) if updates else cfg
+
+
+def _problem(path: str, msg: str) -> Any:
+    from agent_runtime.config.errors import FieldProblem
+
+    return FieldProblem(path, msg)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        cfg = apply_cli(load_config(args.config), args, args.config)
+    except ConfigError as err:
+        print(err.render(), file=sys.stderr)
+        return 2
+    run_id = args.run_id or f"{Path(args.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+    if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", run_id):
+        print(f"--run-id {run_id!r}: use letters, digits, '.', '_' or '-'", file=sys.stderr)
+        return 2
+    run_dir = Path(cfg.run.out) / run_id
+    try:
+        return asyncio.run(_run(cfg, run_id, run_dir, args))
+    except ServiceError as err:
+        print(f"piano run: {err}", file=sys.stderr)
+        return 1
+
+
+async def _run(cfg: VillageConfig, run_id: str, run_dir: Path, args: argparse.Namespace) -> int:
+    from agent_runtime.village import Village, VillageOptions
+
+    def progress(info: dict[str, Any]) -> None:
+        if not args.quiet:
+            print(
+                f"[{info['elapsed_s']:>7.1f}s] agents {info['agents']}  decisions {info['decisions']}  "
+                f"speech {info['speech']}  skills {info['skills']}  errors {info['errors']}",
+                flush=True,
+            )
+
+    limit = args.agents if args.agents is not None else None
+    opts = VillageOptions(run_dir=run_dir, run_id=run_id, agent_limit=limit, progress=progress)
+    print(f"run {run_id}: starting {cfg.world.kind} world, run folder {run_dir}", flush=True)
+    async with Village(cfg, opts) as village:
+        if village.world is not None and village.world.join_address:
+            print(
+                f"Minecraft {cfg.world.version} server: join at {village.world.join_address} "
+                "(offline mode)",
+                flush=True,
+            )
+        print(f"{len(village.agents)} agents running; Ctrl-C stops cleanly", flush=True)
+        reason = await village.run(cfg.run.duration)
+    print(f"run {run_id} stopped ({reason}); results in {run_dir}", flush=True)
+    return 0

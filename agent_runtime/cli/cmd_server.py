@@ -1,0 +1,96 @@
+"""``piano server``: run the embedded Minecraft server on a generated village, in the foreground.
+
+Prints the address a Minecraft 1.16.5 client can join, the admin API URL and the
+village's named places; Ctrl-C (or SIGTERM) stops the server cleanly (players
+and world saved). Starting again on the same ``--world-dir`` continues the world.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from pathlib import Path
+
+from agent_runtime.config.layout import VillageLayout
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "server",
+        help="run the embedded Minecraft server (generated village) in the foreground",
+        description=__doc__,
+    )
+    p.add_argument(
+        "--port", type=int, default=25565, help="Minecraft port (default 25565; 0 = any)"
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
+    p.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
+    p.add_argument(
+        "--world-dir", type=Path, default=Path("world"), help="world folder (default ./world)"
+    )
+    p.add_argument(
+        "--admin-port", type=int, default=0, help="admin API port on 127.0.0.1 (0 = any)"
+    )
+    p.add_argument("--no-admin", action="store_true", help="do not start the admin API")
+    p.add_argument("--max-players", type=int, default=60)
+    p.add_argument("--view-distance", type=int, default=6)
+    p.add_argument("--log", type=Path, default=None, help="also write the server log to this file")
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    from bots.server_host import EmbeddedServer, EmbeddedServerError
+
+    server = EmbeddedServer(
+        args.world_dir,
+        host=args.host,
+        port=args.port,
+        seed=args.seed,
+        layout=VillageLayout(),
+        log_path=args.log if args.log is not None else args.world_dir / "server.log",
+        admin_port=args.admin_port,
+        admin=not args.no_admin,
+        max_players=args.max_players,
+        view_distance=args.view_distance,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        async with server:
+            host = "localhost" if server.host in ("127.0.0.1", "0.0.0.0") else server.host
+            print(f"Minecraft 1.16.5 server ready: join {host}:{server.port}", flush=True)
+            if server.admin_url:
+                print(f"admin API: {server.admin_url}", flush=True)
+            print(f"world: {args.world_dir.resolve()} (seed {server.info.get('seed')})")
+            for place in server.places.values():
+                print(f"  {place.name:15} {place.x:5} {place.y:4} {place.z:5}  {place.description}")
+            print("Ctrl-C to stop", flush=True)
+            stopped = asyncio.create_task(server.wait_stopped(), name="server.wait_stopped")
+            interrupted = asyncio.create_task(stop.wait(), name="server.interrupt")
+            done, pending = await asyncio.wait(
+                {stopped, interrupted}, return_when=asyncio.FIRST_COMPLETED
+            )
+            for task in pending:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            if stopped in done:
+                print(f"server exited unexpectedly (code {stopped.result()})", file=sys.stderr)
+                return 1
+            print("stopping...", flush=True)
+    except EmbeddedServerError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+    print("stopped", flush=True)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_serve(args))

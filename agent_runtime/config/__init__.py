@@ -1,0 +1,1 @@
+"""Village configuration: YAML files loaded into frozen, validated pydantic models."""

@@ -1,0 +1,28 @@
+"""Configuration errors that name the file, the field path and the problem."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class FieldProblem:
+    path: str  # e.g. "agents[2].name"
+    message: str
+
+
+class ConfigError(Exception):
+    """A village file could not be loaded; ``str()`` is the user-facing message."""
+
+    def __init__(self, file: Path | str, problems: list[FieldProblem]) -> None:
+        self.file = Path(file)
+        self.problems = problems
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        lines = [f"{self.file}: invalid village configuration"]
+        for p in self.problems:
+            where = p.path or "<top level>"
+            lines.append(f"  {where}: {p.message}")
+        return "\n".join(lines)

@@ -1,0 +1,123 @@
+"""The ``llm:`` section of a village file.
+
+Defaults give the heuristic brain: ``LLMSettings()`` makes no network calls.
+Example::
+
+    llm:
+      provider: openai                 # heuristic | openai | simulated
+      base_url: http://127.0.0.1:8000/v1   # omit for api.openai.com
+      api_key_env: OPENAI_API_KEY      # the *name* of the variable; never the key
+      model: gpt-4o-mini
+      modules:                         # per-module overrides
+        social_awareness: gpt-4o       # shorthand: just the model
+        planning: {model: llama3.1, base_url: http://10.0.0.5:8000/v1, api_key_env: null}
+      timeout_s: 30
+      max_retries: 3
+      concurrency: 16
+      requests_per_minute: 500
+      tokens_per_minute: 200000
+      budget: {max_tokens: 200000, max_usd: 0.50}   # per agent
+      prices: {my-model: {input_per_mtok: 0.1, output_per_mtok: 0.2}}
+      log_prompts: true
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ModelPrice(_Frozen):
+    """USD per one million tokens."""
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+
+
+#: Published list prices (USD / 1M tokens); a village file's ``prices`` entries win.
+DEFAULT_PRICES: dict[str, ModelPrice] = {
+    "gpt-4o": ModelPrice(input_per_mtok=2.50, output_per_mtok=10.00),
+    "gpt-4o-mini": ModelPrice(input_per_mtok=0.15, output_per_mtok=0.60),
+    "gpt-4.1": ModelPrice(input_per_mtok=2.00, output_per_mtok=8.00),
+    "gpt-4.1-mini": ModelPrice(input_per_mtok=0.40, output_per_mtok=1.60),
+    "gpt-4.1-nano": ModelPrice(input_per_mtok=0.10, output_per_mtok=0.40),
+}
+
+
+class ModuleLLMSettings(_Frozen):
+    """Per-module override; unset fields inherit from the section."""
+
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    temperature: float | None = Field(default=None, ge=0, le=2)
+
+
+class LLMBudget(_Frozen):
+    """Per-agent spending cap for the whole run; ``None`` means unlimited."""
+
+    max_tokens: int | None = Field(default=None, ge=0)
+    max_usd: float | None = Field(default=None, ge=0)
+
+
+class LLMSettings(_Frozen):
+    provider: Literal["heuristic", "openai", "simulated"] = "heuristic"
+    base_url: str | None = None  # None = the SDK default (api.openai.com)
+    api_key_env: str | None = Field(default="OPENAI_API_KEY", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    model: str = "gpt-4o-mini"
+    modules: dict[str, ModuleLLMSettings] = Field(default_factory=dict)
+    temperature: float | None = Field(default=None, ge=0, le=2)  # None = the module's choice
+    # auto: json_schema, falling back per endpoint to json_object, then to prompt-only
+    structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = "auto"
+    timeout_s: float = Field(default=30.0, gt=0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    backoff_base_s: float = Field(default=0.5, ge=0)
+    backoff_max_s: float = Field(default=8.0, ge=0)
+    concurrency: int = Field(default=16, ge=1)
+    requests_per_minute: float | None = Field(default=None, gt=0)
+    tokens_per_minute: float | None = Field(default=None, gt=0)
+    queue_timeout_s: float = Field(default=60.0, gt=0)  # longest wait for a limiter slot
+    budget: LLMBudget = Field(default_factory=LLMBudget)
+    prices: dict[str, ModelPrice] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
+    log_prompts: bool = True
+    simulated_latency_ms: float = Field(default=0.0, ge=0)  # provider "simulated" only
+
+    @field_validator("modules", mode="before")
+    @classmethod
+    def _model_shorthand(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: ({"model": m} if isinstance(m, str) else m) for k, m in v.items()}
+        return v
+
+    @field_validator("prices")
+    @classmethod
+    def _merge_default_prices(cls, v: dict[str, ModelPrice]) -> dict[str, ModelPrice]:
+        return {**DEFAULT_PRICES, **v}
+
+    @model_validator(mode="after")
+    def _backoff_order(self) -> LLMSettings:
+        if self.backoff_max_s < self.backoff_base_s:
+            raise ValueError("backoff_max_s must be >= backoff_base_s")
+        return self
+
+    def for_module(self, module: str) -> ResolvedModuleLLM:
+        """The effective model, endpoint and temperature for one module."""
+        o = self.modules.get(module, ModuleLLMSettings())
+        return ResolvedModuleLLM(
+            model=o.model or self.model,
+            base_url=o.base_url if o.base_url is not None else self.base_url,
+            api_key_env=o.api_key_env if "api_key_env" in o.model_fields_set else self.api_key_env,
+            temperature=o.temperature if o.temperature is not None else self.temperature,
+        )
+
+
+class ResolvedModuleLLM(_Frozen):
+    model: str
+    base_url: str | None
+    api_key_env: str | None
+    temperature: float | None

@@ -1,0 +1,170 @@
+"""Load a village YAML file into a :class:`VillageConfig` and expand agent templates."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent_runtime.config.errors import ConfigError, FieldProblem
+from agent_runtime.config.models import AgentSpec, Position, VillageConfig
+from agent_runtime.config.names import generate_names, generate_personality
+
+
+def _loc_to_path(loc: Iterable[int | str]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def problems_from_validation(err: ValidationError) -> list[FieldProblem]:
+    problems = []
+    for e in err.errors(include_url=False):
+        loc = [p for p in e["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
+        msg = e["msg"]
+        if e["type"] == "extra_forbidden":
+            msg = "unknown field"
+        elif e["type"] == "missing":
+            msg = "field required"
+        problems.append(FieldProblem(_loc_to_path(loc), msg))
+    return problems
+
+
+def parse_config(data: Any, file: Path | str = "<memory>") -> VillageConfig:
+    if data is None:
+        raise ConfigError(file, [FieldProblem("", "the file is empty")])
+    if not isinstance(data, Mapping):
+        raise ConfigError(file, [FieldProblem("", "the top level must be a mapping of sections")])
+    try:
+        return VillageConfig.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(file, problems_from_validation(err)) from None
+
+
+def load_config(path: Path | str) -> VillageConfig:
+    """Read and validate a village file; raises :class:`ConfigError` with field paths."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(p, [FieldProblem("", "file not found")]) from None
+    except OSError as err:
+        raise ConfigError(p, [FieldProblem("", f"cannot read file: {err.strerror}")]) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err)
+        raise ConfigError(p, [FieldProblem(where, f"YAML syntax error: {problem}")]) from None
+    return parse_config(data, p)
+
+
+def with_overrides(
+    cfg: VillageConfig, updates: Mapping[str, Any], file: Path | str
+) -> VillageConfig:
+    """Apply dotted-path overrides (from CLI flags) and re-validate."""
+    data = cfg.model_dump(mode="python", exclude_unset=False)
+    for dotted, value in updates.items():
+        node = data
+        keys = dotted.split(".")
+        for k in keys[:-1]:
+            node = node.setdefault(k, {})
+        node[keys[-1]] = value
+    return parse_config(data, file)
+
+
+class ResolvedAgent(BaseModel):
+    """An agent after template expansion: the paper's fields plus generated metadata."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    traits: tuple[str, ...]
+    location_memories: tuple[str, ...]
+    spawn_location: Position | None
+    inventory: dict[str, int] = Field(default_factory=dict)
+    community_goal: str
+    role: str | None = None
+    extroversion: float | None = None
+    likeability: float | None = None
+    index: int = 0
+
+
+def resolve_agents(
+    cfg: VillageConfig,
+    *,
+    place_memories: Iterable[str] = (),
+    limit: int | None = None,
+    rng: random.Random | None = None,
+) -> list[ResolvedAgent]:
+    """Expand templates (seeded by ``run.seed``) into a flat list of agents."""
+    rng = rng or random.Random(cfg.run.seed)
+    places = tuple(place_memories) if cfg.include_place_memories else ()
+    out: list[ResolvedAgent] = []
+
+    def add(spec: AgentSpec, extro: float | None = None, like: float | None = None) -> None:
+        out.append(
+            ResolvedAgent(
+                name=spec.name,
+                traits=spec.traits,
+                location_memories=tuple(spec.location_memories) + places,
+                spawn_location=spec.spawn_location,
+                inventory=dict(spec.inventory),
+                community_goal=spec.community_goal or cfg.community_goal,
+                role=spec.role,
+                extroversion=extro,
+                likeability=like,
+                index=len(out),
+            )
+        )
+
+    for spec in cfg.agents:
+        add(spec)
+    taken = {a.name for a in cfg.agents}
+    for tpl in cfg.agent_templates:
+        names = generate_names(tpl.count, rng, taken, tpl.name_prefix)
+        taken.update(names)
+        for name in names:
+            traits = tpl.traits
+            extro = like = None
+            if tpl.random_personality:
+                pers = generate_personality(rng)
+                traits = tuple(traits) + pers.traits
+                extro, like = pers.extroversion, pers.likeability
+            spawn = None
+            if tpl.spawn_area is not None:
+                a, b = tpl.spawn_area
+                spawn = Position(
+                    x=rng.uniform(min(a.x, b.x), max(a.x, b.x)),
+                    y=max(a.y, b.y),
+                    z=rng.uniform(min(a.z, b.z), max(a.z, b.z)),
+                )
+            elif tpl.spawn_spread > 0:
+                lay = cfg.world.layout
+                spawn = Position(
+                    x=lay.centre_x + rng.uniform(-tpl.spawn_spread, tpl.spawn_spread),
+                    y=float(lay.ground_level + 2),
+                    z=lay.centre_z + rng.uniform(-tpl.spawn_spread, tpl.spawn_spread),
+                )
+            spec = AgentSpec(
+                name=name,
+                traits=traits,
+                location_memories=tpl.location_memories,
+                spawn_location=spawn,
+                inventory=tpl.inventory,
+                community_goal=tpl.community_goal,
+                role=tpl.role,
+            )
+            add(spec, extro, like)
+    if limit is not None:
+        out = out[:limit]
+    return out

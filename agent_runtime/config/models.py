@@ -1,0 +1,296 @@
+"""The village file, as frozen pydantic models.
+
+A village YAML has these top-level sections (all optional except ``agents``
+or ``agent_templates``)::
+
+    run:        seed, duration, time_scale, game_hours_per_second, id, out
+    services:   redis / mqtt: "embedded" or a URL
+    world:      kind (embedded | external | none), host, port, version, seed, layout
+    llm:        provider (heuristic | openai), base_url, models per module, limits, budget
+    modules:    preset (full | baseline | no_action_awareness | no_social) + per-module overrides
+    bottleneck: which state sections the Cognitive Controller sees, with size limits
+    agents:     agents listed one by one (the paper's fields)
+    agent_templates: templates with a count and generated names/personalities
+
+See ``configs/README.md`` for a commented example.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from agent_runtime.config.layout import VillageLayout
+from agent_runtime.config.llm import LLMSettings
+
+MODULE_NAMES: tuple[str, ...] = (
+    "perception",
+    "memory",
+    "action_awareness",
+    "goal_generation",
+    "social_awareness",
+    "talking",
+    "skill_execution",
+    "cognitive_controller",
+    "planning",
+    "reflection",
+)
+
+#: Ablation presets: which modules run (paper's baseline = skill execution, memory, CC).
+PRESETS: dict[str, frozenset[str]] = {
+    "full": frozenset(MODULE_NAMES),
+    "baseline": frozenset({"perception", "memory", "skill_execution", "cognitive_controller"}),
+    "no_action_awareness": frozenset(MODULE_NAMES) - {"action_awareness"},
+    "no_social": frozenset(MODULE_NAMES) - {"social_awareness"},
+}
+
+#: Default cadence (seconds) and jitter ceiling per module; None = trigger-only.
+DEFAULT_CADENCES: dict[str, tuple[float | None, float | None]] = {
+    "perception": (1.0, None),
+    "memory": (2.0, None),
+    "action_awareness": (None, None),
+    "goal_generation": (5.0, 10.0),
+    "social_awareness": (4.0, None),
+    "talking": (None, None),
+    "skill_execution": (None, None),
+    "cognitive_controller": (3.0, None),
+    "planning": (60.0, None),
+    "reflection": (10.0, None),
+}
+
+SECTION_NAMES: tuple[str, ...] = (
+    "identity",
+    "perception",
+    "working_memory",
+    "goals",
+    "plan",
+    "social",
+    "decision",
+    "action",
+    "awareness",
+    "conversation",
+    "reflection",
+)
+
+_MC_NAME = re.compile(r"^[A-Za-z0-9_]{3,16}$")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class RunSettings(Strict):
+    id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    seed: int = 0
+    duration: float | None = Field(default=300.0, gt=0, description="seconds; null = until stopped")
+    time_scale: float = Field(
+        default=1.0, gt=0, le=100, description="multiplies every cadence and protocol time"
+    )
+    game_hours_per_second: float = Field(
+        default=0.02, gt=0, description="Minecraft: 24 game hours per 20 minutes = 0.02"
+    )
+    out: str = "runs"
+    progress_every: float = Field(default=10.0, gt=0)
+
+
+class ServicesSettings(Strict):
+    redis: str = "embedded"
+    mqtt: str = "embedded"
+
+    @field_validator("redis")
+    @classmethod
+    def _redis_url(cls, v: str) -> str:
+        if v != "embedded" and not v.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("must be 'embedded' or a redis:// URL")
+        return v
+
+    @field_validator("mqtt")
+    @classmethod
+    def _mqtt_url(cls, v: str) -> str:
+        if v != "embedded" and not v.startswith(("mqtt://", "mqtts://")):
+            raise ValueError("must be 'embedded' or an mqtt:// URL")
+        return v
+
+
+class WorldSettings(Strict):
+    kind: Literal["embedded", "external", "none"] = "none"
+    host: str = "127.0.0.1"
+    port: int = Field(default=25565, ge=0, le=65535)
+    version: str = "1.16.5"
+    seed: int | None = None  # defaults to run.seed
+    layout: VillageLayout = Field(default_factory=VillageLayout)
+    bots_per_process: int = Field(default=25, ge=1, le=200)
+    admin_port: int | None = Field(default=None, ge=0, le=65535)
+
+
+class ModuleSettings(Strict):
+    enabled: bool | None = None  # None = decided by the preset
+    cadence: float | None = Field(default=None, gt=0)
+    cadence_max: float | None = Field(default=None, gt=0)
+    policy: Literal["auto", "heuristic", "llm"] = "auto"
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class ModulesSettings(Strict):
+    preset: Literal["full", "baseline", "no_action_awareness", "no_social"] = "full"
+    overrides: dict[str, ModuleSettings] = Field(default_factory=dict)
+
+    @field_validator("overrides")
+    @classmethod
+    def _known(cls, v: dict[str, ModuleSettings]) -> dict[str, ModuleSettings]:
+        unknown = sorted(set(v) - set(MODULE_NAMES))
+        if unknown:
+            raise ValueError(f"unknown module(s) {unknown}; known: {list(MODULE_NAMES)}")
+        return v
+
+    def enabled(self) -> tuple[str, ...]:
+        base = PRESETS[self.preset]
+        out = []
+        for name in MODULE_NAMES:
+            ov = self.overrides.get(name)
+            on = ov.enabled if ov is not None and ov.enabled is not None else name in base
+            if on:
+                out.append(name)
+        return tuple(out)
+
+    def cadence(self, name: str) -> tuple[float | None, float | None]:
+        cad, cad_max = DEFAULT_CADENCES[name]
+        ov = self.overrides.get(name)
+        if ov is not None:
+            if ov.cadence is not None:
+                cad = ov.cadence
+                cad_max = ov.cadence_max if ov.cadence_max is not None else None
+            elif ov.cadence_max is not None:
+                cad_max = ov.cadence_max
+        return cad, cad_max
+
+    def settings(self, name: str) -> ModuleSettings:
+        return self.overrides.get(name, ModuleSettings())
+
+
+class BottleneckSection(Strict):
+    section: str
+    fields: tuple[str, ...] | None = None  # None = the section's default summary fields
+    max_chars: int = Field(default=600, ge=16, le=20000)
+    max_items: int = Field(default=8, ge=1, le=200)
+    always: bool = False  # always-through channel: never cut by the total budget
+
+    @field_validator("section")
+    @classmethod
+    def _known(cls, v: str) -> str:
+        if v not in SECTION_NAMES:
+            raise ValueError(f"unknown state section {v!r}; known: {list(SECTION_NAMES)}")
+        return v
+
+
+def _default_bottleneck() -> tuple[BottleneckSection, ...]:
+    return (
+        BottleneckSection(section="identity", max_chars=500),
+        BottleneckSection(section="social", max_chars=500, always=True),
+        BottleneckSection(section="conversation", max_chars=600, max_items=6, always=True),
+        BottleneckSection(section="perception", max_chars=700),
+        BottleneckSection(section="goals", max_chars=300),
+        BottleneckSection(section="plan", max_chars=300),
+        BottleneckSection(section="awareness", max_chars=300),
+        BottleneckSection(section="action", max_chars=300),
+        BottleneckSection(section="working_memory", max_chars=800, max_items=8),
+    )
+
+
+class BottleneckSettings(Strict):
+    sections: tuple[BottleneckSection, ...] = Field(default_factory=_default_bottleneck)
+    max_total_chars: int = Field(default=3500, ge=100, le=100000)
+
+    @field_validator("sections")
+    @classmethod
+    def _unique(cls, v: tuple[BottleneckSection, ...]) -> tuple[BottleneckSection, ...]:
+        names = [s.section for s in v]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"section(s) listed twice: {dup}")
+        if "decision" in names:
+            raise ValueError("the controller's own decision cannot feed its bottleneck")
+        return v
+
+
+class Position(Strict):
+    x: float
+    y: float
+    z: float
+
+
+def check_minecraft_name(v: str) -> str:
+    """Minecraft account names: 3-16 characters of letters, digits and underscore."""
+    if not _MC_NAME.match(v):
+        raise ValueError(
+            f"{v!r} is not a valid Minecraft name (3-16 characters: letters, digits, underscore)"
+        )
+    return v
+
+
+class AgentSpec(Strict):
+    """One agent, with the paper's fields."""
+
+    name: str
+    traits: tuple[str, ...] = ()
+    location_memories: tuple[str, ...] = ()
+    spawn_location: Position | None = None
+    inventory: dict[str, int] = Field(default_factory=dict)
+    community_goal: str | None = None  # None = the village's community goal
+    role: str | None = None  # free label for experiments (e.g. "influencer")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        return check_minecraft_name(v)
+
+    @field_validator("inventory")
+    @classmethod
+    def _counts(cls, v: dict[str, int]) -> dict[str, int]:
+        bad = {k: c for k, c in v.items() if c < 0 or c > 2304}
+        if bad:
+            raise ValueError(f"item counts must be 0..2304: {bad}")
+        return v
+
+
+class AgentTemplate(Strict):
+    """``count`` agents with generated names (and, optionally, generated personalities)."""
+
+    count: int = Field(ge=1, le=2000)
+    name_prefix: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_]{0,10}$")
+    traits: tuple[str, ...] = ()
+    random_personality: bool = False
+    location_memories: tuple[str, ...] = ()
+    spawn_area: tuple[Position, Position] | None = None  # opposite corners
+    spawn_spread: float = Field(default=0.0, ge=0)  # random offset around the village centre
+    inventory: dict[str, int] = Field(default_factory=dict)
+    community_goal: str | None = None
+    role: str | None = None
+
+
+class VillageConfig(Strict):
+    run: RunSettings = Field(default_factory=RunSettings)
+    services: ServicesSettings = Field(default_factory=ServicesSettings)
+    world: WorldSettings = Field(default_factory=WorldSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    modules: ModulesSettings = Field(default_factory=ModulesSettings)
+    bottleneck: BottleneckSettings = Field(default_factory=BottleneckSettings)
+    community_goal: str = (
+        "Survive together and build an efficient, thriving village that looks after everyone."
+    )
+    include_place_memories: bool = True  # add the world's named places to location memories
+    agents: tuple[AgentSpec, ...] = ()
+    agent_templates: tuple[AgentTemplate, ...] = ()
+
+    @model_validator(mode="after")
+    def _has_agents(self) -> VillageConfig:
+        if not self.agents and not self.agent_templates:
+            raise ValueError("a village needs at least one entry in 'agents' or 'agent_templates'")
+        names = [a.name for a in self.agents]
+        lowered = [n.lower() for n in names]
+        dup = sorted({n for n in names if lowered.count(n.lower()) > 1})
+        if dup:
+            raise ValueError(f"agent names must be unique (case-insensitive): {dup}")
+        return self

@@ -1,0 +1,215 @@
+"""The runtime's seams, in one place.
+
+Implementations live elsewhere: state stores in :mod:`agent_runtime.state`,
+buses in :mod:`agent_runtime.bus`, language models in :mod:`agent_runtime.llm`,
+bodies and transports in :mod:`bots` (and the no-op/fake ones in
+:mod:`agent_runtime.body`), modules in :mod:`modules`.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from agent_runtime.world import BodyEvent, Observation, SkillCall, SkillOutcome
+
+if TYPE_CHECKING:
+    from agent_runtime.module_context import ModuleContext
+
+T = TypeVar("T", bound=BaseModel)
+
+
+# --- language models ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: str  # "system" | "user" | "assistant"
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class LLMRequest(Generic[T]):
+    """One structured call: messages in, an instance of ``response_model`` out."""
+
+    module: str
+    agent: str
+    messages: tuple[Message, ...]
+    response_model: type[T]
+    temperature: float = 0.7
+    max_tokens: int = 512
+    prompt_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LLMResult(Generic[T]):
+    value: T
+    usage: Usage
+    model: str
+    latency_s: float
+    attempts: int = 1
+    cost_usd: float = 0.0
+    brain: str = "llm"  # label carried into every artifact: "llm:<model>", "scripted", ...
+
+
+class LanguageModel(abc.ABC):
+    """A chat model that returns validated structured output or raises ``LLMError``."""
+
+    name: str = "model"
+
+    @abc.abstractmethod
+    async def complete(self, request: LLMRequest[T]) -> LLMResult[T]: ...
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""
+
+
+# --- message bus ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BusMessage:
+    topic: str
+    payload: dict[str, Any]
+
+
+class Bus(abc.ABC):
+    """Publish/subscribe with MQTT topic semantics (``+`` and ``#`` wildcards)."""
+
+    @abc.abstractmethod
+    async def publish(self, topic: str, payload: Mapping[str, Any] | BaseModel) -> None: ...
+
+    @abc.abstractmethod
+    def subscribe(self, pattern: str, maxsize: int = 256) -> Subscription: ...
+
+
+class Subscription(abc.ABC):
+    """A bounded queue of messages matching one pattern; oldest dropped when full."""
+
+    pattern: str
+    dropped: int
+    on_put: Callable[[], None] | None  # called after each delivered message (wakes a runner)
+
+    @abc.abstractmethod
+    async def get(self) -> BusMessage: ...
+
+    @abc.abstractmethod
+    def get_nowait(self) -> BusMessage | None: ...
+
+    @abc.abstractmethod
+    def close(self) -> None: ...
+
+    def __aiter__(self) -> AsyncIterator[BusMessage]:
+        return self._iter()
+
+    async def _iter(self) -> AsyncIterator[BusMessage]:
+        while True:
+            yield await self.get()
+
+
+# --- bodies -----------------------------------------------------------------------
+
+
+class Body(abc.ABC):
+    """One agent's presence in the world (a mineflayer bot, or a no-op stand-in)."""
+
+    name: str
+
+    @abc.abstractmethod
+    async def observe(self) -> Observation: ...
+
+    @abc.abstractmethod
+    async def run_skill(self, call: SkillCall) -> SkillOutcome:
+        """Run one skill to completion, failure, timeout or cancellation (never raises for those)."""
+
+    @abc.abstractmethod
+    async def cancel_skill(self) -> None: ...
+
+    @abc.abstractmethod
+    def events(self) -> AsyncIterator[BodyEvent]:
+        """Body events (chat, death, kicked, ...) from a bounded queue."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    name: str
+    host: str = "127.0.0.1"
+    port: int = 25565
+    version: str = "1.16.5"
+    spawn: tuple[float, float, float] | None = None
+
+
+class BotTransport(abc.ABC):
+    """Creates bodies. An async context manager that owns its processes and threads."""
+
+    @abc.abstractmethod
+    async def __aenter__(self) -> BotTransport: ...
+
+    @abc.abstractmethod
+    async def __aexit__(self, *exc: object) -> None: ...
+
+    @abc.abstractmethod
+    async def connect(self, spec: BotSpec) -> Body: ...
+
+
+# --- modules ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """When a module runs: every ``cadence`` seconds (jittered to ``cadence_max``) and/or on triggers.
+
+    ``triggers`` name state sections (``"state:perception"``) or bus kinds
+    (``"bus:decision"``, ``"bus:chat"``) whose arrival wakes the module early.
+    """
+
+    cadence: float | None = 1.0
+    cadence_max: float | None = None
+    triggers: frozenset[str] = field(default_factory=frozenset)
+    min_interval: float = 0.0  # debounce for triggers
+
+
+class Module(abc.ABC):
+    """A concurrent PIANO module: a step function over the shared Agent State.
+
+    Subclasses declare which state sections they read and which they write
+    (each section has exactly one writer). ``step`` is called on the module's
+    schedule; it must not block the event loop.
+    """
+
+    name: ClassVar[str]
+    reads: ClassVar[frozenset[str]] = frozenset()
+    writes: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, schedule: Schedule) -> None:
+        self.schedule = schedule
+
+    async def setup(self, ctx: ModuleContext) -> None:  # noqa: B027 - optional hook
+        """Called once before the first step (subscriptions, seed data)."""
+
+    @abc.abstractmethod
+    async def step(self, ctx: ModuleContext) -> None: ...
+
+    async def teardown(self, ctx: ModuleContext) -> None:  # noqa: B027 - optional hook
+        """Called once on shutdown, after the last step."""
+
+    def get_state(self) -> dict[str, Any]:
+        """Private state for checkpoints (JSON-serialisable)."""
+        return {}
+
+    def set_state(self, state: Mapping[str, Any]) -> None:  # noqa: B027 - optional hook
+        """Restore private state from a checkpoint."""

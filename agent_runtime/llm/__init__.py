@@ -1,0 +1,67 @@
+"""The LLM layer: structured calls to OpenAI-compatible endpoints, with limits,
+budgets, accounting, prompt logging, and labelled heuristic fallback.
+
+See README.md in this folder. Public names only; the submodules are private
+implementation detail except where a test needs a specific helper.
+"""
+
+from agent_runtime.llm.accounting import Accounting, CallStats, PriceTable
+from agent_runtime.llm.brain import HEURISTIC, Brain, Thought, think
+from agent_runtime.llm.budget import Budgets
+from agent_runtime.llm.errors import (
+    LLMBudgetExceeded,
+    LLMConfigError,
+    LLMConnectionError,
+    LLMError,
+    LLMInvalidOutput,
+    LLMLimiterTimeout,
+    LLMRateLimited,
+    LLMRequestRejected,
+    LLMServerError,
+    LLMTimeout,
+)
+from agent_runtime.llm.factory import PROMPT_LOG_NAME, LLMService
+from agent_runtime.llm.fake_server import FakeOpenAIServer, FakeReply, RecordedRequest
+from agent_runtime.llm.limits import Limiter, TokenBucket
+from agent_runtime.llm.managed import ManagedLanguageModel
+from agent_runtime.llm.openai_model import EndpointState, OpenAILanguageModel, RetryPolicy
+from agent_runtime.llm.prompt_log import PromptLog, redact
+from agent_runtime.llm.scripted import ScriptedLanguageModel, ScriptExhausted
+from agent_runtime.llm.simulated import SimulatedLanguageModel
+
+__all__ = [
+    "HEURISTIC",
+    "PROMPT_LOG_NAME",
+    "Accounting",
+    "Brain",
+    "Budgets",
+    "CallStats",
+    "EndpointState",
+    "FakeOpenAIServer",
+    "FakeReply",
+    "LLMBudgetExceeded",
+    "LLMConfigError",
+    "LLMConnectionError",
+    "LLMError",
+    "LLMInvalidOutput",
+    "LLMLimiterTimeout",
+    "LLMRateLimited",
+    "LLMRequestRejected",
+    "LLMServerError",
+    "LLMService",
+    "LLMTimeout",
+    "Limiter",
+    "ManagedLanguageModel",
+    "OpenAILanguageModel",
+    "PriceTable",
+    "PromptLog",
+    "RecordedRequest",
+    "RetryPolicy",
+    "ScriptExhausted",
+    "ScriptedLanguageModel",
+    "SimulatedLanguageModel",
+    "Thought",
+    "TokenBucket",
+    "redact",
+    "think",
+]

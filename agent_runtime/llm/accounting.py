@@ -1,0 +1,193 @@
+"""Counters for every LLM call and every heuristic decision, per (module, agent).
+
+All updates happen on the event loop thread between awaits, so plain integer
+increments are safe. :meth:`Accounting.snapshot` is what ``metrics.json``
+stores; :meth:`Accounting.summary` is the per-module table the CLI prints.
+
+Definitions (exact, the tests rely on them):
+
+* ``calls``: ``complete()`` invocations that reached the layer (including ones
+  refused for budget); ``ok`` + ``failures`` == ``calls``.
+* ``attempts``: HTTP requests (or model invocations) made; ``retries`` =
+  attempts beyond the first of each call (transport retries, the repair retry
+  and the json_schema -> json_object switch).
+* ``heuristic``: decisions produced by the heuristic brain; ``fallbacks`` is
+  the subset that happened because an LLM call failed (by error kind in
+  ``fallback_reasons``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_runtime.config.llm import DEFAULT_PRICES, ModelPrice
+from agent_runtime.interfaces import LLMResult, Usage
+from agent_runtime.llm.errors import LLMError
+
+__all__ = ["Accounting", "CallStats", "PriceTable"]
+
+
+class PriceTable:
+    """USD per 1M tokens by model name; unknown models cost 0 (local endpoints)."""
+
+    def __init__(self, prices: dict[str, ModelPrice] | None = None) -> None:
+        self._prices = dict(DEFAULT_PRICES if prices is None else prices)
+
+    def price(self, model: str) -> ModelPrice | None:
+        if model in self._prices:
+            return self._prices[model]
+        # dated snapshots ("gpt-4o-mini-2024-07-18") use the base model's price
+        best = max((m for m in self._prices if model.startswith(m + "-")), key=len, default=None)
+        return self._prices[best] if best is not None else None
+
+    def cost(self, model: str, usage: Usage) -> float:
+        p = self.price(model)
+        if p is None:
+            return 0.0
+        return (
+            usage.prompt_tokens * p.input_per_mtok + usage.completion_tokens * p.output_per_mtok
+        ) / 1_000_000
+
+
+@dataclass(slots=True)
+class CallStats:
+    calls: int = 0
+    ok: int = 0
+    failures: int = 0
+    attempts: int = 0
+    retries: int = 0
+    heuristic: int = 0
+    fallbacks: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s_total: float = 0.0
+    latency_s_max: float = 0.0
+    errors: Counter[str] = field(default_factory=Counter)
+    fallback_reasons: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, other: CallStats) -> None:
+        self.calls += other.calls
+        self.ok += other.ok
+        self.failures += other.failures
+        self.attempts += other.attempts
+        self.retries += other.retries
+        self.heuristic += other.heuristic
+        self.fallbacks += other.fallbacks
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cost_usd += other.cost_usd
+        self.latency_s_total += other.latency_s_total
+        self.latency_s_max = max(self.latency_s_max, other.latency_s_max)
+        self.errors.update(other.errors)
+        self.fallback_reasons.update(other.fallback_reasons)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "ok": self.ok,
+            "failures": self.failures,
+            "attempts": self.attempts,
+            "retries": self.retries,
+            "heuristic": self.heuristic,
+            "fallbacks": self.fallbacks,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+            "cost_usd": round(self.cost_usd, 8),
+            "latency_s_mean": round(self.latency_s_total / self.calls, 6) if self.calls else 0.0,
+            "latency_s_max": round(self.latency_s_max, 6),
+            "errors": dict(sorted(self.errors.items())),
+            "fallback_reasons": dict(sorted(self.fallback_reasons.items())),
+        }
+
+
+class Accounting:
+    """Call, token, cost and fallback counters keyed by (module, agent)."""
+
+    def __init__(self) -> None:
+        self._stats: dict[tuple[str, str], CallStats] = {}
+        self._warned: set[tuple[str, str]] = set()
+
+    def _get(self, module: str, agent: str) -> CallStats:
+        key = (module, agent)
+        s = self._stats.get(key)
+        if s is None:
+            s = self._stats[key] = CallStats()
+        return s
+
+    def record_success(self, module: str, agent: str, result: LLMResult[Any]) -> None:
+        s = self._get(module, agent)
+        s.calls += 1
+        s.ok += 1
+        self._usage(s, result.attempts, result.usage, result.cost_usd, result.latency_s)
+
+    def record_failure(
+        self, module: str, agent: str, error: LLMError, *, cost_usd: float, latency_s: float
+    ) -> None:
+        s = self._get(module, agent)
+        s.calls += 1
+        s.failures += 1
+        s.errors[error.kind] += 1
+        self._usage(s, error.attempts, error.usage, cost_usd, latency_s)
+
+    @staticmethod
+    def _usage(s: CallStats, attempts: int, usage: Usage, cost: float, latency: float) -> None:
+        s.attempts += attempts
+        s.retries += max(0, attempts - 1)
+        s.prompt_tokens += usage.prompt_tokens
+        s.completion_tokens += usage.completion_tokens
+        s.cost_usd += cost
+        s.latency_s_total += latency
+        s.latency_s_max = max(s.latency_s_max, latency)
+
+    def record_heuristic(
+        self, module: str, agent: str, *, fallback_from: str | None = None
+    ) -> bool:
+        """Count one heuristic decision.
+
+        Returns True the first time a (module, reason) pair falls back, so the
+        caller can warn once and log the rest at debug level.
+        """
+        s = self._get(module, agent)
+        s.heuristic += 1
+        if fallback_from is None:
+            return False
+        s.fallbacks += 1
+        s.fallback_reasons[fallback_from] += 1
+        key = (module, fallback_from)
+        first = key not in self._warned
+        self._warned.add(key)
+        return first
+
+    # --- reading -------------------------------------------------------------------
+
+    def stats(self, *, module: str | None = None, agent: str | None = None) -> CallStats:
+        """Aggregate over everything matching ``module`` and/or ``agent``."""
+        total = CallStats()
+        for (m, a), s in self._stats.items():
+            if (module is None or m == module) and (agent is None or a == agent):
+                total.add(s)
+        return total
+
+    def summary(self) -> dict[str, dict[str, Any]]:
+        """Per-module totals over all agents."""
+        modules = sorted({m for m, _ in self._stats})
+        return {m: self.stats(module=m).as_dict() for m in modules}
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything, JSON-serialisable, for ``metrics.json``."""
+        by_agent: dict[str, dict[str, Any]] = {}
+        for (m, a), s in sorted(self._stats.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+            by_agent.setdefault(a, {})[m] = s.as_dict()
+        return {
+            "total": self.stats().as_dict(),
+            "by_module": self.summary(),
+            "by_agent": by_agent,
+        }

@@ -1,0 +1,100 @@
+"""What a module sees while it steps: its agent's state (only declared sections), the bus,
+the body, the brain, the event log, a seeded RNG and the run clock."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
+
+from agent_runtime.bus import topics
+from agent_runtime.clock import Clock
+from agent_runtime.interfaces import Body, Bus, BusMessage, Subscription
+from agent_runtime.run.events import EventLog
+from agent_runtime.state.sections import Section
+from agent_runtime.state.store import AgentState
+
+if TYPE_CHECKING:
+    from agent_runtime.agent_services import AgentServices
+
+S = TypeVar("S", bound=Section)
+
+
+class SectionAccessError(RuntimeError):
+    """A module read a section it did not declare in ``reads``/``writes``."""
+
+
+@dataclass
+class ModuleStats:
+    steps: int = 0
+    errors: int = 0
+    restarts: int = 0
+    triggered: int = 0
+    timed: int = 0  # steps started because the cadence came due
+    overruns: int = 0  # due steps that started late because the previous step ran over
+    busy_s: float = 0.0
+    llm_calls: int = 0
+    fallbacks: int = 0
+
+
+@dataclass
+class ModuleContext:
+    agent: str
+    module: str
+    run_id: str
+    state: AgentState
+    bus: Bus
+    body: Body
+    events: EventLog
+    rng: random.Random
+    clock: Clock
+    services: AgentServices
+    reads: frozenset[str]
+    writes: frozenset[str]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    stats: ModuleStats = field(default_factory=ModuleStats)
+    inbox: dict[str, Subscription] = field(default_factory=dict)
+    shared: dict[str, Any] = field(
+        default_factory=dict
+    )  # one dict per agent, shared by its modules
+
+    # --- state ----------------------------------------------------------------
+    def read(self, section: str, kind: type[S]) -> S:
+        if section not in self.reads and section not in self.writes:
+            raise SectionAccessError(
+                f"module {self.module!r} did not declare a read of {section!r}"
+            )
+        return self.state.get(section, kind)
+
+    def write(self, section: str, value: Section) -> None:
+        self.state.set(section, value, writer=self.module)
+
+    def update(self, section: str, kind: type[S], **changes: Any) -> S:
+        return self.state.update(section, kind, writer=self.module, **changes)
+
+    # --- bus ------------------------------------------------------------------
+    def topic(self, kind: str, agent: str | None = None) -> str:
+        return topics.agent(self.run_id, agent or self.agent, kind)
+
+    async def publish(self, kind: str, payload: Mapping[str, Any] | BaseModel) -> None:
+        await self.bus.publish(self.topic(kind), payload)
+
+    async def publish_world(self, kind: str, payload: Mapping[str, Any] | BaseModel) -> None:
+        await self.bus.publish(topics.world(self.run_id, kind), payload)
+
+    def pending(self, trigger: str) -> list[BusMessage]:
+        """Drain messages that arrived for a ``topic:``/``world:`` trigger since the last step."""
+        sub = self.inbox.get(trigger)
+        out: list[BusMessage] = []
+        if sub is None:
+            return out
+        while (msg := sub.get_nowait()) is not None:
+            out.append(msg)
+        return out
+
+    # --- events ---------------------------------------------------------------
+    def emit(self, type_: str, **data: Any) -> None:
+        self.events.emit(type_, self.agent, module=self.module, **data)

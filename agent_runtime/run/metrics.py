@@ -1,0 +1,59 @@
+"""``metrics.json``: counts, LLM usage per module, scheduling timings, bus and Redis figures."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from agent_runtime.village import Village
+
+
+def percentiles(values: list[float], ps: tuple[float, ...] = (50, 90, 99)) -> dict[str, float]:
+    if not values:
+        return {f"p{int(p)}": 0.0 for p in ps}
+    arr = np.asarray(values, dtype=np.float64)
+    return {f"p{int(p)}": round(float(np.percentile(arr, p)), 3) for p in ps}
+
+
+def collect_metrics(v: Village) -> dict[str, Any]:
+    end = v.stopped_at or time.time()
+    wall = max(1e-9, end - v.started_at) if v.started_at else 0.0
+    modules = v.metrics.module_totals()
+    out: dict[str, Any] = {
+        "run_id": v.run_id,
+        "agents": len(v.agents) or len(v.resolved),
+        "wall_s": round(wall, 3),
+        "stop_reason": v.stop_reason,
+        "events": dict(v.events.counts),
+        "events_dropped": v.events.dropped,
+        "modules": modules,
+        "module_steps": sum(int(m["steps"]) for m in modules.values()),
+        "module_errors": sum(int(m["errors"]) for m in modules.values()),
+        "sched_lag_ms": percentiles(v.metrics.lags_ms),
+    }
+    if v.store is not None:
+        out["redis"] = {"ops": v.store.ops, "flushes": v.store.flushes, "errors": v.store.errors}
+    bus = v.bus
+    if bus is not None:
+        out["bus"] = {
+            k: getattr(bus, k)
+            for k in (
+                "published",
+                "received",
+                "delivered",
+                "sent",
+                "dropped_outgoing",
+                "reconnects",
+            )
+            if hasattr(bus, k)
+        }
+    svc = v.services
+    if svc is not None and svc.llm is not None:
+        out["llm"] = svc.llm.snapshot()
+    extra = getattr(v, "extra_metrics", None)
+    if callable(extra):
+        out.update(extra())
+    return out

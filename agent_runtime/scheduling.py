@@ -1,0 +1,213 @@
+"""Running one module on its schedule: cadence (with jitter), triggers, crash and restart.
+
+A :class:`ModuleRunner` is the body of one named task ``agent[<name>].<module>``.
+It sleeps until the module is due or a trigger fires (a watched state section
+was written, or a bus message arrived for a ``topic:``/``world:`` trigger),
+steps the module, and records how late the step started against its due time.
+An exception in ``step`` is logged and recorded, the runner backs off
+(capped exponential with jitter), calls ``setup`` again ("restart") and goes on;
+the agent's other modules are not affected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from agent_runtime.bus import topics
+from agent_runtime.interfaces import Module
+from agent_runtime.module_context import ModuleContext, ModuleStats
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SchedulerMetrics:
+    """Village-wide scheduling figures (lag reservoir, per-module stats)."""
+
+    max_samples: int = 200_000
+    lags_ms: list[float] = field(default_factory=list)
+    seen: int = 0
+    stats: dict[str, list[ModuleStats]] = field(default_factory=lambda: defaultdict(list))
+    expected_interval: dict[str, float] = field(default_factory=dict)
+    _rng: random.Random = field(default_factory=lambda: random.Random(0))
+
+    def record_lag(self, lag_s: float) -> None:
+        self.seen += 1
+        v = max(0.0, lag_s * 1000.0)
+        if len(self.lags_ms) < self.max_samples:
+            self.lags_ms.append(v)
+        else:  # reservoir sampling keeps a uniform sample
+            j = self._rng.randrange(self.seen)
+            if j < self.max_samples:
+                self.lags_ms[j] = v
+
+    def reset_lags(self) -> None:
+        self.lags_ms.clear()
+        self.seen = 0
+
+    def module_totals(self) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        for name, lst in self.stats.items():
+            out[name] = {
+                "agents": len(lst),
+                "steps": sum(s.steps for s in lst),
+                "errors": sum(s.errors for s in lst),
+                "restarts": sum(s.restarts for s in lst),
+                "triggered": sum(s.triggered for s in lst),
+                "timed": sum(s.timed for s in lst),
+                "overruns": sum(s.overruns for s in lst),
+                "busy_s": round(sum(s.busy_s for s in lst), 3),
+                "llm_calls": sum(s.llm_calls for s in lst),
+                "fallbacks": sum(s.fallbacks for s in lst),
+            }
+        return out
+
+
+class ModuleRunner:
+    def __init__(
+        self,
+        module: Module,
+        ctx: ModuleContext,
+        *,
+        time_scale: float,
+        metrics: SchedulerMetrics,
+        rng: random.Random,
+        max_backoff: float = 30.0,
+    ) -> None:
+        self.module = module
+        self.ctx = ctx
+        self.time_scale = time_scale
+        self.metrics = metrics
+        self.rng = rng
+        self.max_backoff = max_backoff
+        self._wake = asyncio.Event()
+        self._installed = False
+        sched = module.schedule
+        self.cadence = sched.cadence * time_scale if sched.cadence else None
+        self.cadence_max = sched.cadence_max * time_scale if sched.cadence_max else None
+        self.min_interval = sched.min_interval * time_scale
+        metrics.stats[module.name].append(ctx.stats)
+        if self.cadence:
+            metrics.expected_interval[module.name] = (
+                (self.cadence + self.cadence_max) / 2 if self.cadence_max else self.cadence
+            )
+
+    def _interval(self) -> float | None:
+        if self.cadence is None:
+            return None
+        if self.cadence_max and self.cadence_max > self.cadence:
+            return self.rng.uniform(self.cadence, self.cadence_max)
+        return self.cadence
+
+    def wake(self, *_: object) -> None:
+        self._wake.set()
+
+    def install_triggers(self) -> None:
+        """Subscribe and listen before the task starts, so no early message is missed."""
+        if self._installed:
+            return
+        self._installed = True
+        ctx = self.ctx
+        for trig in self.module.schedule.triggers:
+            kind, _, what = trig.partition(":")
+            if kind == "state":
+                ctx.state.listen(what, self.wake)
+            elif kind in ("topic", "world"):
+                pattern = (
+                    topics.agent(ctx.run_id, ctx.agent, what)
+                    if kind == "topic"
+                    else topics.world(ctx.run_id, what)
+                )
+                sub = ctx.bus.subscribe(pattern, maxsize=64)
+                sub.on_put = self.wake
+                ctx.inbox[trig] = sub
+            else:
+                raise ValueError(f"module {self.module.name}: unknown trigger {trig!r}")
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        module, ctx = self.module, self.ctx
+        self.install_triggers()
+        await module.setup(ctx)
+        interval = self._interval()
+        # spread first steps over one interval so agents do not step in lockstep
+        next_due = loop.time() + (self.rng.uniform(0, interval) if interval else 0.0)
+        failures = 0
+        has_triggers = bool(module.schedule.triggers)
+        last_step = 0.0
+        try:
+            while True:
+                timed = False
+                waited = False  # False: the previous step overran this due time
+                if interval is None:
+                    await self._wake.wait()
+                else:
+                    delay = next_due - loop.time()
+                    if not has_triggers:
+                        if delay > 0:
+                            waited = True
+                            await asyncio.sleep(delay)
+                        timed = True
+                    elif not self._wake.is_set() and delay > 0:
+                        waited = True
+                        try:
+                            async with asyncio.timeout(delay):
+                                await self._wake.wait()
+                        except TimeoutError:
+                            timed = True
+                    elif delay <= 0:
+                        timed = True
+                woke = self._wake.is_set()
+                self._wake.clear()
+                if woke and not timed:
+                    ctx.stats.triggered += 1
+                    gap = loop.time() - last_step
+                    if gap < self.min_interval:
+                        await asyncio.sleep(self.min_interval - gap)
+                start = loop.time()
+                if timed and interval is not None:
+                    ctx.stats.timed += 1
+                    if waited:
+                        self.metrics.record_lag(start - next_due)
+                    else:
+                        ctx.stats.overruns += 1
+                t0 = time.perf_counter()
+                try:
+                    await module.step(ctx)
+                    failures = 0
+                except asyncio.CancelledError:
+                    raise
+                except Exception as err:
+                    failures += 1
+                    ctx.stats.errors += 1
+                    log.exception("agent[%s].%s step failed", ctx.agent, module.name)
+                    ctx.emit(
+                        "module_error", error=f"{type(err).__name__}: {err}", failures=failures
+                    )
+                    backoff = min(self.max_backoff, 0.5 * 2 ** (failures - 1)) * self.time_scale
+                    await asyncio.sleep(backoff * (0.5 + self.rng.random()))
+                    try:
+                        await module.setup(ctx)
+                        ctx.stats.restarts += 1
+                        ctx.emit("module_restarted", failures=failures)
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception:
+                        log.exception("agent[%s].%s restart failed", ctx.agent, module.name)
+                finally:
+                    ctx.stats.busy_s += time.perf_counter() - t0
+                    ctx.stats.steps += 1
+                last_step = loop.time()
+                if interval is not None and (timed or not has_triggers):
+                    interval = self._interval() or interval
+                    next_due += interval
+                    if next_due < last_step:  # fell behind: do not burst to catch up
+                        next_due = last_step
+        finally:
+            for sub in ctx.inbox.values():
+                sub.close()

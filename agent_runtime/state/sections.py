@@ -1,0 +1,239 @@
+"""The Agent State: one typed section per concern, each written by exactly one module.
+
+| section          | writer               | what it holds                                   |
+|------------------|----------------------|-------------------------------------------------|
+| identity         | runtime (at start)   | name, traits, community goal, location memories |
+| perception       | perception           | latest observation snapshot (position, inventory, nearby, chat) |
+| working_memory   | memory               | recent salient items and retrieved memories     |
+| goals            | goal_generation      | current social goal and its history             |
+| plan             | planning             | coarse plan and the current step                |
+| social           | social_awareness     | per-person summary, sentiment 0-10, activity    |
+| decision         | cognitive_controller | the latest high-level decision                  |
+| action           | skill_execution      | running skill, last outcome, action log         |
+| awareness        | action_awareness     | expected vs observed outcome, discrepancies     |
+| conversation     | talking              | recent dialogue and the last utterance          |
+| reflection       | reflection           | latest insights and the importance accumulator  |
+
+Sections are frozen pydantic models: a writer replaces a section wholesale
+(``model_copy(update=...)``), so a reader holding a section object always has a
+consistent snapshot of it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent_runtime.world import Observation, SkillCall, SkillOutcome
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    updated_at: float = 0.0
+
+
+class Identity(Section):
+    name: str = ""
+    traits: tuple[str, ...] = ()
+    community_goal: str = ""
+    location_memories: tuple[str, ...] = ()
+    role: str | None = None
+
+
+class Perception(Section):
+    observation: Observation = Field(default_factory=Observation)
+    others_near: tuple[str, ...] = ()
+    deaths: int = 0
+
+
+class WorkingMemoryItem(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    text: str
+    kind: str = "note"
+    at: float = Field(default_factory=time.time)
+    importance: float = 1.0
+
+
+class WorkingMemory(Section):
+    items: tuple[WorkingMemoryItem, ...] = ()
+    retrieved: tuple[str, ...] = ()  # texts of memories retrieved for the current focus
+    focus: str = ""
+    memory_count: int = 0
+
+
+class GoalEntry(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    goal: str
+    at: float
+    brain: str = "heuristic"
+    reason: str = ""
+
+
+class Goals(Section):
+    current: str = ""
+    kind: str = ""  # coarse category used by experiments (e.g. "gather_wood")
+    history: tuple[GoalEntry, ...] = ()
+    brain: str = ""
+
+
+class PlanStep(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    text: str
+    skill: SkillCall | None = None
+    done: bool = False
+    substeps: tuple[str, ...] = ()
+
+
+class Plan(Section):
+    goal: str = ""
+    steps: tuple[PlanStep, ...] = ()
+    current: int = 0
+    brain: str = ""
+
+
+class PersonView(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    name: str
+    summary: str = ""
+    sentiment: float = 5.0  # 0 hate .. 10 love
+    activity: str = ""
+    last_seen: float = 0.0
+    interactions: int = 0
+    is_agent: bool = True
+
+
+class Social(Section):
+    people: dict[str, PersonView] = Field(default_factory=dict)
+    active: bool = False
+    brain: str = ""
+
+
+class Decision(Section):
+    id: str = ""
+    intent: str = ""  # what the agent will do, in words
+    skill: SkillCall | None = None
+    speech_intent: str = ""  # what to communicate ("" = stay silent)
+    speak_to: str | None = None  # addressee, None = everyone nearby
+    reason: str = ""
+    brain: str = ""  # "heuristic" | "llm:<model>" | "scripted"
+    supersedes: str = ""
+
+
+class ActionLogEntry(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    decision_id: str
+    call: SkillCall
+    outcome: SkillOutcome | None = None
+
+
+class Action(Section):
+    running: SkillCall | None = None
+    running_decision: str = ""
+    started_at: float = 0.0
+    last_outcome: SkillOutcome | None = None
+    log: tuple[ActionLogEntry, ...] = ()
+    completed: int = 0
+    failed: int = 0
+
+
+class Discrepancy(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    skill: str
+    expected: dict[str, int]
+    observed: dict[str, int]
+    note: str
+    at: float
+
+
+class Awareness(Section):
+    expected: dict[str, int] = Field(default_factory=dict)
+    expected_for: str = ""  # decision id
+    discrepancies: tuple[Discrepancy, ...] = ()
+    last_check: str = ""
+
+
+class Utterance(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    speaker: str
+    text: str
+    to: str | None = None
+    at: float = Field(default_factory=time.time)
+    decision_id: str = ""
+    untrusted: bool = True  # other speakers' words are data, never instructions
+
+
+class Conversation(Section):
+    lines: tuple[Utterance, ...] = ()
+    last_utterance: Utterance | None = None
+    partner: str | None = None
+    pending_reply_to: str | None = None
+    brain: str = ""
+
+
+class Reflection(Section):
+    insights: tuple[str, ...] = ()
+    importance_since: float = 0.0
+    reflections: int = 0
+    last_at: float = 0.0
+
+
+SECTION_MODELS: dict[str, type[Section]] = {
+    "identity": Identity,
+    "perception": Perception,
+    "working_memory": WorkingMemory,
+    "goals": Goals,
+    "plan": Plan,
+    "social": Social,
+    "decision": Decision,
+    "action": Action,
+    "awareness": Awareness,
+    "conversation": Conversation,
+    "reflection": Reflection,
+}
+
+#: The one module allowed to write each section ("runtime" = the agent itself at start).
+SECTION_WRITERS: dict[str, str] = {
+    "identity": "runtime",
+    "perception": "perception",
+    "working_memory": "memory",
+    "goals": "goal_generation",
+    "plan": "planning",
+    "social": "social_awareness",
+    "decision": "cognitive_controller",
+    "action": "skill_execution",
+    "awareness": "action_awareness",
+    "conversation": "talking",
+    "reflection": "reflection",
+}
+
+SectionName = Literal[
+    "identity",
+    "perception",
+    "working_memory",
+    "goals",
+    "plan",
+    "social",
+    "decision",
+    "action",
+    "awareness",
+    "conversation",
+    "reflection",
+]
+
+
+def default_section(name: str) -> Section:
+    return SECTION_MODELS[name]()
+
+
+def dump_section(section: Section) -> str:
+    return section.model_dump_json()
+
+
+def load_section(name: str, raw: str | bytes) -> Section:
+    return SECTION_MODELS[name].model_validate_json(raw)
+
+
+def section_dict(section: Section) -> dict[str, Any]:
+    return section.model_dump(mode="json")

@@ -1,0 +1,230 @@
+"""Agent State kept in Redis, with a local write-through cache and batched writes.
+
+Redis is the source of truth: :meth:`StateStore.load_agent` reloads an agent's
+sections (and module checkpoints) after a process restart. Within a process,
+reads come from the cache (no round trip per field) and writes update the
+cache at once and are flushed to Redis in pipelined batches by one background
+task every ``flush_interval`` seconds, coalescing repeated writes of a section.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+from redis.typing import EncodableT, FieldT
+
+from agent_runtime.state import keys
+from agent_runtime.state.sections import (
+    SECTION_MODELS,
+    SECTION_WRITERS,
+    Section,
+    default_section,
+    load_section,
+)
+
+log = logging.getLogger(__name__)
+
+S = TypeVar("S", bound=Section)
+Listener = Callable[[str], None]
+
+
+class SectionOwnershipError(RuntimeError):
+    """A module tried to write a state section it does not own."""
+
+
+class AgentState:
+    """The cached Agent State of one agent. Obtain it from :meth:`StateStore.agent`."""
+
+    def __init__(self, store: StateStore, name: str) -> None:
+        self._store = store
+        self.name = name
+        self._sections: dict[str, Section] = {n: default_section(n) for n in SECTION_MODELS}
+        self._module_states: dict[str, dict[str, Any]] = {}
+        self._listeners: dict[str, list[Listener]] = {}
+        self.version = 0
+
+    def get(self, section: str, kind: type[S]) -> S:
+        value = self._sections[section]
+        if not isinstance(value, kind):  # pragma: no cover - programming error
+            raise TypeError(f"section {section} is {type(value).__name__}, not {kind.__name__}")
+        return value
+
+    def raw(self, section: str) -> Section:
+        return self._sections[section]
+
+    def snapshot(self, sections: Iterable[str] | None = None) -> dict[str, Section]:
+        """A consistent view: section objects are immutable and read in one go."""
+        names = list(sections) if sections is not None else list(self._sections)
+        return {n: self._sections[n] for n in names}
+
+    def set(self, section: str, value: Section, *, writer: str) -> None:
+        owner = SECTION_WRITERS[section]
+        if writer != owner:
+            raise SectionOwnershipError(
+                f"{writer!r} may not write section {section!r} (owner: {owner!r})"
+            )
+        if not isinstance(value, SECTION_MODELS[section]):
+            raise TypeError(f"section {section} expects {SECTION_MODELS[section].__name__}")
+        if value.updated_at == 0.0 or value is self._sections[section]:
+            value = value.model_copy(update={"updated_at": time.time()})
+        self._sections[section] = value
+        self.version += 1
+        self._store._mark_dirty(self.name, section)
+        for cb in self._listeners.get(section, ()):
+            cb(section)
+        for cb in self._listeners.get("*", ()):
+            cb(section)
+
+    def update(self, section: str, kind: type[S], *, writer: str, **changes: Any) -> S:
+        current = self.get(section, kind)
+        changes.setdefault("updated_at", time.time())
+        new = current.model_copy(update=changes)
+        self.set(section, new, writer=writer)
+        return new
+
+    def listen(self, section: str, callback: Listener) -> Callable[[], None]:
+        """Call ``callback(section)`` after every write of ``section`` (``"*"`` = any)."""
+        self._listeners.setdefault(section, []).append(callback)
+
+        def remove() -> None:
+            cbs = self._listeners.get(section, [])
+            if callback in cbs:
+                cbs.remove(callback)
+
+        return remove
+
+    def module_state(self, module: str) -> dict[str, Any]:
+        return dict(self._module_states.get(module, {}))
+
+    def set_module_state(self, module: str, state: Mapping[str, Any]) -> None:
+        self._module_states[module] = dict(state)
+        self._store._mark_dirty(self.name, f"module:{module}")
+
+    def _load(
+        self, raw_state: Mapping[bytes | str, bytes | str], raw_mods: Mapping[Any, Any]
+    ) -> None:
+        for k, v in raw_state.items():
+            name = k.decode() if isinstance(k, bytes) else k
+            if name not in SECTION_MODELS:
+                continue
+            try:
+                self._sections[name] = load_section(name, v)
+            except ValueError as err:
+                log.warning("agent %s: cannot reload section %s: %s", self.name, name, err)
+        for k, v in raw_mods.items():
+            name = k.decode() if isinstance(k, bytes) else k
+            try:
+                self._module_states[name] = json.loads(v)
+            except ValueError as err:
+                log.warning("agent %s: cannot reload module state %s: %s", self.name, name, err)
+
+
+class StateStore:
+    """All agents' state for one run. An async context manager that owns its flusher task."""
+
+    def __init__(self, redis: Redis, run_id: str, *, flush_interval: float = 0.05) -> None:
+        if flush_interval <= 0:
+            raise ValueError("flush_interval must be positive")
+        self.redis = redis
+        self.run_id = run_id
+        self.flush_interval = flush_interval
+        self._agents: dict[str, AgentState] = {}
+        self._dirty: set[tuple[str, str]] = set()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+        self.ops = 0  # Redis commands sent
+        self.flushes = 0
+        self.errors = 0
+
+    async def __aenter__(self) -> StateStore:
+        self._task = asyncio.create_task(self._flusher(), name=f"state[{self.run_id}].flusher")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            self._stopping = True
+            self._wake.set()
+            try:
+                await asyncio.wait_for(task, timeout=5.0)
+            except (TimeoutError, asyncio.CancelledError, RedisError, OSError):
+                task.cancel()
+        await self.flush()
+
+    def agent(self, name: str) -> AgentState:
+        st = self._agents.get(name)
+        if st is None:
+            st = self._agents[name] = AgentState(self, name)
+        return st
+
+    @property
+    def agent_names(self) -> list[str]:
+        return list(self._agents)
+
+    async def load_agent(self, name: str) -> AgentState:
+        """Reload ``name`` from Redis (the source of truth) into the cache."""
+        st = self.agent(name)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hgetall(keys.state(self.run_id, name))
+            pipe.hgetall(keys.modules(self.run_id, name))
+            pipe.sadd(keys.agents(self.run_id), name)
+            raw_state, raw_mods, _ = await pipe.execute()
+        self.ops += 3
+        st._load(raw_state, raw_mods)
+        return st
+
+    def _mark_dirty(self, agent: str, field: str) -> None:
+        self._dirty.add((agent, field))
+        self._wake.set()
+
+    async def flush(self) -> int:
+        """Write every dirty section in one pipeline; returns the number of fields written."""
+        if not self._dirty:
+            return 0
+        dirty, self._dirty = self._dirty, set()
+        by_key: dict[str, dict[FieldT, EncodableT]] = {}
+        for agent, field in dirty:
+            st = self._agents[agent]
+            if field.startswith("module:"):
+                mod = field.removeprefix("module:")
+                key = keys.modules(self.run_id, agent)
+                by_key.setdefault(key, {})[mod] = json.dumps(st._module_states.get(mod, {}))
+            else:
+                key = keys.state(self.run_id, agent)
+                by_key.setdefault(key, {})[field] = st._sections[field].model_dump_json()
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for key, mapping in by_key.items():
+                    pipe.hset(key, mapping=mapping)
+                await pipe.execute()
+        except (RedisError, OSError):
+            self._dirty |= dirty  # keep them for the next attempt
+            self.errors += 1
+            raise
+        self.ops += len(by_key)
+        self.flushes += 1
+        return len(dirty)
+
+    async def _flusher(self) -> None:
+        backoff = self.flush_interval
+        while not self._stopping:
+            await self._wake.wait()
+            self._wake.clear()
+            if self._stopping:
+                return  # __aexit__ does the final flush
+            try:
+                await self.flush()
+                backoff = self.flush_interval
+            except (RedisError, OSError) as err:
+                log.warning("state flush failed (%s); retrying in %.2fs", err, backoff)
+                self._wake.set()
+                backoff = min(backoff * 2, 5.0)
+            await asyncio.sleep(backoff)

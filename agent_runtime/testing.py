@@ -1,0 +1,73 @@
+"""Helpers for tests and examples: in-process services with fakes shipped in the package.
+
+``local_services()`` gives an :class:`AgentServices` with fakeredis (if installed), the
+in-memory bus, a no-file event log and the cheap hashing encoder — enough to run real
+modules and agents without any external process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from agent_runtime.agent_services import AgentServices
+from agent_runtime.bus.memory import InMemoryBus
+from agent_runtime.clock import Clock
+from agent_runtime.config.loader import ResolvedAgent, parse_config
+from agent_runtime.config.models import VillageConfig
+from agent_runtime.interfaces import Bus
+from agent_runtime.run.events import EventLog
+from agent_runtime.scheduling import SchedulerMetrics
+from agent_runtime.state.store import StateStore
+
+
+def config(**sections: Any) -> VillageConfig:
+    data: dict[str, Any] = {"agents": [{"name": "Ann"}]}
+    data.update(sections)
+    return parse_config(data)
+
+
+def agent_spec(name: str = "Ann", **fields: Any) -> ResolvedAgent:
+    base: dict[str, Any] = {
+        "name": name, "traits": ("You are friendly.",), "location_memories": (),
+        "spawn_location": None, "community_goal": "Survive together.",
+    }
+    base.update(fields)
+    return ResolvedAgent(**base)
+
+
+@contextlib.asynccontextmanager
+async def local_services(
+    cfg: VillageConfig | None = None,
+    *,
+    run_id: str = "test",
+    redis: Any = None,
+    bus: Bus | None = None,
+    llm: Any = None,
+    events_path: Path | None = None,
+    time_scale: float | None = None,
+) -> AsyncIterator[AgentServices]:
+    cfg = cfg or config()
+    if redis is None:
+        import fakeredis
+
+        redis = fakeredis.FakeAsyncRedis()
+    from modules.memory.encoder import HashingEncoder
+
+    async with contextlib.AsyncExitStack() as stack:
+        events = await stack.enter_async_context(EventLog(events_path))
+        store = await stack.enter_async_context(StateStore(redis, run_id))
+        yield AgentServices(
+            run_id=run_id,
+            config=cfg,
+            store=store,
+            bus=bus or InMemoryBus(),
+            events=events,
+            clock=Clock(time_scale=time_scale or cfg.run.time_scale),
+            metrics=SchedulerMetrics(),
+            redis=redis,
+            llm=llm,
+            embedder=HashingEncoder(),
+        )

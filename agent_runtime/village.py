@@ -1,0 +1,272 @@
+"""A Village: services, world, bodies and many agents for one run, with a clean shutdown.
+
+``Village`` is an async context manager built in layers on one ``AsyncExitStack``:
+run folder and event log -> Redis (embedded or URL) -> MQTT bus (embedded or
+URL) -> state store -> LLM service -> world (embedded server, external, or
+none) and bot transport -> agents. Leaving it (normally, on an error, or when
+``run()`` sees SIGINT/SIGTERM) unwinds the layers in reverse: agents stop and
+checkpoint their modules, state is flushed to Redis, bots disconnect, child
+processes are stopped by pid, and ``metrics.json`` is written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from redis.asyncio import BlockingConnectionPool, Redis
+
+from agent_runtime.agent import Agent
+from agent_runtime.agent_services import AgentServices
+from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
+from agent_runtime.clock import Clock
+from agent_runtime.config.loader import ResolvedAgent, resolve_agents
+from agent_runtime.config.models import VillageConfig
+from agent_runtime.interfaces import Body, Bus
+from agent_runtime.run.events import EventLog
+from agent_runtime.run.metrics import collect_metrics
+from agent_runtime.scheduling import SchedulerMetrics
+from agent_runtime.services import MosquittoBroker, RedisServer
+from agent_runtime.state.store import StateStore
+from agent_runtime.world_setup import WorldHandle, open_world
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class VillageOptions:
+    """Knobs that are not part of the village file (CLI flags, tests, benchmarks)."""
+
+    run_dir: Path
+    run_id: str
+    agent_limit: int | None = None
+    llm_override: Any = None  # a LanguageModel used for every module (benchmarks, tests)
+    embedder: Any = None  # an encoder instance; default: the MiniLM numpy encoder
+    progress: Callable[[dict[str, Any]], None] | None = None
+    bus: Bus | None = None  # inject a bus (tests); default from config
+    redis: Redis | None = None  # inject a client (tests); default from config
+    extra_modules: dict[str, Any] = field(default_factory=dict)
+
+
+class Village:
+    def __init__(self, config: VillageConfig, options: VillageOptions) -> None:
+        self.config = config
+        self.options = options
+        self.run_id = options.run_id
+        self.run_dir = options.run_dir
+        self.clock = Clock(
+            time_scale=config.run.time_scale,
+            game_hours_per_second=config.run.game_hours_per_second,
+        )
+        self.rng = random.Random(config.run.seed)
+        self.metrics = SchedulerMetrics()
+        self.events = EventLog(self.run_dir / "events.jsonl")
+        self.agents: dict[str, Agent] = {}
+        self.bodies: dict[str, Body] = {}
+        self.resolved: list[ResolvedAgent] = []
+        self.services: AgentServices | None = None
+        self.world: WorldHandle | None = None
+        self.redis_server: RedisServer | None = None
+        self.broker: MosquittoBroker | None = None
+        self.bus: Bus | None = None
+        self.store: StateStore | None = None
+        self._stack: contextlib.AsyncExitStack | None = None
+        self.started_at = 0.0
+        self.stopped_at = 0.0
+        self.stop_reason = ""
+
+    # --- lifecycle ------------------------------------------------------------------
+    async def __aenter__(self) -> Village:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "config.resolved.yaml").write_text(
+            yaml.safe_dump(self.config.model_dump(mode="json"), sort_keys=False)
+        )
+        self._stack = contextlib.AsyncExitStack()
+        try:
+            await self._open(self._stack)
+        except BaseException:
+            await self._close()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._close()
+
+    async def _close(self) -> None:
+        self.stopped_at = self.stopped_at or time.time()
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            try:
+                await stack.aclose()
+            finally:
+                self._write_metrics()
+
+    async def _open(self, stack: contextlib.AsyncExitStack) -> None:
+        cfg = self.config
+        self.started_at = time.time()
+        self.clock.started = self.started_at
+        await stack.enter_async_context(self.events)
+        self.events.emit("run_started", run_id=self.run_id, seed=cfg.run.seed)
+        stack.callback(self._on_stopped)
+
+        # Redis
+        redis = self.options.redis
+        if redis is None:
+            url = cfg.services.redis
+            if url == "embedded":
+                self.redis_server = await stack.enter_async_context(
+                    RedisServer(self.run_dir / "redis")
+                )
+                url = self.redis_server.url
+            pool = BlockingConnectionPool.from_url(url, max_connections=64, timeout=10)
+            redis = Redis(connection_pool=pool)
+            stack.push_async_callback(redis.aclose)
+            await asyncio.wait_for(redis.ping(), timeout=10)
+        # MQTT
+        bus = self.options.bus
+        if bus is None:
+            url = cfg.services.mqtt
+            if url == "embedded":
+                self.broker = await stack.enter_async_context(
+                    MosquittoBroker(self.run_dir / "mqtt")
+                )
+                url = self.broker.url
+            host, port = parse_mqtt_url(url)
+            bus = await stack.enter_async_context(MqttBus(host, port, self.run_id))
+        self.bus = bus
+        await redis.hset(
+            f"piano:{self.run_id}:meta",
+            mapping={"config": cfg.model_dump_json(), "started": str(self.started_at)},
+        )
+        self.store = await stack.enter_async_context(StateStore(redis, self.run_id))
+
+        # LLM
+        llm_service = await self._open_llm(stack)
+
+        # world and bodies
+        self.world = await stack.enter_async_context(open_world(cfg, self.run_dir, self.events))
+        self.resolved = resolve_agents(
+            cfg,
+            place_memories=self.world.place_memories(),
+            limit=self.options.agent_limit,
+            rng=random.Random(self.rng.getrandbits(64)),
+        )
+        self.services = AgentServices(
+            run_id=self.run_id,
+            config=cfg,
+            store=self.store,
+            bus=bus,
+            events=self.events,
+            clock=self.clock,
+            metrics=self.metrics,
+            redis=redis,
+            llm=llm_service,
+            embedder=await self._embedder(),
+            places=self.world.places,
+        )
+        from modules.registry import build_modules  # modules depend on the runtime, not back
+
+        for spec in self.resolved:
+            body = await self.world.connect(spec)
+            self.bodies[spec.name] = body
+            agent_rng = random.Random(self.rng.getrandbits(64))
+            mods = build_modules(cfg, spec, agent_rng)
+            agent = Agent(spec, mods, body, self.services, agent_rng, options=_module_options(cfg))
+            self.agents[spec.name] = await stack.enter_async_context(agent)
+        await bus.publish(
+            topics.run_status(self.run_id), {"status": "running", "agents": len(self.agents)}
+        )
+
+    async def _open_llm(self, stack: contextlib.AsyncExitStack) -> Any:
+        from agent_runtime.llm.factory import LLMService
+
+        service = LLMService(
+            self.config.llm,
+            run_dir=self.run_dir,
+            seed=self.config.run.seed,
+            backend=self.options.llm_override,
+        )
+        return await stack.enter_async_context(service)
+
+    async def _embedder(self) -> Any:
+        if self.options.embedder is not None:
+            return self.options.embedder
+        from modules.memory.encoder import MiniLMEncoder
+
+        encoder = MiniLMEncoder()
+        await asyncio.to_thread(encoder.load)  # weights load off the event loop, once
+        return encoder
+
+    def _on_stopped(self) -> None:
+        self.events.emit("run_stopped", reason=self.stop_reason or "exit")
+
+    # --- running ----------------------------------------------------------------------
+    async def run(self, duration: float | None = None, stop: asyncio.Event | None = None) -> str:
+        """Run until ``duration`` seconds pass, ``stop`` is set, or SIGINT/SIGTERM arrives."""
+        stop = stop or asyncio.Event()
+        loop = asyncio.get_running_loop()
+        installed: list[signal.Signals] = []
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, self._signalled, stop, sig)
+                installed.append(sig)
+            except (NotImplementedError, RuntimeError):  # not the main thread
+                pass
+        every = self.config.run.progress_every
+        deadline = None if duration is None else loop.time() + duration
+        try:
+            while not stop.is_set():
+                timeout = every if deadline is None else min(every, deadline - loop.time())
+                if timeout <= 0:
+                    self.stop_reason = self.stop_reason or "duration reached"
+                    break
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(timeout):
+                        await stop.wait()
+                self._progress()
+        finally:
+            for sig in installed:
+                loop.remove_signal_handler(sig)
+        return self.stop_reason or "stopped"
+
+    def _signalled(self, stop: asyncio.Event, sig: int) -> None:
+        self.stop_reason = f"signal {signal.Signals(sig).name}"
+        stop.set()
+
+    def _progress(self) -> None:
+        info: dict[str, Any] = {
+            "elapsed_s": round(time.time() - self.started_at, 1),
+            "agents": len(self.agents),
+            "decisions": self.events.counts.get("decision", 0),
+            "speech": self.events.counts.get("speech", 0),
+            "skills": self.events.counts.get("skill_outcome", 0),
+            "errors": self.events.counts.get("module_error", 0),
+        }
+        self.events.emit("progress", None, **info)
+        if self.options.progress is not None:
+            self.options.progress(info)
+
+    # --- metrics ----------------------------------------------------------------------
+    def summary(self) -> dict[str, Any]:
+        return collect_metrics(self)
+
+    def _write_metrics(self) -> None:
+        try:
+            data = self.summary()
+            (self.run_dir / "metrics.json").write_text(json.dumps(data, indent=2, default=str))
+        except Exception:
+            log.exception("could not write metrics.json")
+
+
+def _module_options(cfg: VillageConfig) -> dict[str, dict[str, object]]:
+    return {name: dict(ms.options) for name, ms in cfg.modules.overrides.items()}

@@ -1,0 +1,301 @@
+"""Typed models of what crosses between an agent and its body in the world.
+
+These are the Python half of the body contract: observation snapshots, skill
+requests with typed arguments, skill outcomes, and body events. The JS bodies
+(``bots/body/``) produce and accept exactly these field names; a contract test
+compares :data:`SKILLS` with the JS skill table.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Vec3(Frozen):
+    x: float
+    y: float
+    z: float
+
+    def distance_to(self, other: Vec3) -> float:
+        return float(
+            ((self.x - other.x) ** 2 + (self.y - other.y) ** 2 + (self.z - other.z) ** 2) ** 0.5
+        )
+
+    def __str__(self) -> str:
+        return f"({self.x:.0f}, {self.y:.0f}, {self.z:.0f})"
+
+
+class ItemStack(Frozen):
+    name: str
+    count: int = Field(ge=0)
+    slot: int | None = None
+
+
+class NearbyPlayer(Frozen):
+    name: str
+    position: Vec3
+    distance: float
+
+
+class NearbyEntity(Frozen):
+    id: int
+    kind: str  # e.g. "cow", "zombie", "item"
+    position: Vec3
+    distance: float
+
+
+class NotableBlock(Frozen):
+    name: str  # e.g. "oak_log", "iron_ore", "chest", "crafting_table"
+    position: Vec3
+    distance: float
+
+
+class HeardChat(Frozen):
+    sender: str
+    message: str
+    whisper: bool = False
+    at: float = Field(default_factory=time.time)
+
+
+class SkillProgress(Frozen):
+    skill: str
+    started_at: float
+    progress: float = 0.0  # 0..1 where measurable
+    detail: str = ""
+
+
+class Observation(Frozen):
+    """One snapshot of the world as the body sees it (one coarse bridge call)."""
+
+    at: float = Field(default_factory=time.time)
+    connected: bool = True
+    position: Vec3 | None = None
+    health: float = 20.0
+    food: float = 20.0
+    time_of_day: int = 0  # 0..24000 ticks
+    inventory: dict[str, int] = Field(default_factory=dict)
+    held_item: str | None = None
+    players: tuple[NearbyPlayer, ...] = ()
+    entities: tuple[NearbyEntity, ...] = ()
+    blocks: tuple[NotableBlock, ...] = ()
+    chat: tuple[HeardChat, ...] = ()
+    skill: SkillProgress | None = None
+
+
+# --- skills -----------------------------------------------------------------
+
+
+class SkillArgs(Frozen):
+    """Base of every skill's argument model."""
+
+
+class GoToArgs(SkillArgs):
+    x: float | None = None
+    y: float | None = None
+    z: float | None = None
+    player: str | None = None
+    range: float = 2.0
+
+
+class FollowArgs(SkillArgs):
+    player: str
+    range: float = 3.0
+    duration: float = 30.0
+
+
+class ExploreArgs(SkillArgs):
+    distance: float = 32.0
+
+
+class CollectArgs(SkillArgs):
+    block: str  # block name, e.g. "oak_log" or a family such as "log"
+    count: int = Field(default=1, ge=1, le=64)
+
+
+class CraftArgs(SkillArgs):
+    item: str
+    count: int = Field(default=1, ge=1, le=64)
+
+
+class SmeltArgs(SkillArgs):
+    item: str  # input item, e.g. "iron_ore"
+    count: int = Field(default=1, ge=1, le=64)
+    fuel: str | None = None
+
+
+class PlaceArgs(SkillArgs):
+    block: str
+    x: float | None = None
+    y: float | None = None
+    z: float | None = None
+
+
+class ChestArgs(SkillArgs):
+    item: str
+    count: int = Field(default=1, ge=1)
+    x: float | None = None  # chest position; nearest chest when omitted
+    y: float | None = None
+    z: float | None = None
+
+
+class GiveArgs(SkillArgs):
+    player: str
+    item: str
+    count: int = Field(default=1, ge=1)
+
+
+class EatArgs(SkillArgs):
+    item: str | None = None
+
+
+class EquipArgs(SkillArgs):
+    item: str
+    destination: Literal["hand", "off-hand", "head", "torso", "legs", "feet"] = "hand"
+
+
+class AttackArgs(SkillArgs):
+    target: str  # mob kind or player name
+
+
+class IdleArgs(SkillArgs):
+    seconds: float = Field(default=5.0, ge=0.0, le=600.0)
+
+
+class ChatArgs(SkillArgs):
+    message: str = Field(max_length=256)
+
+
+class WhisperArgs(SkillArgs):
+    player: str
+    message: str = Field(max_length=256)
+
+
+SkillName = Literal[
+    "go_to",
+    "follow",
+    "explore",
+    "collect",
+    "craft",
+    "smelt",
+    "place",
+    "deposit",
+    "withdraw",
+    "give",
+    "eat",
+    "equip",
+    "attack",
+    "idle",
+    "chat",
+    "whisper",
+]
+
+#: Every skill a Python module may request, with its argument model.
+SKILLS: dict[str, type[SkillArgs]] = {
+    "go_to": GoToArgs,
+    "follow": FollowArgs,
+    "explore": ExploreArgs,
+    "collect": CollectArgs,
+    "craft": CraftArgs,
+    "smelt": SmeltArgs,
+    "place": PlaceArgs,
+    "deposit": ChestArgs,
+    "withdraw": ChestArgs,
+    "give": GiveArgs,
+    "eat": EatArgs,
+    "equip": EquipArgs,
+    "attack": AttackArgs,
+    "idle": IdleArgs,
+    "chat": ChatArgs,
+    "whisper": WhisperArgs,
+}
+
+#: Default timeout (seconds) per skill; the CC may pass another.
+SKILL_TIMEOUTS: dict[str, float] = {
+    "go_to": 60.0,
+    "follow": 60.0,
+    "explore": 60.0,
+    "collect": 90.0,
+    "craft": 45.0,
+    "smelt": 90.0,
+    "place": 20.0,
+    "deposit": 30.0,
+    "withdraw": 30.0,
+    "give": 30.0,
+    "eat": 10.0,
+    "equip": 5.0,
+    "attack": 30.0,
+    "idle": 600.0,
+    "chat": 5.0,
+    "whisper": 5.0,
+}
+
+
+class SkillCall(Frozen):
+    """A request to run one skill: name plus arguments (validated by :func:`validate_skill`)."""
+
+    skill: SkillName
+    args: dict[str, Any] = Field(default_factory=dict)
+    timeout: float | None = None
+
+    def typed_args(self) -> SkillArgs:
+        return SKILLS[self.skill].model_validate(self.args)
+
+    def describe(self) -> str:
+        parts = ", ".join(f"{k}={v}" for k, v in self.args.items() if v is not None)
+        return f"{self.skill}({parts})"
+
+
+def validate_skill(call: SkillCall) -> SkillCall:
+    """Validate ``call.args`` against its model and return a call with normalised args."""
+    args = call.typed_args()
+    return call.model_copy(update={"args": args.model_dump(exclude_none=True)})
+
+
+FailureReason = Annotated[str, Field(max_length=300)]
+
+
+class SkillOutcome(Frozen):
+    """What a skill did. On failure ``reason`` is something a model can act on."""
+
+    skill: str
+    success: bool
+    reason: FailureReason = ""
+    inventory_delta: dict[str, int] = Field(default_factory=dict)
+    position: Vec3 | None = None
+    started_at: float = 0.0
+    ended_at: float = 0.0
+    cancelled: bool = False
+    timed_out: bool = False
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+# --- events -----------------------------------------------------------------
+
+BodyEventKind = Literal[
+    "chat",
+    "whisper",
+    "death",
+    "respawn",
+    "kicked",
+    "disconnected",
+    "reconnected",
+    "spawn",
+    "hurt",
+    "player_joined",
+    "player_left",
+    "item_picked_up",
+]
+
+
+class BodyEvent(Frozen):
+    kind: BodyEventKind
+    bot: str
+    at: float = Field(default_factory=time.time)
+    data: dict[str, Any] = Field(default_factory=dict)

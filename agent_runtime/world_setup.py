@@ -1,0 +1,101 @@
+"""Opening the world a village lives in: none (no-op bodies), the embedded server, or an
+external server; plus the bot transport that connects bodies to it."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_runtime.config.loader import ResolvedAgent
+from agent_runtime.config.models import VillageConfig
+from agent_runtime.interfaces import Body, BotSpec, BotTransport
+from agent_runtime.run.events import EventLog
+from agent_runtime.world import Vec3
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class WorldHandle:
+    kind: str
+    host: str = "127.0.0.1"
+    port: int = 0
+    version: str = "1.16.5"
+    places: dict[str, Any] = field(default_factory=dict)  # name -> Place
+    admin_url: str | None = None
+    transport: BotTransport | None = None
+    server: Any = None
+
+    @property
+    def join_address(self) -> str | None:
+        return f"{self.host}:{self.port}" if self.kind != "none" else None
+
+    def place_memories(self) -> list[str]:
+        out = []
+        for name, p in self.places.items():
+            label = name.replace("_", " ")
+            desc = getattr(p, "description", "") or f"The {label}"
+            out.append(f"{desc.rstrip('.')} is at x={p.x}, y={p.y}, z={p.z}.")
+        return out
+
+    async def connect(self, spec: ResolvedAgent) -> Body:
+        spawn = spec.spawn_location
+        if self.transport is None:
+            from agent_runtime.body.null import NullBody
+
+            return NullBody(spec.name, Vec3(x=spawn.x, y=spawn.y, z=spawn.z) if spawn else None)
+        return await self.transport.connect(
+            BotSpec(
+                name=spec.name,
+                host=self.host,
+                port=self.port,
+                version=self.version,
+                spawn=(spawn.x, spawn.y, spawn.z) if spawn else None,
+            )
+        )
+
+
+@contextlib.asynccontextmanager
+async def open_world(
+    cfg: VillageConfig, run_dir: Path, events: EventLog
+) -> AsyncIterator[WorldHandle]:
+    w = cfg.world
+    if w.kind == "none":
+        yield WorldHandle(kind="none")
+        return
+    async with contextlib.AsyncExitStack() as stack:
+        handle = WorldHandle(kind=w.kind, host=w.host, port=w.port, version=w.version)
+        if w.kind == "embedded":
+            from bots.server_host import EmbeddedServer
+
+            server = EmbeddedServer(
+                run_dir / "world",
+                host=w.host,
+                port=w.port,
+                seed=w.seed if w.seed is not None else cfg.run.seed,
+                layout=w.layout,
+                log_path=run_dir / "logs" / "server.log",
+                admin_port=w.admin_port,
+            )
+            await stack.enter_async_context(server)
+            handle.server = server
+            handle.port = server.port
+            handle.admin_url = server.admin_url
+            handle.places = dict(server.places)
+            events.emit(
+                "world_started",
+                kind="embedded",
+                address=f"{w.host}:{server.port}",
+                admin_url=server.admin_url,
+                places={k: [p.x, p.y, p.z] for k, p in server.places.items()},
+            )
+        from bots.transport import JSPyBridgeTransport
+
+        handle.transport = await stack.enter_async_context(
+            JSPyBridgeTransport(bots_per_process=w.bots_per_process, seed=cfg.run.seed)
+        )
+        yield handle

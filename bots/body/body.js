@@ -1,0 +1,169 @@
+'use strict'
+// One agent's body: a mineflayer bot that reconnects, respawns and runs skills.
+const mineflayer = require('mineflayer')
+const { pathfinder } = require('mineflayer-pathfinder')
+const toolPlugin = require('mineflayer-tool').plugin
+const observe = require('./plugins/observe')
+const events = require('./plugins/events')
+const { SkillRunner } = require('./plugins/runner')
+
+function seededRandom (seedText) {
+  let h = 2166136261
+  for (const ch of seedText) h = Math.imul(h ^ ch.charCodeAt(0), 16777619)
+  let a = h >>> 0
+  return () => { // mulberry32
+    a = (a + 0x6D2B79F5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+class Body {
+  /**
+   * @param spec {name, host, port, version, spawn}
+   * @param opts {stuckMs, reconnectBaseMs, reconnectMaxMs, viewDistance, seed}
+   * @param emit (kind, data) => void           body events
+   * @param emitOutcome (callId, outcome) => void
+   * @param log (level, msg) => void
+   */
+  constructor (spec, opts, emit, emitOutcome, log) {
+    this.spec = spec
+    this.opts = opts
+    this._emit = emit
+    this.log = log
+    this.bot = null
+    this.connected = false
+    this.quitting = false
+    this.spawnedAt = 0
+    this.everSpawned = false
+    this.deaths = 0
+    this.deadPending = false
+    this.reconnecting = false
+    this.reconnectAttempts = 0
+    this.reconnectTimer = null
+    this.chatLog = []
+    this.random = seededRandom(`${opts.seed || 0}:${spec.name}`)
+    this.runner = new SkillRunner(this, emitOutcome, { stuckMs: opts.stuckMs })
+    this._firstSpawn = null
+  }
+
+  emit (kind, data) { this._emit(kind, data || {}) }
+
+  hear (sender, message, whisper) {
+    this.chatLog.push({ sender, message, whisper, at: Date.now() / 1000 })
+    if (this.chatLog.length > events.CHAT_LOG_MAX) this.chatLog.shift()
+  }
+
+  /** Connect; resolves on the first spawn, rejects after ``timeoutMs`` without one. */
+  start (timeoutMs) {
+    this._firstSpawn = {}
+    const p = new Promise((resolve, reject) => { Object.assign(this._firstSpawn, { resolve, reject }) })
+    this._firstSpawn.timer = setTimeout(() => {
+      if (this.everSpawned) return
+      this.quit()
+      this._firstSpawn.reject(new Error(`${this.spec.name} did not spawn on ${this.spec.host}:${this.spec.port} within ${Math.round(timeoutMs / 1000)} s`))
+    }, timeoutMs)
+    this._connect()
+    return p
+  }
+
+  _connect () {
+    if (this.quitting) return
+    const bot = mineflayer.createBot({
+      host: this.spec.host,
+      port: this.spec.port,
+      username: this.spec.name,
+      version: this.spec.version,
+      auth: 'offline',
+      hideErrors: true,
+      logErrors: false,
+      viewDistance: this.opts.viewDistance || 'short',
+      checkTimeoutInterval: 30000
+    })
+    this.bot = bot
+    bot.loadPlugin(pathfinder)
+    bot.loadPlugin(toolPlugin)
+    // A* gets this many ms per physics tick and bot: small slices keep the shared
+    // event loop (and so observations of every bot in this process) responsive.
+    bot.once('inject_allowed', () => setImmediate(() => {
+      if (bot.pathfinder) bot.pathfinder.tickTimeout = this.opts.pathTickMs || 10
+    }))
+    observe.inject(bot, this)
+    events.inject(bot, this)
+    let ended = false
+    bot.on('spawn', () => this._onSpawn(bot))
+    bot.on('kicked', (reason) => {
+      const text = typeof reason === 'string' ? reason : JSON.stringify(reason)
+      this.emit('kicked', { reason: text.slice(0, 300) })
+    })
+    bot.on('error', (err) => this.log('debug', `${this.spec.name}: ${err && err.message}`))
+    bot.on('end', (reason) => {
+      if (ended) return
+      ended = true
+      this._onEnd(bot, String(reason || 'ended'))
+    })
+  }
+
+  _onSpawn (bot) {
+    if (bot !== this.bot) return
+    const wasConnected = this.connected
+    this.connected = true
+    this.spawnedAt = Date.now()
+    this.reconnectAttempts = 0
+    if (!this.everSpawned) {
+      this.everSpawned = true
+      clearTimeout(this._firstSpawn.timer)
+      this.emit('spawn', { position: this._pos() })
+      if (this.spec.spawn) bot.chat(`/tp ${this.spec.spawn.join(' ')}`)
+      this._firstSpawn.resolve()
+    } else if (this.deadPending) {
+      this.deadPending = false
+      this.emit('respawn', { position: this._pos(), deaths: this.deaths })
+    } else if (this.reconnecting && !wasConnected) {
+      this.reconnecting = false
+      this.emit('reconnected', { position: this._pos() })
+    }
+  }
+
+  _pos () {
+    const p = this.bot && this.bot.entity && this.bot.entity.position
+    return p ? { x: p.x, y: p.y, z: p.z } : null
+  }
+
+  _onEnd (bot, reason) {
+    if (bot !== this.bot) return
+    const was = this.connected
+    this.connected = false
+    this.runner.cancel('disconnected', 'disconnected')
+    if (this.quitting) return
+    if (was) this.emit('disconnected', { reason })
+    this.reconnecting = true
+    const base = this.opts.reconnectBaseMs || 500
+    const cap = this.opts.reconnectMaxMs || 10000
+    const delay = Math.min(cap, base * 2 ** this.reconnectAttempts) * (0.5 + 0.5 * this.random())
+    this.reconnectAttempts += 1
+    this.log('info', `${this.spec.name}: connection ended (${reason}); reconnect #${this.reconnectAttempts} in ${Math.round(delay)} ms`)
+    this.reconnectTimer = setTimeout(() => { this.reconnectTimer = null; this._connect() }, delay)
+  }
+
+  observe () { return observe.snapshot(this) }
+
+  /** Leave the server for good; resolves once the connection ended (or after 3 s). */
+  quit () {
+    this.quitting = true
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer)
+    this.runner.cancel('cancelled', 'body shut down')
+    const bot = this.bot
+    if (!bot) return Promise.resolve()
+    return new Promise(resolve => {
+      const t = setTimeout(resolve, 3000)
+      bot.once('end', () => { clearTimeout(t); resolve() })
+      try { bot.quit('bye') } catch (e) { clearTimeout(t); resolve() }
+      try { if (!bot._client || bot._client.ended) { clearTimeout(t); resolve() } } catch (e) {}
+    })
+  }
+}
+
+module.exports = { Body }

@@ -1,0 +1,64 @@
+'use strict'
+// A group of bodies living in one Node process. Used in-process by the host or inside a worker.
+const { Body } = require('./body')
+
+class BodyGroup {
+  /**
+   * @param opts body options (see Body)
+   * @param send (message) => void  receives {type:'event'|'outcome'|'log', ...}
+   */
+  constructor (opts, send) {
+    this.opts = opts
+    this.send = send
+    this.bodies = new Map()
+  }
+
+  _body (botId) {
+    const body = this.bodies.get(botId)
+    if (!body) throw new Error(`no body "${botId}"`)
+    return body
+  }
+
+  async spawnBot (botId, spec, timeoutMs) {
+    if (this.bodies.has(botId)) throw new Error(`body "${botId}" already exists`)
+    const log = (level, msg) => this.send({ type: 'log', level, msg })
+    const emit = (kind, data) => this.send({ type: 'event', bot: botId, kind, at: Date.now() / 1000, data })
+    const emitOutcome = (callId, outcome) => this.send({ type: 'outcome', bot: botId, call_id: callId, outcome })
+    const body = new Body(spec, this.opts, emit, emitOutcome, log)
+    this.bodies.set(botId, body)
+    try {
+      await body.start(timeoutMs)
+    } catch (err) {
+      this.bodies.delete(botId)
+      throw err
+    }
+    return 'ok'
+  }
+
+  observe (botId) { return this._body(botId).observe() }
+
+  runSkill (botId, callId, name, args, timeoutMs) {
+    this._body(botId).runner.start(callId, name, args, timeoutMs)
+    return 'started'
+  }
+
+  cancelSkill (botId, reason) {
+    return this._body(botId).runner.cancel('cancelled', reason || 'cancelled by the controller')
+  }
+
+  async quitBot (botId) {
+    const body = this.bodies.get(botId)
+    if (!body) return false
+    this.bodies.delete(botId)
+    await body.quit()
+    return true
+  }
+
+  async quitAll () {
+    const ids = [...this.bodies.keys()]
+    await Promise.all(ids.map(id => this.quitBot(id)))
+    return ids.length
+  }
+}
+
+module.exports = { BodyGroup }

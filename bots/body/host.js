@@ -1,0 +1,279 @@
+'use strict'
+// Body host: the object Python drives through JSPyBridge.
+//
+// Loaded by absolute path into the JSPyBridge Node process. Bots live either in
+// this process (``bots_per_process: 0``) or in forked worker processes holding up
+// to ``bots_per_process`` bots each. Every method takes and returns primitives
+// (JSON strings) so that one Python call is one bridge round trip. Events and
+// skill outcomes go back to Python in batches through the ``sink`` callback.
+const path = require('path')
+const cp = require('child_process')
+const { BodyGroup } = require('./group')
+const { describeSkills } = require('./skills')
+const watchdog = require('./watchdog')
+const logging = require('./lib/logging')
+
+const OUTBOX_MAX = 20000
+const FLUSH_MS = 5
+const CALL_TIMEOUT_MS = 15000
+
+const liveHosts = new Set()
+let processSetup = false
+
+function setupProcess () {
+  if (processSetup) return
+  processSetup = true
+  logging.capture((level, msg) => {
+    for (const host of liveHosts) { host.send({ type: 'log', level, msg }); break }
+  })
+  watchdog.install({ watchStdin: true, onGone: () => { for (const h of liveHosts) h.shutdown().catch(() => {}) } })
+}
+
+class LocalShard {
+  constructor (opts, send) {
+    this.group = new BodyGroup(opts, send)
+    this.pid = process.pid
+    this.count = 0
+  }
+
+  async call (method, args) { return this.group[method](...args) }
+  async close () { await this.group.quitAll() }
+}
+
+class ForkShard {
+  constructor (opts, send, onExit) {
+    this.count = 0
+    this.pending = new Map()
+    this.nextId = 1
+    this.send = send
+    this.exited = false
+    this.child = cp.fork(path.join(__dirname, 'worker.js'), [JSON.stringify(opts)], {
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      serialization: 'json'
+    })
+    this.pid = this.child.pid
+    this.ready = new Promise((resolve, reject) => {
+      this.child.once('message', (m) => (m && m.ready ? resolve() : reject(new Error('worker did not start'))))
+      this.child.once('exit', () => reject(new Error('worker exited during start')))
+    })
+    this.ready.catch(() => {})
+    this.child.on('message', (m) => {
+      if (m.batch) {
+        for (const item of m.batch) this.send(item)
+      } else if (m.id !== undefined) {
+        const p = this.pending.get(m.id)
+        if (!p) return
+        this.pending.delete(m.id)
+        clearTimeout(p.timer)
+        if (m.ok) p.resolve(m.value)
+        else p.reject(new Error(m.error))
+      }
+    })
+    this.child.on('exit', (code, signal) => {
+      this.exited = true
+      for (const p of this.pending.values()) { clearTimeout(p.timer); p.reject(new Error('body worker exited')) }
+      this.pending.clear()
+      onExit(this, code, signal)
+    })
+  }
+
+  async call (method, args, timeoutMs = CALL_TIMEOUT_MS) {
+    await this.ready
+    if (this.exited) throw new Error('body worker exited')
+    const id = this.nextId++
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id)
+        reject(new Error(`worker call ${method} timed out after ${timeoutMs} ms`))
+      }, timeoutMs)
+      this.pending.set(id, { resolve, reject, timer })
+      this.child.send({ id, method, args })
+    })
+  }
+
+  async close () {
+    if (this.exited) return
+    try { await this.call('quitAll', [], 5000) } catch (e) {}
+    const exited = new Promise(resolve => this.child.once('exit', resolve))
+    try { this.child.disconnect() } catch (e) {}
+    const t = setTimeout(() => { try { this.child.kill('SIGKILL') } catch (e) {} }, 2000)
+    await exited
+    clearTimeout(t)
+  }
+}
+
+class BodyHost {
+  constructor (opts, sink) {
+    setupProcess()
+    this.opts = {
+      botsPerProcess: opts.bots_per_process ?? 0,
+      stuckMs: opts.stuck_ms ?? 20000,
+      reconnectBaseMs: opts.reconnect_base_ms ?? 500,
+      reconnectMaxMs: opts.reconnect_max_ms ?? 10000,
+      viewDistance: opts.view_distance ?? 'short',
+      seed: opts.seed ?? 0,
+      spawnTimeoutMs: opts.spawn_timeout_ms ?? 30000,
+      notableRadius: opts.notable_radius ?? 16,
+      pathTickMs: opts.path_tick_ms ?? 10
+    }
+    this.sink = sink
+    this.outbox = []
+    this.dropped = 0
+    this.flushTimer = null
+    this.inFlight = false
+    this.closed = false
+    this.shards = []
+    this.botShard = new Map()
+    this.local = null
+    liveHosts.add(this)
+  }
+
+  // --- outbound (events, outcomes, logs) --------------------------------------
+
+  send (message) {
+    if (this.closed) return
+    this.outbox.push(message)
+    if (this.outbox.length > OUTBOX_MAX) { this.outbox.shift(); this.dropped++ }
+    this._schedule()
+  }
+
+  _schedule () {
+    if (this.flushTimer || this.inFlight) return
+    this.flushTimer = setTimeout(() => this._flush(), FLUSH_MS)
+  }
+
+  _flush () {
+    this.flushTimer = null
+    if (this.outbox.length === 0 || this.closed) return
+    const batch = this.outbox.splice(0, this.outbox.length)
+    this.inFlight = true
+    // One Python callback per batch; the next batch waits for this one (backpressure).
+    Promise.resolve()
+      .then(() => this.sink(JSON.stringify(batch)))
+      .catch(() => {})
+      .finally(() => {
+        this.inFlight = false
+        if (this.outbox.length) this._schedule()
+      })
+  }
+
+  // --- shards ----------------------------------------------------------------
+
+  _shardFor () {
+    const per = this.opts.botsPerProcess
+    if (!per || per <= 0) {
+      if (!this.local) { this.local = new LocalShard(this.opts, m => this.send(m)); this.shards.push(this.local) }
+      return this.local
+    }
+    let shard = this.shards.filter(s => !s.exited && s.count < per).sort((a, b) => a.count - b.count)[0]
+    if (!shard) {
+      shard = new ForkShard(this.opts, m => this.send(m), (s, code, signal) => this._onShardExit(s, code, signal))
+      this.shards.push(shard)
+    }
+    return shard
+  }
+
+  _onShardExit (shard, code, signal) {
+    this.shards = this.shards.filter(s => s !== shard)
+    for (const [botId, s] of this.botShard) {
+      if (s !== shard) continue
+      this.botShard.delete(botId)
+      if (!this.closed) {
+        this.send({ type: 'event', bot: botId, kind: 'disconnected', at: Date.now() / 1000, data: { reason: `body worker exited (code ${code}, signal ${signal})`, fatal: true } })
+      }
+    }
+  }
+
+  _shardOf (botId) {
+    const shard = this.botShard.get(botId)
+    if (!shard) throw new Error(`no body "${botId}"`)
+    return shard
+  }
+
+  // --- the API Python calls ---------------------------------------------------
+
+  async spawnBot (botId, specJson) {
+    try {
+      if (this.botShard.has(botId)) throw new Error(`body "${botId}" already exists`)
+      const spec = JSON.parse(specJson)
+      const shard = this._shardFor()
+      shard.count++
+      this.botShard.set(botId, shard)
+      try {
+        await shard.call('spawnBot', [botId, spec, this.opts.spawnTimeoutMs], this.opts.spawnTimeoutMs + 5000)
+      } catch (err) {
+        shard.count--
+        this.botShard.delete(botId)
+        throw err
+      }
+      return JSON.stringify({ ok: true, pid: shard.pid })
+    } catch (err) {
+      return JSON.stringify({ ok: false, error: String(err && err.message ? err.message : err) })
+    }
+  }
+
+  async observe (botId) {
+    try {
+      const obs = await this._shardOf(botId).call('observe', [botId])
+      return JSON.stringify(obs)
+    } catch (err) {
+      return JSON.stringify({ error: String(err && err.message ? err.message : err) })
+    }
+  }
+
+  async runSkill (botId, callId, name, argsJson, timeoutMs) {
+    try {
+      return await this._shardOf(botId).call('runSkill', [botId, callId, name, JSON.parse(argsJson), timeoutMs])
+    } catch (err) {
+      return `error: ${err && err.message ? err.message : err}`
+    }
+  }
+
+  async cancelSkill (botId, reason) {
+    try {
+      return String(await this._shardOf(botId).call('cancelSkill', [botId, reason]))
+    } catch (err) {
+      return 'false'
+    }
+  }
+
+  async quitBot (botId) {
+    const shard = this.botShard.get(botId)
+    if (!shard) return 'false'
+    this.botShard.delete(botId)
+    shard.count--
+    try { await shard.call('quitBot', [botId], 8000) } catch (e) {}
+    return 'true'
+  }
+
+  async shutdown () {
+    if (this.closed) return 'closed'
+    const shards = this.shards
+    this.shards = []
+    this.botShard.clear()
+    await Promise.all(shards.map(s => s.close().catch(() => {})))
+    this.closed = true
+    if (this.flushTimer) clearTimeout(this.flushTimer)
+    liveHosts.delete(this)
+    return 'closed'
+  }
+
+  info () {
+    return JSON.stringify({
+      pid: process.pid,
+      worker_pids: this.shards.filter(s => s instanceof ForkShard && !s.exited).map(s => s.pid),
+      bots: this.botShard.size,
+      dropped: this.dropped
+    })
+  }
+}
+
+function createHost (optsJson, sink) {
+  return new BodyHost(JSON.parse(optsJson || '{}'), sink)
+}
+
+function skillTable () {
+  return JSON.stringify(describeSkills())
+}
+
+module.exports = { createHost, skillTable, BodyHost }

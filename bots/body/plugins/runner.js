@@ -1,0 +1,194 @@
+'use strict'
+// Skill runner: one skill at a time per body, with timeout, cancellation and a stuck detector.
+const { SKILLS } = require('../skills')
+const {
+  SkillError, SkillAborted, inventoryCounts, inventoryDelta, vec, truncate
+} = require('../lib/util')
+
+const TYPE_CHECKS = {
+  number: v => typeof v === 'number' && Number.isFinite(v),
+  int: v => Number.isInteger(v),
+  string: v => typeof v === 'string'
+}
+
+/** Fill defaults and check names/types; returns [args, error]. */
+function validateArgs (skill, given) {
+  const args = {}
+  for (const key of Object.keys(given || {})) {
+    if (!(key in skill.args)) return [null, `bad arguments for ${skill.name}: unknown field "${key}"`]
+  }
+  for (const [key, spec] of Object.entries(skill.args)) {
+    const v = given ? given[key] : undefined
+    if (v === undefined || v === null) {
+      if (!('default' in spec)) return [null, `bad arguments for ${skill.name}: "${key}" is required`]
+      args[key] = spec.default
+    } else if (!TYPE_CHECKS[spec.type](v)) {
+      return [null, `bad arguments for ${skill.name}: "${key}" must be ${spec.type}`]
+    } else {
+      args[key] = v
+    }
+  }
+  return [args, null]
+}
+
+class SkillRunner {
+  /**
+   * @param body the Body (gives .bot, .connected, .random)
+   * @param emitOutcome (callId, outcome) => void
+   * @param opts {stuckMs}
+   */
+  constructor (body, emitOutcome, opts = {}) {
+    this.body = body
+    this.emitOutcome = emitOutcome
+    this.stuckMs = opts.stuckMs || 20000
+    this.current = null
+  }
+
+  /** Snapshot of the running skill for observations (SkillProgress) or null. */
+  progress () {
+    const run = this.current
+    if (!run) return null
+    return { skill: run.name, started_at: run.startedAt, progress: run.progress, detail: run.detail }
+  }
+
+  cancel (kind, message) {
+    const run = this.current
+    if (!run) return false
+    run.abortKind = kind
+    run.controller.abort(message)
+    return true
+  }
+
+  start (callId, name, givenArgs, timeoutMs) {
+    const startedAt = Date.now() / 1000
+    const fail = (reason) => this.emitOutcome(callId, {
+      skill: name, success: false, reason: truncate(reason), inventory_delta: {}, position: null,
+      started_at: startedAt, ended_at: Date.now() / 1000, cancelled: false, timed_out: false, detail: {}
+    })
+    const skill = SKILLS[name]
+    if (!skill) return fail(`unknown skill "${name}"`)
+    const [args, error] = validateArgs(skill, givenArgs)
+    if (error) return fail(error)
+    if (this.current) this.cancel('interrupted', `interrupted by ${name}`)
+    const bot = this.body.bot
+    if (!bot || !this.body.connected || !bot.entity) return fail('not connected to the server')
+    const run = {
+      callId,
+      name,
+      startedAt,
+      progress: 0,
+      detail: '',
+      controller: new AbortController(),
+      abortKind: null,
+      lastProgressAt: Date.now(),
+      lastPos: bot.entity.position.clone(),
+      invBefore: inventoryCounts(bot),
+      invKey: ''
+    }
+    run.invKey = JSON.stringify(run.invBefore)
+    this.current = run
+    const signal = run.controller.signal
+    const ctx = {
+      bot,
+      signal,
+      random: this.body.random,
+      check () { if (signal.aborted) throw new SkillAborted(String(signal.reason)) },
+      progress (p, detail) {
+        p = Math.max(0, Math.min(1, Number(p) || 0))
+        if (p !== run.progress || (detail && detail !== run.detail)) run.lastProgressAt = Date.now()
+        run.progress = p
+        if (detail) run.detail = String(detail)
+      }
+    }
+    const timeout = setTimeout(() => this.cancel('timeout', 'timed out'), Math.max(1, timeoutMs))
+    const watch = skill.stationary ? null : setInterval(() => this._checkStuck(run), 1000)
+    const aborted = new Promise((resolve, reject) => {
+      signal.addEventListener('abort', () => reject(new SkillAborted(String(signal.reason))), { once: true })
+    })
+    aborted.catch(() => {})
+    const work = Promise.resolve().then(() => skill.run(ctx, args))
+    work.catch(() => {}) // the race below reports it; keep late rejections quiet
+    Promise.race([work, aborted]).then(
+      (result) => this._finish(run, null, result || {}),
+      (err) => this._finish(run, err, {})
+    ).finally(() => {
+      clearTimeout(timeout)
+      if (watch) clearInterval(watch)
+    })
+  }
+
+  _checkStuck (run) {
+    const bot = this.body.bot
+    if (this.current !== run || !bot || !bot.entity) return
+    const now = Date.now()
+    const pos = bot.entity.position
+    if (pos.distanceTo(run.lastPos) > 0.25 || bot.targetDigBlock) {
+      run.lastPos = pos.clone()
+      run.lastProgressAt = now
+    } else {
+      const key = JSON.stringify(inventoryCounts(bot))
+      if (key !== run.invKey) {
+        run.invKey = key
+        run.lastProgressAt = now
+      }
+    }
+    if (now - run.lastProgressAt > this.stuckMs) {
+      this.cancel('stuck', `stuck: no progress for ${Math.round(this.stuckMs / 1000)} s`)
+    }
+  }
+
+  _cleanup (bot) {
+    if (!bot) return
+    try { if (bot.pathfinder) bot.pathfinder.stop() } catch (e) {}
+    try { if (bot.pathfinder) bot.pathfinder.setGoal(null) } catch (e) {}
+    try { if (bot.targetDigBlock) bot.stopDigging() } catch (e) {}
+    try { bot.clearControlStates() } catch (e) {}
+    try { if (bot.currentWindow) bot.closeWindow(bot.currentWindow) } catch (e) {}
+  }
+
+  _finish (run, err, result) {
+    if (this.current === run) this.current = null
+    const bot = this.body.bot
+    const outcome = {
+      skill: run.name,
+      success: !err,
+      reason: '',
+      inventory_delta: {},
+      position: bot && bot.entity ? vec(bot.entity.position) : null,
+      started_at: run.startedAt,
+      ended_at: Date.now() / 1000,
+      cancelled: false,
+      timed_out: false,
+      detail: result.detail || {}
+    }
+    if (err) {
+      const kind = run.abortKind
+      if (kind) this._cleanup(bot)
+      const where = run.detail ? ` (while ${run.detail})` : ''
+      if (kind === 'timeout') {
+        outcome.timed_out = true
+        outcome.reason = `timed out${where}`
+      } else if (kind === 'stuck') {
+        outcome.reason = String(run.controller.signal.reason) + where
+        outcome.detail = { ...outcome.detail, stuck: true }
+      } else if (kind === 'disconnected') {
+        outcome.reason = 'disconnected from the server'
+      } else if (kind) {
+        outcome.cancelled = true
+        outcome.reason = `cancelled: ${run.controller.signal.reason}`
+      } else if (err instanceof SkillError) {
+        outcome.reason = err.reason
+        outcome.detail = { ...outcome.detail, ...err.detail }
+      } else {
+        outcome.reason = `${run.name} failed: ${err && err.message ? err.message : String(err)}`
+      }
+      outcome.reason = truncate(outcome.reason)
+    }
+    try {
+      if (bot && bot.inventory) outcome.inventory_delta = inventoryDelta(run.invBefore, inventoryCounts(bot))
+    } catch (e) {}
+    this.emitOutcome(run.callId, outcome)
+  }
+}
+
+module.exports = { SkillRunner, validateArgs }

@@ -1,0 +1,19 @@
+'use strict'
+// whisper: send a private message to one player (server command /tell).
+const { SkillError } = require('../lib/util')
+
+module.exports = {
+  name: 'whisper',
+  stationary: true,
+  args: {
+    player: { type: 'string' },
+    message: { type: 'string' }
+  },
+  async run (ctx, { player, message }) {
+    const text = String(message).replace(/[\r\n]+/g, ' ').trim()
+    if (!text) throw new SkillError('empty message')
+    // No "is online" check: the tab list is unreliable on some servers (BUGS_FROM_BODIES.md #1).
+    ctx.bot.whisper(player, text)
+    return { detail: { to: player, message: text } }
+  }
+}

@@ -1,0 +1,145 @@
+'use strict'
+// Admin HTTP API (JSON), bound to loopback only; see bots/server/README.md.
+// For experiments and metrics: players never reach it.
+
+const http = require('http')
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
+
+module.exports.server = function (serv, settings) {
+  const piano = settings.piano || {}
+  if (piano.adminPort === null || piano.adminPort === undefined || piano.adminPort === false) return
+  const host = piano.adminHost || '127.0.0.1'
+  if (!LOOPBACK.has(host)) throw new Error(`admin API must bind to loopback, not ${host}`)
+  const registry = serv.registry
+
+  const itemJson = (it, slot) => ({ slot, name: registry.items[it.type]?.name, count: it.count })
+  function playerByName (name) {
+    return serv.players.find(p => p.username === name) ||
+      serv.players.find(p => p.username.toLowerCase() === String(name).toLowerCase()) || null
+  }
+  function position (p) {
+    return { x: p.position.x, y: p.position.y, z: p.position.z, yaw: p.yaw, pitch: p.pitch, onGround: !!p.onGround }
+  }
+  function inventory (p) {
+    const items = []
+    p.inventory.slots.forEach((it, slot) => { if (it && slot > 4) items.push(itemJson(it, slot)) })
+    return { username: p.username, items, cursor: p.cursor ? itemJson(p.cursor, -1) : null, heldSlot: 36 + (p.heldItemSlot || 0) }
+  }
+  function playerJson (p) {
+    return { username: p.username, uuid: p.uuid, position: position(p), health: p.health, food: p.food, gameMode: p.gameMode }
+  }
+  async function container (x, y, z) {
+    const block = await serv.overworld.getBlock(new (require('vec3').Vec3)(x, y, z))
+    const kinds = { chest: 27, furnace: 3, trapped_chest: 27 }
+    const C = serv.piano.containers
+    const stored = C.find(x, y, z)
+    if (!kinds[block.name] && !stored) return null
+    const c = stored || { items: () => [], data: {} }
+    const out = { x, y, z, block: block.name, type: stored ? stored.type : block.name, items: c.items() }
+    if (block.name === 'furnace') out.furnace = { burn: c.data.burn || 0, burnMax: c.data.burnMax || 0, cook: c.data.cook || 0 }
+    return out
+  }
+
+  function readBody (req) {
+    return new Promise((resolve, reject) => {
+      let size = 0
+      const chunks = []
+      req.on('data', (c) => {
+        size += c.length
+        if (size > 65536) { reject(new Error('body too large')); req.destroy() } else chunks.push(c)
+      })
+      req.on('end', () => {
+        if (!chunks.length) return resolve({})
+        try { resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))) } catch (e) { reject(new Error('body is not JSON')) }
+      })
+      req.on('error', reject)
+    })
+  }
+
+  class HttpError extends Error {
+    constructor (status, message) { super(message); this.status = status }
+  }
+
+  async function route (method, parts, body) {
+    const [a, b, c, d] = parts
+    if (method === 'GET' && a === 'health') return { ok: true, players: serv.players.length, tick: serv.tickCount, time: serv.time }
+    if (method === 'GET' && a === 'places') return serv.piano.plan()
+    if (a === 'players') {
+      if (method !== 'GET') throw new HttpError(405, 'method not allowed')
+      if (!b) return { players: serv.players.map(playerJson) }
+      const p = playerByName(decodeURIComponent(b))
+      if (!p) throw new HttpError(404, `no player ${b}`)
+      if (!c) return { ...playerJson(p), inventory: inventory(p).items }
+      if (c === 'inventory') return inventory(p)
+      if (c === 'position') return { username: p.username, ...position(p) }
+      throw new HttpError(404, 'not found')
+    }
+    if (a === 'containers' || a === 'chests') {
+      if (method !== 'GET') throw new HttpError(405, 'method not allowed')
+      if (!b) {
+        const all = Object.entries(serv.piano.state.containers).map(([key, v]) => ({ key, type: v.type }))
+        return { community: serv.piano.plan().chests, stored: all }
+      }
+      const [x, y, z] = [b, c, d].map(v => parseInt(v, 10))
+      if ([x, y, z].some(Number.isNaN)) throw new HttpError(400, 'use /containers/<x>/<y>/<z>')
+      const out = await container(x, y, z)
+      if (!out) throw new HttpError(404, `no container at ${x},${y},${z}`)
+      return out
+    }
+    if (method === 'POST' && a === 'command') {
+      let cmd = String(body.command || '').trim()
+      if (!cmd) throw new HttpError(400, 'body: {"command": "..."}')
+      if (cmd.startsWith('/')) cmd = cmd.slice(1)
+      try {
+        const output = await serv.commands.use(cmd, {}, true)
+        return { ok: true, output: output ?? null }
+      } catch (err) {
+        throw new HttpError(400, (err && err.message) || String(err))
+      }
+    }
+    if (method === 'POST' && a === 'broadcast') {
+      const message = String(body.message || '')
+      if (!message) throw new HttpError(400, 'body: {"message": "..."}')
+      serv.broadcast(message)
+      return { ok: true }
+    }
+    if (a === 'time') {
+      if (method === 'GET') return { time: serv.time }
+      if (method !== 'POST') throw new HttpError(405, 'method not allowed')
+      const named = { day: 1000, noon: 6000, night: 13000, midnight: 18000, sunrise: 23000 }
+      const t = typeof body.time === 'string' && named[body.time] !== undefined ? named[body.time] : Number(body.time)
+      if (!Number.isFinite(t) || t < 0) throw new HttpError(400, 'body: {"time": <ticks> | "day" | "noon" | "night" | "midnight"}')
+      serv.setTime(Math.floor(t) % 24000)
+      return { ok: true, time: serv.time }
+    }
+    throw new HttpError(404, 'not found')
+  }
+
+  const server = http.createServer(async (req, res) => {
+    const send = (status, obj) => {
+      const text = JSON.stringify(obj)
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+      res.end(text)
+    }
+    try {
+      const url = new URL(req.url, 'http://localhost')
+      const parts = url.pathname.split('/').filter(Boolean)
+      const body = req.method === 'POST' ? await readBody(req) : {}
+      send(200, await route(req.method, parts, body))
+    } catch (err) {
+      send(err.status || 500, { ok: false, error: err.message || String(err) })
+    }
+  })
+  server.keepAliveTimeout = 5000
+
+  const ready = new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(piano.adminPort || 0, host, () => {
+      serv.pianoAdmin = { port: server.address().port, close: () => server.close() }
+      serv.info?.(`admin API on http://${host}:${serv.pianoAdmin.port}`)
+      resolve()
+    })
+  })
+  serv.piano.onWorldReady(() => ready)
+}

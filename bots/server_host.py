@@ -1,0 +1,402 @@
+"""Run the embedded Minecraft server (flying-squid 1.16.5 + our plugins) as a child process.
+
+``EmbeddedServer`` is an async context manager::
+
+    async with EmbeddedServer(run_dir / "world", seed=7, log_path=run_dir / "server.log") as srv:
+        print(srv.port, srv.admin_url, srv.places["town_hall"])
+
+``__aenter__`` starts ``node bots/server/host.js`` (the wheel's Node 22, in its
+own process group), streams its output into ``log_path``, waits for the host's
+``PIANO_READY`` line and then checks with a Minecraft status ping that a client
+can connect. ``__aexit__`` stops it by process id: SIGTERM (the host saves
+players, containers and chunks), then SIGKILL after ``stop_timeout``. The Node
+host also exits by itself if this Python process dies. The world lives in
+``world_dir``; starting again on the same folder continues it. Nothing is
+installed at run time: ``bots/node_modules`` must exist (``npm ci`` in bots/).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import re
+import signal
+import struct
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from agent_runtime.config.layout import Place, VillageLayout
+from bots.node import BOTS_DIR, node_env, node_executable, require_node_modules
+
+__all__ = ["PROTOCOL_VERSION", "EmbeddedServer", "EmbeddedServerError", "status_ping"]
+
+logger = logging.getLogger(__name__)
+
+HOST_JS = BOTS_DIR / "server" / "host.js"
+PROTOCOL_VERSION = 754  # Minecraft 1.16.5
+_READY = "PIANO_READY "
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+
+class EmbeddedServerError(RuntimeError):
+    """The embedded server failed to start or stopped unexpectedly (message has the log tail)."""
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    value &= 0xFFFFFFFF
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+async def _read_varint(reader: asyncio.StreamReader) -> int:
+    result = 0
+    for i in range(5):
+        byte = (await reader.readexactly(1))[0]
+        result |= (byte & 0x7F) << (7 * i)
+        if not byte & 0x80:
+            return result
+    raise EmbeddedServerError("bad varint from server")
+
+
+def _packet(packet_id: int, payload: bytes) -> bytes:
+    body = _varint(packet_id) + payload
+    return _varint(len(body)) + body
+
+
+async def status_ping(host: str, port: int, *, within: float = 5.0) -> dict[str, Any]:
+    """Minecraft server-list ping (fails after ``within`` seconds); returns the status JSON."""
+    async with asyncio.timeout(within):
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
+            addr = host.encode()
+            handshake = (
+                _varint(PROTOCOL_VERSION)
+                + _varint(len(addr))
+                + addr
+                + struct.pack(">H", port)
+                + _varint(1)
+            )
+            writer.write(_packet(0, handshake) + _packet(0, b""))
+            await writer.drain()
+            await _read_varint(reader)  # packet length
+            if await _read_varint(reader) != 0:
+                raise EmbeddedServerError("unexpected status packet")
+            size = await _read_varint(reader)
+            data = await reader.readexactly(size)
+            status: dict[str, Any] = json.loads(data.decode())
+            return status
+        finally:
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
+
+
+class EmbeddedServer:
+    """The embedded flying-squid server on a generated village (see module docstring)."""
+
+    def __init__(
+        self,
+        world_dir: Path,
+        *,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        seed: int = 0,
+        layout: VillageLayout | None = None,
+        log_path: Path | None = None,
+        admin_port: int | None = None,
+        admin: bool = True,
+        motd: str = "PIANO village",
+        max_players: int = 60,
+        view_distance: int = 6,
+        start_timeout: float = 60.0,
+        stop_timeout: float = 10.0,
+        furnace_cook_ticks: int = 200,
+        pregen_radius: int = 4,
+    ) -> None:
+        if host not in _LOOPBACK and not host.replace(".", "").isdigit() and host != "0.0.0.0":
+            raise ValueError(f"host: not an IP address or localhost: {host!r}")
+        for name, value in (("port", port), ("admin_port", admin_port)):
+            if value is not None and not 0 <= value <= 65535:
+                raise ValueError(f"{name}: must be 0..65535, got {value}")
+        if not -(2**31) <= seed < 2**32:
+            raise ValueError("seed: must fit in 32 bits")
+        if not 1 <= max_players <= 1000:
+            raise ValueError("max_players: must be 1..1000")
+        if not 2 <= view_distance <= 32:
+            raise ValueError("view_distance: must be 2..32")
+        if start_timeout <= 0 or stop_timeout <= 0:
+            raise ValueError("start_timeout and stop_timeout must be positive")
+        if not 1 <= furnace_cook_ticks <= 2000:
+            raise ValueError("furnace_cook_ticks: must be 1..2000")
+        if not 0 <= pregen_radius <= 16:
+            raise ValueError("pregen_radius: must be 0..16")
+        self.world_dir = Path(world_dir)
+        self.host = host
+        self._requested_port = port
+        self.seed = seed
+        self.layout = layout if layout is not None else VillageLayout()
+        self.log_path = Path(log_path) if log_path is not None else None
+        self._admin_port = admin_port
+        self._admin = admin
+        self.motd = motd
+        self.max_players = max_players
+        self.view_distance = view_distance
+        self.start_timeout = start_timeout
+        self.stop_timeout = stop_timeout
+        self.furnace_cook_ticks = furnace_cook_ticks
+        self.pregen_radius = pregen_radius
+        self._proc: asyncio.subprocess.Process | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[dict[str, Any]] | None = None
+        self._info: dict[str, Any] = {}
+        self._tail: list[str] = []
+        self._log: IO[str] | None = None
+        self.start_seconds: float | None = None
+
+    # ---- public state ----
+    @property
+    def port(self) -> int:
+        if not self._info:
+            raise EmbeddedServerError("server not started")
+        return int(self._info["port"])
+
+    @property
+    def address(self) -> str:
+        """``host:port`` a Minecraft 1.16.5 client can join."""
+        return f"{self.host}:{self.port}"
+
+    @property
+    def admin_url(self) -> str | None:
+        admin = self._info.get("adminPort")
+        return f"http://127.0.0.1:{admin}" if admin else None
+
+    @property
+    def places(self) -> dict[str, Place]:
+        """Named places of the generated village (town_hall, farm, pasture, forest, cave, ...)."""
+        return {p["name"]: Place(**p) for p in self._info.get("places", [])}
+
+    @property
+    def community_chests(self) -> list[tuple[int, int, int]]:
+        return [(c["x"], c["y"], c["z"]) for c in self._info.get("chests", [])]
+
+    @property
+    def spawn(self) -> tuple[int, int, int]:
+        s = self._info["spawn"]
+        return (int(s["x"]), int(s["y"]), int(s["z"]))
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """The host's READY record (ports, seed, places, chests, startMs, worldGenMs, ...)."""
+        return dict(self._info)
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.returncode is None
+
+    # ---- lifecycle ----
+    async def __aenter__(self) -> EmbeddedServer:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    def _settings(self) -> dict[str, Any]:
+        port = self._requested_port
+        if self._info:  # restart: keep the ports we had
+            port = self._info["port"]
+        admin_port: int | None
+        if not self._admin:
+            admin_port = None
+        elif self._info.get("adminPort"):
+            admin_port = int(self._info["adminPort"])
+        else:
+            admin_port = self._admin_port or 0
+        return {
+            "worldDir": str(self.world_dir.resolve()),
+            "host": self.host,
+            "port": 0 if port is None else port,
+            "motd": self.motd,
+            "maxPlayers": self.max_players,
+            "viewDistance": self.view_distance,
+            "seed": self.seed,
+            "layout": self.layout.to_generator(),
+            "adminHost": "127.0.0.1",
+            "adminPort": admin_port,
+            "pregenRadius": self.pregen_radius,
+            "parentPid": os.getpid(),
+            "furnaceCookTicks": self.furnace_cook_ticks,
+        }
+
+    async def start(self) -> None:
+        """Start the server and wait until a client can connect."""
+        if self.running:
+            raise EmbeddedServerError("already running")
+        require_node_modules()
+        node = node_executable()
+        self.world_dir.mkdir(parents=True, exist_ok=True)
+        if self.log_path is not None:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._log = await asyncio.to_thread(open, self.log_path, "a", encoding="utf-8")
+        env = node_env()
+        env["FORCE_COLOR"] = "0"
+        t0 = time.monotonic()
+        self._tail = []
+        self._proc = await asyncio.create_subprocess_exec(
+            str(node),
+            str(HOST_JS),
+            json.dumps(self._settings()),
+            cwd=str(BOTS_DIR),
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,  # own process group: stop() signals the whole group
+        )
+        logger.info("embedded server starting (pid %s, world %s)", self._proc.pid, self.world_dir)
+        loop = asyncio.get_running_loop()
+        self._ready = loop.create_future()
+        self._reader = asyncio.create_task(self._read_output(), name="embedded-server.log")
+        try:
+            async with asyncio.timeout(self.start_timeout):
+                info = await self._ready
+                self._info = info
+                await self._wait_pingable()
+        except BaseException as exc:
+            await self.stop()
+            if isinstance(exc, TimeoutError):
+                raise EmbeddedServerError(
+                    f"server not ready after {self.start_timeout}s; log tail:\n{self._tail_text()}"
+                ) from None
+            raise
+        self.start_seconds = time.monotonic() - t0
+        logger.info(
+            "embedded server ready on %s in %.2fs (admin %s)",
+            self.address,
+            self.start_seconds,
+            self.admin_url,
+        )
+
+    async def _wait_pingable(self) -> None:
+        delay = 0.05
+        while True:
+            try:
+                status = await status_ping(
+                    self.host if self.host != "0.0.0.0" else "127.0.0.1", self.port
+                )
+            except (OSError, EmbeddedServerError, asyncio.IncompleteReadError, ValueError) as exc:
+                logger.debug("status ping failed: %s", exc)
+            else:
+                if status.get("version", {}).get("protocol") == PROTOCOL_VERSION:
+                    return
+                raise EmbeddedServerError(f"unexpected server version: {status.get('version')}")
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+    def _tail_text(self) -> str:
+        return "\n".join(self._tail[-40:])
+
+    async def _read_output(self) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        try:
+            while True:
+                raw = await proc.stdout.readline()
+                if not raw:
+                    break
+                line = _ANSI.sub("", raw.decode("utf-8", "replace")).rstrip("\n")
+                line = line.lstrip("> ").rstrip()
+                if not line:
+                    continue
+                self._tail.append(line)
+                del self._tail[:-200]
+                if self._log is not None:
+                    self._log.write(line + "\n")
+                    self._log.flush()
+                if line.startswith(_READY) and self._ready is not None and not self._ready.done():
+                    try:
+                        self._ready.set_result(json.loads(line[len(_READY) :]))
+                    except ValueError as exc:
+                        self._ready.set_exception(EmbeddedServerError(f"bad READY line: {exc}"))
+                else:
+                    logger.debug("server: %s", line)
+        finally:
+            code = await proc.wait()
+            if self._ready is not None and not self._ready.done():
+                self._ready.set_exception(
+                    EmbeddedServerError(
+                        f"server exited with code {code} before it was ready; log tail:\n"
+                        f"{self._tail_text()}"
+                    )
+                )
+
+    async def stop(self) -> None:
+        """SIGTERM the server's process group, SIGKILL it after ``stop_timeout``; idempotent."""
+        proc = self._proc
+        if proc is not None and proc.returncode is None:
+            self._signal(proc.pid, signal.SIGTERM)
+            try:
+                async with asyncio.timeout(self.stop_timeout):
+                    await proc.wait()
+            except TimeoutError:
+                logger.warning("embedded server (pid %s) ignored SIGTERM; killing", proc.pid)
+                self._signal(proc.pid, signal.SIGKILL)
+                await proc.wait()
+        if proc is not None:
+            # the group may still hold children if node died abruptly
+            self._signal(proc.pid, signal.SIGKILL, quiet=True)
+            logger.info("embedded server (pid %s) stopped with code %s", proc.pid, proc.returncode)
+        if self._reader is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                async with asyncio.timeout(5):
+                    await self._reader
+            self._reader = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        self._proc = None
+
+    @staticmethod
+    def _signal(pid: int, sig: signal.Signals, *, quiet: bool = False) -> None:
+        try:
+            os.killpg(pid, sig)  # the group id is the pid (start_new_session)
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            if not quiet:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, sig)
+
+    async def wait_stopped(self) -> int:
+        """Wait until the server process exits (by itself or by stop()); returns its exit code."""
+        proc = self._proc
+        if proc is None:
+            return 0
+        return await proc.wait()
+
+    async def restart(self) -> None:
+        """Stop and start again on the same world folder and ports."""
+        await self.stop()
+        await self.start()

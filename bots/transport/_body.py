@@ -1,0 +1,233 @@
+"""``MineflayerBody``: the Python face of one JS body driven through a transport."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from agent_runtime.interfaces import Body, BotSpec
+from agent_runtime.world import (
+    SKILL_TIMEOUTS,
+    BodyEvent,
+    Observation,
+    SkillCall,
+    SkillOutcome,
+    validate_skill,
+)
+from bots.transport._errors import BodyClosedError, BodyError
+
+if TYPE_CHECKING:
+    from bots.transport._jspybridge import JSPyBridgeTransport
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["MineflayerBody"]
+
+#: Extra seconds Python waits beyond the skill's own timeout (which JS enforces).
+OUTCOME_GRACE_S = 5.0
+
+_CONNECTED_KINDS = frozenset({"spawn", "respawn", "reconnected"})
+_DISCONNECTED_KINDS = frozenset({"disconnected"})
+
+
+class MineflayerBody(Body):
+    """A mineflayer bot on the server. Created by :meth:`JSPyBridgeTransport.connect`.
+
+    Events arrive from the transport's dispatcher (on the event loop) into a
+    bounded queue; when it is full the oldest event is dropped and counted in
+    :attr:`dropped_events`.
+    """
+
+    def __init__(
+        self, transport: JSPyBridgeTransport, spec: BotSpec, *, event_queue_size: int
+    ) -> None:
+        self.name = spec.name
+        self.spec = spec
+        self._transport = transport
+        self._events: asyncio.Queue[BodyEvent | None] = asyncio.Queue(maxsize=event_queue_size)
+        self._pending: dict[str, asyncio.Future[SkillOutcome]] = {}
+        self._call_ids = itertools.count(1)
+        self._closed = False
+        self.connected = False
+        self.dropped_events = 0
+        self.deaths: list[BodyEvent] = []
+        self.kicks: list[BodyEvent] = []
+        self.worker_pid: int | None = None
+
+    # --- called by the transport's dispatcher (event loop thread) -----------------
+
+    def _push_event(self, event: BodyEvent) -> None:
+        if event.kind in _CONNECTED_KINDS:
+            self.connected = True
+        elif event.kind in _DISCONNECTED_KINDS:
+            self.connected = False
+            if event.data.get("fatal"):
+                self._fail_pending("the body's worker process exited")
+        if event.kind == "death":
+            self.deaths.append(event)
+        elif event.kind == "kicked":
+            self.kicks.append(event)
+        self._put(event)
+
+    def _put(self, item: BodyEvent | None) -> None:
+        while True:
+            try:
+                self._events.put_nowait(item)
+                return
+            except asyncio.QueueFull:
+                with contextlib.suppress(asyncio.QueueEmpty):
+                    self._events.get_nowait()
+                    self.dropped_events += 1
+
+    def _resolve_outcome(self, call_id: str, raw: dict[str, Any]) -> None:
+        fut = self._pending.get(call_id)
+        if fut is None or fut.done():
+            logger.debug("%s: outcome for unknown or finished call %s", self.name, call_id)
+            return
+        try:
+            fut.set_result(SkillOutcome.model_validate(raw))
+        except ValidationError as exc:
+            fut.set_exception(BodyError(f"malformed outcome from the body: {exc}"))
+
+    def _fail_pending(self, reason: str) -> None:
+        for fut in self._pending.values():
+            if not fut.done():
+                fut.set_result(
+                    SkillOutcome(skill="?", success=False, reason=reason, ended_at=time.time())
+                )
+
+    # --- Body -------------------------------------------------------------------
+
+    async def observe(self) -> Observation:
+        """One snapshot (one bridge call). Raises :class:`BodyError` if the body is unreachable."""
+        self._check_open()
+        raw = await self._transport._call("observe", self.name)
+        data = json.loads(raw)
+        if "error" in data:
+            raise BodyError(f"{self.name}: observe failed: {data['error']}")
+        return Observation.model_validate(data)
+
+    async def run_skill(self, call: SkillCall) -> SkillOutcome:
+        """Validate, start in JS, await the outcome event; never raises except on cancellation."""
+        started = time.time()
+        try:
+            call = validate_skill(call)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ())) or "args"
+            return SkillOutcome(
+                skill=call.skill,
+                success=False,
+                reason=f"bad arguments for {call.skill}: {where}: {first.get('msg', 'invalid')}",
+                started_at=started,
+                ended_at=time.time(),
+            )
+        if self._closed:
+            return SkillOutcome(
+                skill=call.skill, success=False, reason="body is closed", started_at=started
+            )
+        timeout = call.timeout if call.timeout is not None else SKILL_TIMEOUTS[call.skill]
+        call_id = f"{self.name}-{next(self._call_ids)}"
+        fut: asyncio.Future[SkillOutcome] = asyncio.get_running_loop().create_future()
+        self._pending[call_id] = fut
+        try:
+            reply = await self._transport._call(
+                "runSkill",
+                self.name,
+                call_id,
+                call.skill,
+                json.dumps(call.args),
+                int(timeout * 1000),
+            )
+            if reply != "started":
+                return SkillOutcome(
+                    skill=call.skill, success=False, reason=str(reply), started_at=started,
+                    ended_at=time.time(),
+                )
+            try:
+                async with asyncio.timeout(timeout + OUTCOME_GRACE_S):
+                    return await fut
+            except TimeoutError:
+                logger.warning("%s: no outcome for %s; cancelling it", self.name, call.describe())
+                await self._cancel_quietly("timed out")
+                return SkillOutcome(
+                    skill=call.skill, success=False, timed_out=True,
+                    reason="timed out (the body did not report an outcome)",
+                    started_at=started, ended_at=time.time(),
+                )
+        except asyncio.CancelledError:
+            # The controller interrupted us: stop the skill in the world too.
+            await self._cancel_quietly("interrupted by the controller")
+            raise
+        except BodyError as exc:
+            # The bridge or the Node side failed: report it as an outcome, do not raise.
+            return SkillOutcome(
+                skill=call.skill, success=False, reason=f"body unavailable: {exc}"[:300],
+                started_at=started, ended_at=time.time(),
+            )
+        finally:
+            self._pending.pop(call_id, None)
+
+    async def _cancel_quietly(self, reason: str) -> None:
+        try:
+            async with asyncio.timeout(self._transport.call_timeout):
+                await self._transport._call("cancelSkill", self.name, reason)
+        except (BodyError, TimeoutError, asyncio.CancelledError) as exc:
+            logger.debug("%s: cancel after interruption failed: %r", self.name, exc)
+
+    async def cancel_skill(self) -> None:
+        self._check_open()
+        await self._transport._call("cancelSkill", self.name, "cancelled by the controller")
+
+    async def events(self) -> AsyncIterator[BodyEvent]:
+        while True:
+            item = await self._events.get()
+            if item is None:
+                return
+            yield item
+
+    def next_event_nowait(self) -> BodyEvent | None:
+        """The oldest queued event, or None when the queue is empty (for polling consumers)."""
+        try:
+            return self._events.get_nowait()
+        except asyncio.QueueEmpty:
+            return None
+
+    # --- lifecycle ----------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise BodyClosedError(f"body {self.name} is closed")
+
+    def _mark_closed(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.connected = False
+        self._fail_pending("body closed")
+        self._put(None)
+
+    async def close(self) -> None:
+        """Leave the server (no reconnect). Idempotent."""
+        if self._closed:
+            return
+        self._mark_closed()
+        try:
+            await self._transport._disconnect(self.name)
+        except BodyError as exc:
+            logger.debug("%s: quit failed: %r", self.name, exc)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __repr__(self) -> str:
+        return f"MineflayerBody({self.name!r}, connected={self.connected})"

@@ -1,0 +1,1 @@
+"""Civilisation experiments: one folder per experiment (config, runner, metrics, README)."""

@@ -1,0 +1,145 @@
+"""Action awareness: expected vs observed outcome of every skill.
+
+When a skill starts it records what should change (e.g. collect 3 oak_log ->
++3 oak_log) and the inventory at that moment; when it finishes it compares
+with the inventory the body now reports (and the outcome's own delta) and
+writes any discrepancy into the ``awareness`` section and working memory, so
+the controller does not believe in progress that did not happen.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from agent_runtime.interfaces import Module
+from agent_runtime.module_context import ModuleContext
+from agent_runtime.state.sections import Awareness, Discrepancy, Perception
+from agent_runtime.world import SkillOutcome
+from modules.base import remember
+from modules.knowledge import expected_gain
+
+LIMIT = 20
+
+
+def compare(expected: dict[str, int], observed: dict[str, int]) -> dict[str, tuple[int, int]]:
+    """Items whose observed change falls short of (or contradicts) the expectation."""
+    out = {}
+    for item, exp in expected.items():
+        got = observed.get(item, 0)
+        if (exp > 0 and got < exp) or (exp < 0 and got > exp):
+            out[item] = (exp, got)
+    return out
+
+
+def describe(
+    skill: str, args: dict[str, Any], gaps: dict[str, tuple[int, int]], reason: str
+) -> str:
+    what = f"{skill} " + " ".join(str(v) for v in args.values())
+    parts = []
+    for item, (exp, got) in gaps.items():
+        parts.append(f"expected {exp:+d} {item}, observed {got:+d}")
+    text = f"Tried to {what.strip()}: " + "; ".join(parts)
+    if reason:
+        text += f" ({reason})"
+    return text
+
+
+class ActionAwareness(Module):
+    name: ClassVar[str] = "action_awareness"
+    reads: ClassVar[frozenset[str]] = frozenset({"perception", "awareness"})
+    writes: ClassVar[frozenset[str]] = frozenset({"awareness"})
+
+    def __init__(self, schedule: Any) -> None:
+        super().__init__(schedule)
+        self._before: dict[str, dict[str, int]] = {}
+        self.checks = 0
+        self.mismatches = 0
+
+    def get_state(self) -> dict[str, Any]:
+        return {"checks": self.checks, "mismatches": self.mismatches}
+
+    def set_state(self, state: Any) -> None:
+        self.checks = int(state.get("checks", 0))
+        self.mismatches = int(state.get("mismatches", 0))
+
+    async def step(self, ctx: ModuleContext) -> None:
+        for msg in ctx.pending("topic:skill"):
+            p = msg.payload
+            call = p.get("call") or {}
+            skill, args = str(call.get("skill", "")), dict(call.get("args") or {})
+            decision = str(p.get("decision", ""))
+            inv = dict(ctx.read("perception", Perception).observation.inventory)
+            if p.get("event") == "started":
+                self._before[decision] = inv
+                aw = ctx.read("awareness", Awareness)
+                ctx.write(
+                    "awareness",
+                    aw.model_copy(
+                        update={
+                            "expected": expected_gain(skill, args),
+                            "expected_for": decision,
+                            "updated_at": time.time(),
+                        }
+                    ),
+                )
+            elif p.get("event") == "finished":
+                self._finish(ctx, decision, skill, args, inv, p.get("outcome") or {})
+
+    def _finish(
+        self,
+        ctx: ModuleContext,
+        decision: str,
+        skill: str,
+        args: dict[str, Any],
+        inv_after: dict[str, int],
+        outcome_raw: dict[str, Any],
+    ) -> None:
+        outcome = SkillOutcome.model_validate(outcome_raw) if outcome_raw else None
+        expected = expected_gain(skill, args)
+        before = self._before.pop(decision, None)
+        observed: dict[str, int] = dict(outcome.inventory_delta) if outcome else {}
+        if before is not None and not observed:
+            keys = set(before) | set(inv_after)
+            observed = {
+                k: inv_after.get(k, 0) - before.get(k, 0)
+                for k in keys
+                if inv_after.get(k, 0) != before.get(k, 0)
+            }
+        self.checks += 1
+        gaps = compare(expected, observed)
+        aw = ctx.read("awareness", Awareness)
+        if not gaps and (outcome is None or outcome.success):
+            ctx.write(
+                "awareness",
+                aw.model_copy(
+                    update={
+                        "last_check": f"{skill}: as expected",
+                        "expected": {},
+                        "updated_at": time.time(),
+                    }
+                ),
+            )
+            return
+        self.mismatches += 1
+        reason = outcome.reason if outcome is not None else ""
+        if not gaps and outcome is not None and not outcome.success:
+            note = f"Tried to {skill}: it failed ({reason}); nothing changed as hoped"
+        else:
+            note = describe(skill, args, gaps, reason)
+        d = Discrepancy(
+            skill=skill, expected=expected, observed=observed, note=note, at=time.time()
+        )
+        ctx.write(
+            "awareness",
+            aw.model_copy(
+                update={
+                    "discrepancies": (*aw.discrepancies[-(LIMIT - 1) :], d),
+                    "last_check": note,
+                    "expected": {},
+                    "updated_at": time.time(),
+                }
+            ),
+        )
+        ctx.emit("discrepancy", skill=skill, expected=expected, observed=observed, note=note)
+        remember(ctx, note + ".", "observation", importance=4)

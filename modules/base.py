@@ -1,0 +1,51 @@
+"""Small helpers shared by the modules."""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass
+from typing import Literal
+
+from agent_runtime.module_context import ModuleContext
+
+MemoryKindName = Literal["observation", "action", "conversation", "reflection", "plan", "seed"]
+
+INBOX_KEY = "memory_inbox"
+INBOX_SIZE = 512
+
+
+@dataclass(frozen=True)
+class PendingMemory:
+    text: str
+    kind: MemoryKindName
+    at: float
+    importance: int | None = None
+    evidence: tuple[int, ...] = ()
+
+
+def memory_inbox(ctx: ModuleContext) -> collections.deque[PendingMemory]:
+    inbox = ctx.shared.get(INBOX_KEY)
+    if inbox is None:
+        inbox = ctx.shared[INBOX_KEY] = collections.deque(maxlen=INBOX_SIZE)
+    assert isinstance(inbox, collections.deque)
+    return inbox
+
+
+def remember(
+    ctx: ModuleContext,
+    text: str,
+    kind: MemoryKindName,
+    *,
+    importance: int | None = None,
+    evidence: tuple[int, ...] = (),
+) -> None:
+    """Queue a memory record for the memory module (which owns the stream); never blocks.
+
+    The queue is bounded: when the memory module is disabled or behind, the oldest
+    pending items are dropped."""
+    memory_inbox(ctx).append(PendingMemory(text, kind, ctx.clock.now(), importance, evidence))
+
+
+def short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,234 @@
+"""Importance (poignancy) of a memory, 1 = mundane .. 10 = life-changing.
+
+Two raters share one scale:
+
+* :func:`heuristic_importance` — deterministic, instantaneous: a base value
+  per record kind, raised by the strongest keyword class found in the text
+  (deaths, violence, votes and laws, rare items, gifts and trades,
+  relationships, religion ...) and pulled down to 2 for routine movement or
+  idling when nothing notable is mentioned. Two or more distinct notable
+  classes (>= 6) add one point.
+* the LLM rater: prompt ``prompts/importance.md`` rendered by
+  :func:`render_importance_prompt`, answer parsed into
+  :class:`ImportanceRating` (see :mod:`modules.memory.llm_policies`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from modules.memory.prompting import RenderedPrompt, quote_untrusted, render_prompt
+from modules.memory.records import MemoryKind
+
+__all__ = [
+    "KIND_BASE",
+    "AsyncImportanceRater",
+    "ImportanceRater",
+    "ImportanceRating",
+    "heuristic_importance",
+    "render_importance_prompt",
+]
+
+ImportanceRater = Callable[[str, MemoryKind], int]
+AsyncImportanceRater = Callable[[str, MemoryKind], Awaitable[int]]
+
+
+class ImportanceRating(BaseModel):
+    """Structured answer of the importance prompt."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    rating: int = Field(ge=1, le=10, description="1 = mundane, 10 = extremely poignant")
+
+
+#: Starting value per kind before keywords are considered.
+KIND_BASE: dict[MemoryKind, int] = {
+    "observation": 2,
+    "action": 3,
+    "conversation": 3,
+    "plan": 4,
+    "reflection": 5,
+    "seed": 5,
+}
+
+
+def _words(*stems: str) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(stems) + r")\b", re.IGNORECASE)
+
+
+#: (value, class name, pattern), strongest first.
+_RULES: tuple[tuple[int, str, re.Pattern[str]], ...] = (
+    (
+        9,
+        "death",
+        _words(
+            r"died",
+            r"dies",
+            r"dying",
+            r"death",
+            r"dead",
+            r"killed",
+            r"slain",
+            r"murder(?:ed)?",
+            r"drowned",
+            r"respawn(?:ed)?",
+        ),
+    ),
+    (
+        8,
+        "betrayal",
+        _words(
+            r"betray(?:ed|al)?", r"banish(?:ed)?", r"exiled?", r"destroyed", r"burn(?:ed|t) down"
+        ),
+    ),
+    (
+        7,
+        "violence",
+        _words(
+            r"attack(?:ed|ing|s)?",
+            r"fight(?:ing)?",
+            r"fought",
+            r"hurt",
+            r"threat(?:en(?:ed|s)?)?",
+            r"conflict",
+            r"argu(?:e|ed|ment)",
+            r"st(?:ole|eal|olen)",
+            r"theft",
+            r"angry",
+            r"hat(?:e|ed|es)",
+        ),
+    ),
+    (
+        7,
+        "governance",
+        _words(
+            r"vot(?:e|ed|es|ing)",
+            r"amendments?",
+            r"tax(?:es)?",
+            r"elect(?:ed|ion)",
+            r"constitution",
+            r"laws?",
+            r"mayor",
+        ),
+    ),
+    (
+        7,
+        "rare item",
+        _words(
+            r"diamonds?",
+            r"emeralds?",
+            r"netherite",
+            r"enchant(?:ed|ing)?",
+            r"totem",
+            r"elytra",
+            r"beacon",
+        ),
+    ),
+    (
+        6,
+        "exchange",
+        _words(
+            r"gifts?",
+            r"gave",
+            r"give[sn]?",
+            r"received",
+            r"trad(?:e|ed|es)",
+            r"donat(?:e|ed)",
+            r"shared",
+            r"helped",
+            r"thank(?:s|ed)?",
+        ),
+    ),
+    (
+        6,
+        "relationship",
+        _words(
+            r"lov(?:e|ed|es)",
+            r"friends?(?:hip)?",
+            r"married",
+            r"promis(?:e|ed)",
+            r"trust(?:ed)?",
+            r"secret",
+            r"apologi[sz]ed?",
+        ),
+    ),
+    (
+        6,
+        "belief",
+        _words(
+            r"pastafarian",
+            r"spaghetti monster",
+            r"convert(?:ed)?",
+            r"pray(?:ed)?",
+            r"religion",
+            r"priest",
+            r"faith",
+        ),
+    ),
+    (
+        5,
+        "danger",
+        _words(
+            r"creepers?",
+            r"zombies?",
+            r"skeletons?",
+            r"spiders?",
+            r"lava",
+            r"hungry",
+            r"starving",
+            r"low health",
+            r"night",
+        ),
+    ),
+    (5, "resource", _words(r"iron", r"gold", r"obsidian", r"nether", r"caves?")),
+    (
+        4,
+        "progress",
+        _words(
+            r"built", r"crafted", r"smelted", r"mined", r"discovered", r"found", r"first", r"new"
+        ),
+    ),
+)
+
+_MUNDANE = _words(
+    r"walk(?:ed|ing|s)?",
+    r"idle",
+    r"idling",
+    r"wait(?:ed|ing|s)?",
+    r"moved?",
+    r"looked",
+    r"stood",
+    r"standing",
+    r"nothing",
+    r"wander(?:ed|ing)?",
+)
+
+
+def heuristic_importance(text: str, kind: MemoryKind) -> int:
+    """Deterministic 1..10 importance of ``text`` for a record of ``kind``."""
+    base = KIND_BASE[kind]
+    hits = [(value, name) for value, name, pattern in _RULES if pattern.search(text)]
+    if not hits:
+        if _MUNDANE.search(text):
+            return max(1, min(base, 2))
+        return base
+    best = max(value for value, _ in hits)
+    notable = {name for value, name in hits if value >= 6}
+    rating = max(base, best) + (1 if len(notable) >= 2 else 0)
+    return max(1, min(10, rating))
+
+
+def render_importance_prompt(
+    text: str, kind: MemoryKind, agent: str, identity: str = ""
+) -> RenderedPrompt:
+    """The LLM importance prompt for one memory (answer: :class:`ImportanceRating`)."""
+    return render_prompt(
+        "importance",
+        agent=agent,
+        identity=identity.strip() or "(no description)",
+        kind=kind,
+        memory=quote_untrusted(text),
+    )

@@ -1,0 +1,608 @@
+"""Per-agent memory stream in Redis with an in-process numpy cache.
+
+Redis layout (``P = piano:{run}:agent:{name}:mem:``):
+
+============================  ======  ===================================================
+key                           type    content
+============================  ======  ===================================================
+``P records``                 hash    record id -> record JSON (:class:`MemoryRecord`)
+``P emb``                     hash    record id -> embedding, float32 little-endian bytes
+``P order``                   list    record ids in insertion order (for external readers)
+``P seq``                     string  last allocated record id (``INCR``)
+``P since_reflection``        string  importance summed since the last reflection (float)
+``P meta``                    hash    ``encoder`` name, ``dim``, ``reflections`` count,
+                                      ``last_reflection`` (game hours)
+============================  ======  ===================================================
+
+One process owns an agent's stream. It loads everything once
+(:meth:`MemoryStream.load`, done by :meth:`MemoryStream.open`) into numpy
+columns; reads (``get``, ``recent``, ``retrieve``) are served from memory and
+every change is written through to Redis with a MULTI/EXEC pipeline, so a
+restarted process reloads exactly the same stream. If the stored embeddings
+come from another encoder (``meta.encoder`` differs) they are re-encoded on
+load and rewritten.
+
+The Redis client must return bytes (``decode_responses=False``): embeddings
+are binary. Every Redis round trip runs under ``io_timeout`` seconds; retries
+are the client's own policy (``redis.asyncio.Redis(retry=...)``) since
+``INCR``/``INCRBYFLOAT`` must not be replayed blindly.
+
+Times are game hours (see :mod:`modules.memory.records`); ``clock`` returns
+the current game time and is used whenever ``created``/``now`` is omitted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+from redis.asyncio import Redis
+
+from modules.memory.encoder import Encoder, FloatArray, HashingEncoder
+from modules.memory.importance import ImportanceRater, heuristic_importance
+from modules.memory.records import MEMORY_KINDS, MemoryKind, MemoryRecord
+from modules.memory.retrieval import (
+    DEFAULT_DECAY,
+    DEFAULT_WEIGHTS,
+    Candidates,
+    ScoredMemory,
+    score,
+    select,
+)
+
+__all__ = [
+    "REFLECTION_COUNTED_KINDS",
+    "SEED_IMPORTANCE",
+    "MemoryStream",
+    "NewMemory",
+    "split_sentences",
+    "stream_prefix",
+]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Kinds whose importance adds to the reflection trigger (reflections and seeds do not).
+REFLECTION_COUNTED_KINDS: frozenset[MemoryKind] = frozenset(
+    {"observation", "action", "conversation", "plan"}
+)
+#: Importance given to seed memories, by origin.
+SEED_IMPORTANCE: dict[str, int] = {"trait": 6, "location": 5, "goal": 8}
+
+_KIND_CODE: dict[MemoryKind, int] = {k: i for i, k in enumerate(MEMORY_KINDS)}
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+
+
+def stream_prefix(run: str, agent: str) -> str:
+    """Redis key prefix of one agent's memory stream."""
+    return f"piano:{run}:agent:{agent}:mem:"
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split on ``.``, ``!``, ``?`` or ``;`` followed by whitespace; trailing ``;`` dropped."""
+    out = []
+    for part in _SENTENCE_END.split(text.strip()):
+        s = part.strip().rstrip(";").strip()
+        if s:
+            out.append(s)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class NewMemory:
+    """One memory to add with :meth:`MemoryStream.add_many`."""
+
+    text: str
+    kind: MemoryKind
+    importance: int | None = None
+    evidence: tuple[int, ...] = ()
+    created: float | None = None
+    source: str | None = None
+
+
+def _decode(v: bytes | str) -> str:
+    return v.decode("utf-8") if isinstance(v, bytes) else v
+
+
+class MemoryStream:
+    """One agent's memory stream (see the module docstring for the Redis layout).
+
+    Args:
+        redis: an ``redis.asyncio.Redis`` (or fakeredis) client with
+            ``decode_responses=False``.
+        run / agent: namespace of the keys.
+        encoder: shared sentence encoder (:class:`~modules.memory.encoder.Encoder`).
+        clock: current game time in hours.
+        rater: importance rater used when ``add`` gets no importance.
+        offload_encoding: run ``encoder.encode`` in a worker thread (default:
+            yes unless the encoder is the cheap :class:`HashingEncoder`).
+        io_timeout: seconds allowed per Redis round trip.
+        counted_kinds: kinds whose importance feeds the reflection trigger.
+    """
+
+    def __init__(
+        self,
+        redis: Redis,
+        *,
+        run: str,
+        agent: str,
+        encoder: Encoder,
+        clock: Callable[[], float],
+        rater: ImportanceRater = heuristic_importance,
+        offload_encoding: bool | None = None,
+        io_timeout: float = 5.0,
+        counted_kinds: frozenset[MemoryKind] = REFLECTION_COUNTED_KINDS,
+    ) -> None:
+        if not run or ":" in run:
+            raise ValueError(f"run must be non-empty without ':', got {run!r}")
+        if not agent or ":" in agent:
+            raise ValueError(f"agent must be non-empty without ':', got {agent!r}")
+        if io_timeout <= 0:
+            raise ValueError("io_timeout must be > 0")
+        pool = getattr(redis, "connection_pool", None)
+        if pool is not None and getattr(pool, "connection_kwargs", {}).get("decode_responses"):
+            raise ValueError("MemoryStream needs a Redis client with decode_responses=False")
+        self.redis = redis
+        self.run = run
+        self.agent = agent
+        self.encoder = encoder
+        self.clock = clock
+        self.rater = rater
+        if offload_encoding is None:
+            offload_encoding = not isinstance(encoder, HashingEncoder)
+        self.offload_encoding = offload_encoding
+        self.io_timeout = io_timeout
+        self.counted_kinds = counted_kinds
+        self.prefix = stream_prefix(run, agent)
+        self.keys = {
+            name: self.prefix + name
+            for name in ("records", "emb", "order", "seq", "since_reflection", "meta")
+        }
+        #: Held by the reflection pipeline so that one agent never reflects twice at once.
+        self.reflection_lock = asyncio.Lock()
+        self._loaded = False
+        self._records: dict[int, MemoryRecord] = {}
+        self._row: dict[int, int] = {}
+        self._n = 0
+        self._alloc(64)
+        self._since_reflection = 0.0
+        self._reflections = 0
+        self._last_reflection: float | None = None
+
+    # --- construction / loading -----------------------------------------------------
+
+    @classmethod
+    async def open(
+        cls,
+        redis: Redis,
+        *,
+        run: str,
+        agent: str,
+        encoder: Encoder,
+        clock: Callable[[], float],
+        **kwargs: Any,
+    ) -> MemoryStream:
+        """Construct and :meth:`load` a stream."""
+        stream = cls(redis, run=run, agent=agent, encoder=encoder, clock=clock, **kwargs)
+        await stream.load()
+        return stream
+
+    def _alloc(self, cap: int) -> None:
+        dim = self.encoder.dim
+        self._ids = np.zeros(cap, dtype=np.int64)
+        self._emb = np.zeros((cap, dim), dtype=np.float32)
+        self._norms = np.zeros(cap, dtype=np.float32)
+        self._created = np.zeros(cap, dtype=np.float64)
+        self._accessed = np.zeros(cap, dtype=np.float64)
+        self._importance = np.zeros(cap, dtype=np.float64)
+        self._tokens = np.zeros(cap, dtype=np.int64)
+        self._kind = np.zeros(cap, dtype=np.int8)
+
+    def _grow(self, need: int) -> None:
+        cap = self._ids.shape[0]
+        if need <= cap:
+            return
+        new_cap = max(need, cap * 2)
+        names = (
+            "_ids",
+            "_emb",
+            "_norms",
+            "_created",
+            "_accessed",
+            "_importance",
+            "_tokens",
+            "_kind",
+        )
+        old: dict[str, npt.NDArray[Any]] = {name: getattr(self, name) for name in names}
+        self._alloc(new_cap)
+        for name in names:
+            getattr(self, name)[: self._n] = old[name][: self._n]
+
+    def _append(self, record: MemoryRecord, vec: FloatArray) -> None:
+        self._grow(self._n + 1)
+        i = self._n
+        self._ids[i] = record.id
+        self._emb[i] = vec
+        self._norms[i] = np.linalg.norm(vec)
+        self._created[i] = record.created
+        self._accessed[i] = record.last_accessed
+        self._importance[i] = record.importance
+        self._tokens[i] = record.tokens
+        self._kind[i] = _KIND_CODE[record.kind]
+        self._row[record.id] = i
+        self._records[record.id] = record
+        self._n += 1
+
+    async def _io(self, aw: Awaitable[T]) -> T:
+        async with asyncio.timeout(self.io_timeout):
+            return await aw
+
+    async def _encode(self, texts: Sequence[str]) -> FloatArray:
+        if not texts:
+            return np.zeros((0, self.encoder.dim), dtype=np.float32)
+        if self.offload_encoding:
+            return await asyncio.to_thread(self.encoder.encode, list(texts))
+        return self.encoder.encode(list(texts))
+
+    async def load(self) -> None:
+        """(Re)load the whole stream from Redis into the in-process cache."""
+        k = self.keys
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hgetall(k["records"])
+        pipe.hgetall(k["emb"])
+        pipe.get(k["since_reflection"])
+        pipe.hgetall(k["meta"])
+        pipe.get(k["seq"])
+        raw_records, raw_emb, raw_since, raw_meta, raw_seq = await self._io(pipe.execute())
+        meta = {_decode(a): _decode(b) for a, b in (raw_meta or {}).items()}
+        records = sorted(
+            (MemoryRecord.model_validate_json(v) for v in (raw_records or {}).values()),
+            key=lambda r: r.id,
+        )
+        dim = self.encoder.dim
+        same_space = meta.get("encoder") == self.encoder.name and meta.get("dim") == str(dim)
+        vectors: dict[int, FloatArray] = {}
+        if same_space:
+            for key, blob in (raw_emb or {}).items():
+                vec = np.frombuffer(blob, dtype="<f4")
+                if vec.shape[0] == dim:
+                    vectors[int(_decode(key))] = vec.astype(np.float32)
+        elif records:
+            log.warning(
+                "memory of %s/%s was embedded with %s; re-encoding %d records with %s",
+                self.run,
+                self.agent,
+                meta.get("encoder"),
+                len(records),
+                self.encoder.name,
+            )
+        missing = [r for r in records if r.id not in vectors]
+        if missing:
+            fresh = await self._encode([r.text for r in missing])
+            for r, vec in zip(missing, fresh, strict=True):
+                vectors[r.id] = vec
+            pipe = self.redis.pipeline(transaction=True)
+            pipe.hset(
+                k["emb"],
+                mapping={str(r.id): vectors[r.id].astype("<f4").tobytes() for r in missing},
+            )
+            await self._io(pipe.execute())
+        if records and (raw_seq is None or int(_decode(raw_seq)) < records[-1].id):
+            # never hand out an id twice, even if the counter was lost or restored from older data
+            log.warning("%s/%s: id counter behind the records; repairing", self.run, self.agent)
+            await self._io(self.redis.set(k["seq"], records[-1].id))
+        if not same_space:
+            await self._io(
+                self.redis.hset(k["meta"], mapping={"encoder": self.encoder.name, "dim": dim})
+            )
+        self._records, self._row, self._n = {}, {}, 0
+        self._alloc(max(64, len(records)))
+        for r in records:
+            self._append(r, vectors[r.id])
+        self._since_reflection = float(_decode(raw_since)) if raw_since is not None else 0.0
+        self._reflections = int(meta.get("reflections", "0"))
+        last = meta.get("last_reflection")
+        self._last_reflection = float(last) if last else None
+        self._loaded = True
+        log.debug("loaded %d memories of %s/%s", self._n, self.run, self.agent)
+
+    def _check(self) -> None:
+        if not self._loaded:
+            raise RuntimeError("MemoryStream not loaded: use 'await MemoryStream.open(...)'")
+
+    # --- writing --------------------------------------------------------------------
+
+    async def add(
+        self,
+        text: str,
+        kind: MemoryKind,
+        importance: int | None = None,
+        evidence: Iterable[int] = (),
+        created: float | None = None,
+        *,
+        source: str | None = None,
+    ) -> MemoryRecord:
+        """Store one memory; ``importance`` None -> rated by ``rater`` (source "heuristic")."""
+        (record,) = await self.add_many(
+            [NewMemory(text, kind, importance, tuple(evidence), created, source)]
+        )
+        return record
+
+    async def add_many(self, items: Sequence[NewMemory]) -> list[MemoryRecord]:
+        """Store several memories with one encoder batch and one Redis transaction."""
+        self._check()
+        if not items:
+            return []
+        for item in items:
+            if not item.text.strip():
+                raise ValueError("memory text must not be empty")
+            if item.kind not in _KIND_CODE:
+                raise ValueError(f"unknown memory kind {item.kind!r}")
+            if item.importance is not None and not 1 <= item.importance <= 10:
+                raise ValueError(f"importance must be 1..10, got {item.importance}")
+            unknown = [e for e in item.evidence if e not in self._records]
+            if unknown:
+                raise ValueError(f"evidence ids {unknown} are not in {self.agent}'s stream")
+        vecs = await self._encode([it.text for it in items])
+        k = self.keys
+        last_id = int(await self._io(self.redis.incrby(k["seq"], len(items))))
+        first_id = last_id - len(items) + 1
+        now = self.clock()
+        records: list[MemoryRecord] = []
+        for offset, item in enumerate(items):
+            if item.importance is None:
+                rated = max(1, min(10, int(self.rater(item.text, item.kind))))
+                importance, source = rated, item.source or "heuristic"
+            else:
+                importance, source = item.importance, item.source or "caller"
+            created = now if item.created is None else float(item.created)
+            records.append(
+                MemoryRecord(
+                    id=first_id + offset,
+                    agent=self.agent,
+                    text=item.text.strip(),
+                    kind=item.kind,
+                    created=created,
+                    last_accessed=created,
+                    importance=importance,
+                    evidence=item.evidence,
+                    source=source,
+                )
+            )
+        counted = float(sum(r.importance for r in records if r.kind in self.counted_kinds))
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(k["records"], mapping={str(r.id): r.model_dump_json() for r in records})
+        pipe.hset(
+            k["emb"],
+            mapping={
+                str(r.id): v.astype("<f4").tobytes() for r, v in zip(records, vecs, strict=True)
+            },
+        )
+        pipe.rpush(k["order"], *[r.id for r in records])
+        if counted:
+            pipe.incrbyfloat(k["since_reflection"], counted)
+        await self._io(pipe.execute())
+        for r, v in zip(records, vecs, strict=True):
+            self._append(r, v)
+        self._since_reflection += counted
+        return records
+
+    async def seed_from_identity(
+        self,
+        traits: Sequence[str],
+        location_memories: Sequence[str] = (),
+        community_goal: str | None = None,
+        created: float | None = None,
+    ) -> list[MemoryRecord]:
+        """Seed memories from an agent's YAML identity: one record per sentence.
+
+        Idempotent: if the stream already holds seed records nothing is added
+        and ``[]`` is returned (a restarted agent is not seeded twice).
+        Importance comes from :data:`SEED_IMPORTANCE`; community-goal
+        sentences are stored as ``"Community goal: <sentence>"``.
+        """
+        self._check()
+        if self._n and bool(np.any(self._kind[: self._n] == _KIND_CODE["seed"])):
+            return []
+        items: list[NewMemory] = []
+        for trait in traits:
+            items += [
+                NewMemory(s, "seed", SEED_IMPORTANCE["trait"], created=created, source="seed")
+                for s in split_sentences(trait)
+            ]
+        for loc in location_memories:
+            items += [
+                NewMemory(s, "seed", SEED_IMPORTANCE["location"], created=created, source="seed")
+                for s in split_sentences(loc)
+            ]
+        if community_goal:
+            items += [
+                NewMemory(
+                    f"Community goal: {s}",
+                    "seed",
+                    SEED_IMPORTANCE["goal"],
+                    created=created,
+                    source="seed",
+                )
+                for s in split_sentences(community_goal)
+            ]
+        return await self.add_many(items)
+
+    # --- reading --------------------------------------------------------------------
+
+    async def get(self, ids: Iterable[int]) -> list[MemoryRecord]:
+        """Records by id, in the order asked; unknown ids raise ``KeyError``."""
+        self._check()
+        return [self._records[i] for i in ids]
+
+    async def count(self) -> int:
+        self._check()
+        return self._n
+
+    def _kind_mask(self, kinds: Iterable[MemoryKind] | None) -> npt.NDArray[np.bool_] | None:
+        if kinds is None:
+            return None
+        codes = [_KIND_CODE[k] for k in kinds]
+        return np.isin(self._kind[: self._n], codes)
+
+    async def recent(self, n: int, kinds: Iterable[MemoryKind] | None = None) -> list[MemoryRecord]:
+        """The ``n`` most recently created records (ties: higher id), oldest first."""
+        self._check()
+        if n <= 0 or self._n == 0:
+            return []
+        rows = np.arange(self._n)
+        mask = self._kind_mask(kinds)
+        if mask is not None:
+            rows = rows[mask]
+        order = np.lexsort((self._ids[rows], self._created[rows]))
+        return [self._records[int(self._ids[r])] for r in rows[order][-n:]]
+
+    def all_records(self) -> list[MemoryRecord]:
+        """Every record, by id (a copy of the in-process view)."""
+        return [self._records[i] for i in sorted(self._records)]
+
+    async def retrieve(
+        self,
+        query: str | npt.NDArray[np.floating],
+        k: int = 10,
+        token_budget: int | None = None,
+        now: float | None = None,
+        weights: tuple[float, float, float] = DEFAULT_WEIGHTS,
+        decay: float = DEFAULT_DECAY,
+        kinds: Iterable[MemoryKind] | None = None,
+        *,
+        update_access: bool = True,
+    ) -> list[ScoredMemory]:
+        """Generative-Agents retrieval (see :mod:`modules.memory.retrieval`), best first.
+
+        Returned records get ``last_accessed = now`` (never moved backwards),
+        in memory and in Redis.
+        """
+        self._check()
+        if isinstance(query, str):
+            qvec = (await self._encode([query]))[0]
+        else:
+            qvec = np.asarray(query, dtype=np.float32).reshape(-1)
+        now = self.clock() if now is None else float(now)
+        n = self._n
+        if n == 0 or k <= 0:
+            return []
+        mask = self._kind_mask(kinds)
+        rows = np.arange(n) if mask is None else np.flatnonzero(mask)
+        if rows.size == 0:
+            return []
+        if mask is None:
+            cands = Candidates(
+                ids=self._ids[:n],
+                embeddings=self._emb[:n],
+                last_accessed=self._accessed[:n],
+                importance=self._importance[:n],
+                created=self._created[:n],
+                tokens=self._tokens[:n],
+                norms=self._norms[:n],
+            )
+        else:
+            cands = Candidates(
+                ids=self._ids[rows],
+                embeddings=self._emb[rows],
+                last_accessed=self._accessed[rows],
+                importance=self._importance[rows],
+                created=self._created[rows],
+                tokens=self._tokens[rows],
+                norms=self._norms[rows],
+            )
+        s = score(cands, qvec, now, weights, decay)
+        picked = select(s, cands, k, token_budget)
+        results: list[ScoredMemory] = []
+        touched: list[MemoryRecord] = []
+        for j in picked.tolist():
+            rid = int(cands.ids[j])
+            rec = self._records[rid]
+            results.append(
+                ScoredMemory(
+                    record=rec,
+                    score=float(s.total[j]),
+                    recency=float(s.recency[j]),
+                    importance=float(s.importance[j]),
+                    relevance=float(s.relevance[j]),
+                    cosine=float(s.raw_relevance[j]),
+                )
+            )
+            if update_access and now > rec.last_accessed:
+                new = rec.model_copy(update={"last_accessed": now})
+                self._records[rid] = new
+                self._accessed[self._row[rid]] = now
+                touched.append(new)
+        if touched:
+            await self._io(
+                self.redis.hset(
+                    self.keys["records"],
+                    mapping={str(r.id): r.model_dump_json() for r in touched},
+                )
+            )
+        return results
+
+    # --- reflection bookkeeping -----------------------------------------------------
+
+    async def importance_since_reflection(self) -> float:
+        """Importance summed over counted kinds since the last :meth:`mark_reflected`."""
+        self._check()
+        return self._since_reflection
+
+    @property
+    def reflections(self) -> int:
+        """How many reflections have been completed on this stream."""
+        return self._reflections
+
+    @property
+    def last_reflection(self) -> float | None:
+        """Game time of the last completed reflection, if any."""
+        return self._last_reflection
+
+    async def mark_reflected(self, consumed: float | None = None, now: float | None = None) -> None:
+        """Reset the reflection counter.
+
+        ``consumed`` (the counter value when the reflection started) is
+        subtracted instead of zeroing, so importance added while a slow
+        reflection ran still counts towards the next one.
+        """
+        self._check()
+        now = self.clock() if now is None else float(now)
+        k = self.keys
+        pipe = self.redis.pipeline(transaction=True)
+        if consumed is None:
+            pipe.set(k["since_reflection"], 0)
+        else:
+            pipe.incrbyfloat(k["since_reflection"], -float(consumed))
+        pipe.hincrby(k["meta"], "reflections", 1)
+        pipe.hset(k["meta"], "last_reflection", repr(now))
+        res = await self._io(pipe.execute())
+        if consumed is None:
+            self._since_reflection = 0.0
+        else:
+            self._since_reflection = max(0.0, float(_decode(res[0])))
+        self._reflections += 1
+        self._last_reflection = now
+
+    # --- export ---------------------------------------------------------------------
+
+    async def export(self) -> dict[str, Any]:
+        """JSON-serialisable snapshot: records (no embeddings) and counters."""
+        self._check()
+        return {
+            "run": self.run,
+            "agent": self.agent,
+            "encoder": self.encoder.name,
+            "dim": self.encoder.dim,
+            "since_reflection": self._since_reflection,
+            "reflections": self._reflections,
+            "last_reflection": self._last_reflection,
+            "records": [r.model_dump(mode="json") for r in self.all_records()],
+        }

@@ -1,0 +1,151 @@
+"""The memory module: owns the agent's memory stream (working, short- and long-term memory).
+
+Other modules queue records with :func:`modules.base.remember`; each step this
+module stores the queued records (importance rated by the LLM when one is
+configured for it, by the heuristic rater otherwise; embeddings from the shared
+encoder), seeds the stream from the YAML identity on first start, and refreshes
+the ``working_memory`` section: the latest items plus the memories retrieved for
+the current focus (goal / decision) with the Generative Agents score.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any, ClassVar
+
+from agent_runtime.interfaces import Module
+from agent_runtime.module_context import ModuleContext
+from agent_runtime.state.sections import Decision, Goals, Identity, WorkingMemory, WorkingMemoryItem
+from modules.base import PendingMemory, memory_inbox
+from modules.brain import brain_for
+from modules.memory.llm_policies import ImportanceBrain
+from modules.memory.store import MemoryStream, NewMemory
+
+log = logging.getLogger(__name__)
+
+STREAM_KEY = "memory_stream"
+WM_ITEMS = 12
+RETRIEVE_K = 6
+RETRIEVE_TOKENS = 350
+REFRESH_S = 30.0
+
+
+def memory_stream(ctx: ModuleContext) -> MemoryStream | None:
+    stream = ctx.shared.get(STREAM_KEY)
+    return stream if isinstance(stream, MemoryStream) else None
+
+
+class Memory(Module):
+    name: ClassVar[str] = "memory"
+    reads: ClassVar[frozenset[str]] = frozenset({"identity", "goals", "decision", "working_memory"})
+    writes: ClassVar[frozenset[str]] = frozenset({"working_memory"})
+
+    def __init__(
+        self,
+        schedule: Any,
+        *,
+        decay: float = 0.995,
+        weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
+    ) -> None:
+        super().__init__(schedule)
+        self.decay = decay
+        self.weights = weights
+        self._focus = ""
+        self._focus_at = 0.0
+        self.stored = 0
+        self._rater: ImportanceBrain | None = None
+
+    def get_state(self) -> dict[str, Any]:
+        return {"stored": self.stored}
+
+    def set_state(self, state: Any) -> None:
+        self.stored = int(state.get("stored", 0))
+
+    async def setup(self, ctx: ModuleContext) -> None:
+        if memory_stream(ctx) is not None:
+            return
+        svc = ctx.services
+        if svc.redis is None or svc.embedder is None:
+            raise RuntimeError("the memory module needs Redis and an embedder")
+        rater_kwargs: dict[str, Any] = {}
+        stream = await MemoryStream.open(
+            svc.redis,
+            run=ctx.run_id,
+            agent=ctx.agent,
+            encoder=svc.embedder,
+            clock=ctx.clock.game_hours,
+            **rater_kwargs,
+        )
+        ident = ctx.read("identity", Identity)
+        seeded = await stream.seed_from_identity(
+            ident.traits, ident.location_memories, ident.community_goal
+        )
+        if seeded:
+            ctx.emit("memory_seeded", records=len(seeded))
+        ctx.shared[STREAM_KEY] = stream
+
+    async def _rated(self, ctx: ModuleContext, item: PendingMemory) -> NewMemory:
+        """Importance from the caller, else the LLM (when configured), else the heuristic rater."""
+        created = ctx.clock.game_hours(item.at)
+        if item.importance is not None:
+            return NewMemory(
+                item.text, item.kind, item.importance, item.evidence, created, "caller"
+            )
+        brain = brain_for(ctx)
+        if not brain.uses_llm:
+            return NewMemory(item.text, item.kind, None, item.evidence, created, "heuristic")
+        if self._rater is None:
+            ident = ctx.read("identity", Identity)
+            self._rater = ImportanceBrain(brain, " ".join((f"{ident.name}.", *ident.traits)))
+        rating, label = await self._rater.rate(item.text, item.kind)
+        return NewMemory(item.text, item.kind, rating, item.evidence, created, label)
+
+    async def step(self, ctx: ModuleContext) -> None:
+        stream = memory_stream(ctx)
+        if stream is None:
+            return
+        inbox = memory_inbox(ctx)
+        items = []
+        while inbox:
+            items.append(inbox.popleft())
+        if items:
+            new = list(await asyncio.gather(*(self._rated(ctx, i) for i in items)))
+            await stream.add_many(new)
+            self.stored += len(new)
+        wm = ctx.read("working_memory", WorkingMemory)
+        recent = list(wm.items) + [
+            WorkingMemoryItem(
+                text=i.text, kind=i.kind, at=i.at, importance=float(i.importance or 0)
+            )
+            for i in items
+        ]
+        goal = ctx.read("goals", Goals).current
+        decision = ctx.read("decision", Decision).intent
+        focus = goal or decision
+        retrieved = wm.retrieved
+        now = time.time()
+        if focus and (
+            focus != self._focus or now - self._focus_at > REFRESH_S * ctx.clock.time_scale
+        ):
+            hits = await stream.retrieve(
+                focus,
+                k=RETRIEVE_K,
+                token_budget=RETRIEVE_TOKENS,
+                weights=self.weights,
+                decay=self.decay,
+            )
+            retrieved = tuple(h.record.text for h in hits)
+            self._focus, self._focus_at = focus, now
+        if items or retrieved != wm.retrieved:
+            ctx.write(
+                "working_memory",
+                WorkingMemory(
+                    items=tuple(recent[-WM_ITEMS:]),
+                    retrieved=retrieved,
+                    focus=focus,
+                    memory_count=await stream.count(),
+                    updated_at=now,
+                ),
+            )

@@ -1,0 +1,132 @@
+"""Perception: body observation snapshots and body events -> the ``perception`` section,
+heard speech for the other modules, and deduplicated observation memories.
+
+Every step takes one coarse snapshot from the body (one bridge call). Chat and
+other body events arrive as messages on the agent's ``event`` topic (the agent's
+body-event pump publishes them); heard lines are re-published on the agent's
+``heard`` topic for talking, social awareness and the controller. Memories are
+written only when something changes (who is near, a new kind of notable block,
+a death), not once per tick.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import time
+from typing import Any, ClassVar
+
+from agent_runtime.interfaces import Module
+from agent_runtime.module_context import ModuleContext
+from agent_runtime.state.sections import Identity, Perception
+from agent_runtime.world import Observation
+from modules.base import remember, short
+
+log = logging.getLogger(__name__)
+
+NEAR_RADIUS = 24.0
+
+
+class PerceptionModule(Module):
+    name: ClassVar[str] = "perception"
+    reads: ClassVar[frozenset[str]] = frozenset({"identity", "perception"})
+    writes: ClassVar[frozenset[str]] = frozenset({"perception"})
+
+    observe_timeout = 5.0
+
+    def __init__(self, schedule: Any) -> None:
+        super().__init__(schedule)
+        self._near: frozenset[str] = frozenset()
+        self._block_kinds: set[str] = set()
+        self._seen_chat: collections.deque[tuple[str, str]] = collections.deque(maxlen=64)
+        self._deaths = 0
+
+    def get_state(self) -> dict[str, Any]:
+        return {"deaths": self._deaths, "block_kinds": sorted(self._block_kinds)}
+
+    def set_state(self, state: Any) -> None:
+        self._deaths = int(state.get("deaths", 0))
+        self._block_kinds = set(state.get("block_kinds", []))
+
+    async def step(self, ctx: ModuleContext) -> None:
+        me = ctx.read("identity", Identity).name
+        for msg in ctx.pending("topic:event"):
+            await self._on_event(ctx, me, msg.payload)
+        try:
+            obs = await asyncio.wait_for(ctx.body.observe(), timeout=self.observe_timeout)
+        except TimeoutError:
+            obs = Observation(connected=False)
+        except Exception as err:  # a dead bridge must not kill the module loop
+            log.warning("agent[%s] observe failed: %s", ctx.agent, err)
+            obs = Observation(connected=False)
+        near = frozenset(p.name for p in obs.players if p.distance <= NEAR_RADIUS and p.name != me)
+        if near != self._near:
+            arrived = sorted(near - self._near)
+            left = sorted(self._near - near)
+            if arrived:
+                remember(ctx, f"I see {', '.join(arrived)} nearby.", "observation")
+            if left:
+                remember(ctx, f"{', '.join(left)} left.", "observation")
+            self._near = near
+        for b in obs.blocks:
+            if b.name not in self._block_kinds:
+                self._block_kinds.add(b.name)
+                remember(
+                    ctx, f"I noticed {b.name.replace('_', ' ')} at {b.position}.", "observation"
+                )
+        prev = ctx.read("perception", Perception)
+        if (
+            prev.updated_at
+            and prev.others_near == tuple(sorted(near))
+            and prev.deaths == self._deaths
+            and prev.observation.model_copy(update={"at": obs.at}) == obs
+        ):
+            return  # nothing changed: no write, no wake-ups, no Redis traffic
+        ctx.write(
+            "perception",
+            prev.model_copy(
+                update={
+                    "observation": obs,
+                    "others_near": tuple(sorted(near)),
+                    "deaths": self._deaths,
+                    "updated_at": time.time(),
+                }
+            ),
+        )
+
+    async def _on_event(self, ctx: ModuleContext, me: str, ev: dict[str, Any]) -> None:
+        kind = ev.get("kind")
+        data = ev.get("data") or {}
+        if kind in ("chat", "whisper"):
+            sender = str(data.get("sender") or data.get("username") or "")
+            message = str(data.get("message", ""))
+            if not sender or sender == me or not message:
+                return
+            key = (sender, message)
+            if key in self._seen_chat and kind == "chat":
+                return
+            self._seen_chat.append(key)
+            whisper = kind == "whisper"
+            to_me = whisper or me.lower() in message.lower()
+            heard = {
+                "sender": sender,
+                "message": message,
+                "whisper": whisper,
+                "to_me": to_me,
+                "at": float(ev.get("at", time.time())),
+            }
+            await ctx.publish("heard", heard)
+            how = "whispered to me" if whisper else "said"
+            remember(ctx, f"{sender} {how}: «{short(message, 200)}»", "conversation")
+        elif kind == "death":
+            self._deaths += 1
+            remember(ctx, "I died and respawned.", "observation", importance=8)
+        elif kind in ("kicked", "disconnected"):
+            remember(ctx, f"I lost my connection to the world ({kind}).", "observation")
+        elif kind == "item_picked_up":
+            pass  # inventory changes reach memory through action outcomes
+        elif kind == "player_joined":
+            who = str(data.get("username", ""))
+            if who and who != me:
+                remember(ctx, f"{who} joined the world.", "observation")

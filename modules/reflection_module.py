@@ -1,0 +1,84 @@
+"""The reflection module: when the importance summed since the last reflection passes the
+threshold (paper: 150), turn recent memories into insights with evidence links.
+
+The pipeline itself lives in :mod:`modules.memory.reflection`; this module
+checks the trigger on its cadence, plugs in the LLM or heuristic policies, and
+publishes the result in the ``reflection`` section and ``events.jsonl``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any, ClassVar
+
+from agent_runtime.interfaces import Module
+from agent_runtime.module_context import ModuleContext
+from agent_runtime.state.sections import Identity, Reflection
+from modules.brain import brain_for
+from modules.memory.llm_policies import ReflectionBrain
+from modules.memory.reflection import HeuristicReflection, ReflectionConfig, maybe_reflect
+from modules.memory_module import memory_stream
+
+INSIGHTS_KEPT = 12
+
+
+class ReflectionModule(Module):
+    name: ClassVar[str] = "reflection"
+    reads: ClassVar[frozenset[str]] = frozenset({"reflection", "identity"})
+    writes: ClassVar[frozenset[str]] = frozenset({"reflection"})
+
+    def __init__(self, schedule: Any, *, threshold: float = 150.0) -> None:
+        super().__init__(schedule)
+        self.config = ReflectionConfig(threshold=threshold)
+
+    async def step(self, ctx: ModuleContext) -> None:
+        stream = memory_stream(ctx)
+        if stream is None:
+            return
+        policy = self._policy(ctx)
+        result = await maybe_reflect(
+            stream,
+            policy.ask_questions,
+            policy.make_insights,
+            config=self.config,
+            source=lambda: str(policy.label),
+        )
+        state = ctx.read("reflection", Reflection)
+        since = await stream.importance_since_reflection()
+        if result is None:
+            if abs(since - state.importance_since) >= 1:
+                ctx.write(
+                    "reflection",
+                    state.model_copy(update={"importance_since": since, "updated_at": time.time()}),
+                )
+            return
+        texts = [r.text for r in result.reflections]
+        ctx.write(
+            "reflection",
+            Reflection(
+                insights=(*state.insights, *texts)[-INSIGHTS_KEPT:],
+                importance_since=since,
+                reflections=state.reflections + 1,
+                last_at=time.time(),
+                updated_at=time.time(),
+            ),
+        )
+        ctx.emit(
+            "reflection",
+            questions=result.questions,
+            brain=str(policy.label),
+            insights=[
+                {"id": r.id, "text": r.text, "evidence": list(r.evidence), "source": r.source}
+                for r in result.reflections
+            ],
+        )
+
+    def _policy(self, ctx: ModuleContext) -> HeuristicReflection | ReflectionBrain:
+        heuristic = HeuristicReflection(random.Random(ctx.rng.getrandbits(32)), ctx.agent)
+        brain = brain_for(ctx)
+        if not brain.uses_llm:
+            return heuristic
+        ident = ctx.read("identity", Identity)
+        identity = " ".join((f"{ident.name}.", *ident.traits))
+        return ReflectionBrain(brain, identity, heuristic)

@@ -1,0 +1,73 @@
+"""Module names -> classes, default triggers, and building an agent's module set from config."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from agent_runtime.config.loader import ResolvedAgent
+from agent_runtime.config.models import VillageConfig
+from agent_runtime.interfaces import Module, Schedule
+from modules.action_awareness import ActionAwareness
+from modules.cognitive_controller import CognitiveController
+from modules.goal_generation import GoalGeneration
+from modules.memory_module import Memory
+from modules.perception import PerceptionModule
+from modules.planning import Planning
+from modules.reflection_module import ReflectionModule
+from modules.skill_execution import SkillExecution
+from modules.social_awareness import SocialAwareness
+from modules.talking import Talking
+
+#: module name -> (triggers, min_interval between triggered steps, seconds)
+TRIGGERS: dict[str, tuple[frozenset[str], float]] = {
+    "perception": (frozenset({"topic:event"}), 0.2),
+    "memory": (frozenset(), 0.0),
+    "action_awareness": (frozenset({"topic:skill"}), 0.0),
+    "goal_generation": (frozenset(), 0.0),
+    "social_awareness": (frozenset({"topic:heard"}), 0.3),
+    "talking": (frozenset({"topic:heard", "topic:decision"}), 0.0),
+    "skill_execution": (frozenset({"topic:decision"}), 0.0),
+    "cognitive_controller": (frozenset({"state:conversation", "state:action", "world:event"}), 0.5),
+    "planning": (frozenset({"state:goals"}), 1.0),
+    "reflection": (frozenset(), 0.0),
+}
+
+
+def _factories(
+    cfg: VillageConfig, agent: ResolvedAgent
+) -> dict[str, Callable[[Schedule, dict[str, Any]], Module]]:
+    social_on = "social_awareness" in cfg.modules.enabled()
+    return {
+        "perception": lambda s, o: PerceptionModule(s),
+        "memory": lambda s, o: Memory(
+            s,
+            decay=float(o.get("decay", 0.995)),
+            weights=tuple(o.get("weights", (1.0, 1.0, 1.0))),
+        ),
+        "action_awareness": lambda s, o: ActionAwareness(s),
+        "goal_generation": lambda s, o: GoalGeneration(s, use_social=social_on),
+        "social_awareness": lambda s, o: SocialAwareness(s),
+        "talking": lambda s, o: Talking(s),
+        "skill_execution": lambda s, o: SkillExecution(s),
+        "cognitive_controller": lambda s, o: CognitiveController(
+            s, extroversion=agent.extroversion
+        ),
+        "planning": lambda s, o: Planning(s),
+        "reflection": lambda s, o: ReflectionModule(s, threshold=float(o.get("threshold", 150.0))),
+    }
+
+
+def build_modules(cfg: VillageConfig, agent: ResolvedAgent, rng: random.Random) -> list[Module]:
+    """Instantiate the enabled modules with their configured schedules."""
+    factories = _factories(cfg, agent)
+    out: list[Module] = []
+    for name in cfg.modules.enabled():
+        cadence, cadence_max = cfg.modules.cadence(name)
+        triggers, min_interval = TRIGGERS[name]
+        schedule = Schedule(
+            cadence=cadence, cadence_max=cadence_max, triggers=triggers, min_interval=min_interval
+        )
+        out.append(factories[name](schedule, dict(cfg.modules.settings(name).options)))
+    return out

@@ -1,0 +1,176 @@
+"""Skill execution: turns the controller's broadcast decision into a skill call on the body.
+
+It wakes on the agent's ``decision`` topic. A decision that carries a skill
+starts it (publishing ``skill`` started/finished messages that action awareness
+and observers follow); a newer decision that carries a different skill cancels
+the running one first. Chat and whisper are the talking module's business, not
+this one's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any, ClassVar
+
+from pydantic import ValidationError
+
+from agent_runtime.interfaces import BusMessage, Module
+from agent_runtime.module_context import ModuleContext
+from agent_runtime.state.sections import Action, ActionLogEntry, Decision
+from agent_runtime.world import SKILL_TIMEOUTS, SkillCall, SkillOutcome
+from modules.base import remember
+
+log = logging.getLogger(__name__)
+
+LOG_LIMIT = 50
+CANCEL_GRACE = 10.0
+
+
+def describe_outcome(o: SkillOutcome) -> str:
+    delta = ", ".join(f"{'+' if v > 0 else ''}{v} {k}" for k, v in o.inventory_delta.items() if v)
+    if o.success:
+        return f"{o.skill} succeeded" + (f" ({delta})" if delta else "")
+    return f"{o.skill} failed: {o.reason}" + (f" ({delta})" if delta else "")
+
+
+class SkillExecution(Module):
+    name: ClassVar[str] = "skill_execution"
+    reads: ClassVar[frozenset[str]] = frozenset({"decision", "action"})
+    writes: ClassVar[frozenset[str]] = frozenset({"action"})
+
+    async def step(self, ctx: ModuleContext) -> None:
+        decision = self._latest(ctx.pending("topic:decision"))
+        while decision is not None:
+            decision = await self._execute(ctx, decision)
+
+    @staticmethod
+    def _latest(msgs: list[BusMessage]) -> Decision | None:
+        for msg in reversed(msgs):
+            try:
+                return Decision.model_validate(msg.payload)
+            except ValidationError:
+                log.warning("ignoring malformed decision message")
+        return None
+
+    async def _execute(self, ctx: ModuleContext, decision: Decision) -> Decision | None:
+        """Run the decision's skill; return a newer decision that superseded it, if any."""
+        call = decision.skill
+        if call is None or call.skill in ("chat", "whisper"):
+            return None
+        action = ctx.read("action", Action)
+        ctx.write(
+            "action",
+            action.model_copy(
+                update={
+                    "running": call,
+                    "running_decision": decision.id,
+                    "started_at": time.time(),
+                    "updated_at": time.time(),
+                }
+            ),
+        )
+        await ctx.publish(
+            "skill",
+            {"event": "started", "decision": decision.id, "call": call.model_dump(mode="json")},
+        )
+        ctx.emit("skill_started", decision=decision.id, call=call.model_dump(mode="json"))
+        timeout = call.timeout or SKILL_TIMEOUTS.get(call.skill, 60.0) * max(
+            1.0, ctx.clock.time_scale
+        )
+        run = asyncio.ensure_future(ctx.body.run_skill(call))
+        superseded: Decision | None = None
+        try:
+            deadline = time.monotonic() + timeout + CANCEL_GRACE
+            while not run.done():
+                waiter = asyncio.ensure_future(ctx.inbox["topic:decision"].get())
+                done, _ = await asyncio.wait(
+                    {run, waiter},
+                    timeout=max(0.0, deadline - time.monotonic()),
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                if waiter in done:
+                    newer = self._latest([waiter.result(), *ctx.pending("topic:decision")])
+                    if (
+                        newer is not None
+                        and newer.skill is not None
+                        and newer.skill != call
+                        and newer.skill.skill not in ("chat", "whisper")
+                    ):
+                        superseded = newer
+                        await ctx.body.cancel_skill()
+                        break
+                else:
+                    waiter.cancel()
+                if not done:  # the body did not honour its own timeout
+                    await ctx.body.cancel_skill()
+                    break
+            try:
+                outcome = await asyncio.wait_for(asyncio.shield(run), timeout=CANCEL_GRACE)
+            except TimeoutError:
+                run.cancel()
+                outcome = SkillOutcome(
+                    skill=call.skill,
+                    success=False,
+                    reason="timed out",
+                    timed_out=True,
+                    ended_at=time.time(),
+                )
+        except asyncio.CancelledError:
+            run.cancel()
+            raise
+        except Exception as err:  # the bridge failed: report it as an outcome
+            outcome = SkillOutcome(
+                skill=call.skill,
+                success=False,
+                reason=f"body error: {type(err).__name__}",
+                ended_at=time.time(),
+            )
+        self._record(ctx, decision, call, outcome)
+        await ctx.publish(
+            "skill",
+            {
+                "event": "finished",
+                "decision": decision.id,
+                "call": call.model_dump(mode="json"),
+                "outcome": outcome.model_dump(mode="json"),
+            },
+        )
+        return superseded
+
+    def _record(
+        self, ctx: ModuleContext, decision: Decision, call: SkillCall, o: SkillOutcome
+    ) -> None:
+        action = ctx.read("action", Action)
+        entry = ActionLogEntry(decision_id=decision.id, call=call, outcome=o)
+        ctx.write(
+            "action",
+            action.model_copy(
+                update={
+                    "running": None,
+                    "running_decision": "",
+                    "last_outcome": o,
+                    "log": (*action.log[-(LOG_LIMIT - 1) :], entry),
+                    "completed": action.completed + (1 if o.success else 0),
+                    "failed": action.failed + (0 if o.success else 1),
+                    "updated_at": time.time(),
+                }
+            ),
+        )
+        ctx.emit(
+            "skill_outcome",
+            decision=decision.id,
+            call=call.model_dump(mode="json"),
+            success=o.success,
+            reason=o.reason,
+            delta=o.inventory_delta,
+            cancelled=o.cancelled,
+            timed_out=o.timed_out,
+        )
+        remember(
+            ctx, f"I tried to {call.describe()}: {describe_outcome(o)}.", "action", importance=None
+        )
+
+    def get_state(self) -> dict[str, Any]:
+        return {}

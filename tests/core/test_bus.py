@@ -1,0 +1,50 @@
+"""Buses: topic matching, bounded subscriptions, and a real mosquitto round trip."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agent_runtime.bus import InMemoryBus, MqttBus, topics
+from agent_runtime.services import MosquittoBroker
+
+
+def test_topic_matching() -> None:
+    assert topics.matches("piano/r/#", "piano/r/agent/Ann/decision")
+    assert topics.matches("piano/r/agent/+/decision", "piano/r/agent/Ann/decision")
+    assert not topics.matches("piano/r/agent/+/decision", "piano/r/agent/Ann/speech")
+    assert not topics.matches("piano/r/agent/Ann", "piano/r/agent/Ann/decision")
+    assert topics.matches("piano/r/#", "piano/r")
+
+
+async def test_bounded_subscription_drops_oldest() -> None:
+    bus = InMemoryBus()
+    sub = bus.subscribe("a/+", maxsize=2)
+    for i in range(5):
+        await bus.publish(f"a/{i}", {"i": i})
+    assert sub.dropped == 3
+    got = [sub.get_nowait(), sub.get_nowait(), sub.get_nowait()]
+    assert [m.payload["i"] for m in got if m] == [3, 4] and got[2] is None
+
+
+@pytest.mark.services
+async def test_mqtt_broadcast_through_real_broker(mqtt_broker: MosquittoBroker, run_id: str) -> None:
+    assert mqtt_broker.port is not None
+    async with MqttBus("127.0.0.1", mqtt_broker.port, run_id) as a, \
+            MqttBus("127.0.0.1", mqtt_broker.port, run_id) as b:
+        talk = a.subscribe(topics.agent(run_id, "Ann", "decision"))
+        motor = a.subscribe(topics.agent(run_id, "Ann", "decision"))
+        observer = b.subscribe(topics.run_wildcard(run_id))
+        await a.publish(topics.agent(run_id, "Ann", "decision"), {"intent": "give bread to Bob"})
+        async with asyncio.timeout(10):
+            for sub in (talk, motor, observer):
+                msg = await sub.get()
+                assert msg.payload == {"intent": "give bread to Bob"}
+        # other runs are not delivered
+        await b.publish(topics.agent("other", "Ann", "decision"), {"x": 1})
+        await b.publish(topics.world(run_id, "event"), {"kind": "tax_season_open"})
+        async with asyncio.timeout(10):
+            msg = await observer.get()
+        assert msg.topic.endswith("/world/event")
+        assert a.sent >= 1 and b.received >= 2

@@ -1,0 +1,123 @@
+"""Village file validation: good files load; bad files name the file, the field and the problem."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from agent_runtime.cli.main import main
+from agent_runtime.config.errors import ConfigError
+from agent_runtime.config.loader import load_config, resolve_agents
+from agent_runtime.config.models import PRESETS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "village.yaml"
+    p.write_text(text)
+    return p
+
+
+def test_shipped_configs_are_valid() -> None:
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        cfg = load_config(path)
+        assert resolve_agents(cfg), path
+
+
+def test_minimal_file_gets_defaults(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, "agents:\n  - name: Ann\n"))
+    assert cfg.services.redis == "embedded"
+    assert cfg.llm.provider == "heuristic"
+    assert cfg.modules.enabled() == tuple(sorted(PRESETS["full"], key=list(PRESETS["full"]).index)) or set(
+        cfg.modules.enabled()
+    ) == set(PRESETS["full"])
+    with pytest.raises(Exception):  # frozen
+        cfg.run.seed = 3  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "words"),
+    [
+        ("agents:\n  - name: A\n", "agents[0].name", "not a valid Minecraft name"),
+        ("agents:\n  - name: Ann\n    inventory: {bread: -1}\n", "agents[0].inventory", "0..2304"),
+        ("run:\n  seed: many\nagents:\n  - name: Ann\n", "run.seed", "integer"),
+        ("run:\n  sed: 1\nagents:\n  - name: Ann\n", "run.sed", "unknown field"),
+        ("services:\n  redis: localhost\nagents:\n  - name: Ann\n", "services.redis", "redis://"),
+        ("modules:\n  overrides: {dreaming: {enabled: true}}\nagents:\n  - name: Ann\n",
+         "modules.overrides", "unknown module"),
+        ("bottleneck:\n  sections: [{section: decision}]\nagents:\n  - name: Ann\n",
+         "bottleneck.sections", "decision"),
+        ("agents:\n  - name: Ann\n  - name: ann\n", "", "unique"),
+        ("run:\n  seed: 1\n", "", "at least one"),
+        ("llm:\n  provider: gpt\nagents:\n  - name: Ann\n", "llm.provider", ""),
+        ("agent_templates:\n  - count: 0\n", "agent_templates[0].count", "greater than or equal"),
+    ],
+)
+def test_bad_files_name_field(tmp_path: Path, text: str, path: str, words: str) -> None:
+    f = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(f)
+    msg = str(info.value)
+    assert str(f) in msg
+    assert any(p.path == path for p in info.value.problems), info.value.problems
+    assert words in msg
+
+
+def test_yaml_syntax_error_names_line(tmp_path: Path) -> None:
+    f = write(tmp_path, "agents:\n  - name: Ann\n   traits: [x\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(f)
+    assert "line" in info.value.problems[0].path
+    assert "YAML syntax error" in str(info.value)
+
+
+def test_missing_and_empty_files(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="file not found"):
+        load_config(tmp_path / "nope.yaml")
+    with pytest.raises(ConfigError, match="empty"):
+        load_config(write(tmp_path, ""))
+
+
+def test_cli_validate_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = write(tmp_path, "agents:\n  - name: Ann\n    traits: 5\n")
+    assert main(["validate", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "agents[0].traits" in err and "Traceback" not in err
+    good = tmp_path / "good.yaml"
+    good.write_text("agents:\n  - name: Ann\n")
+    assert main(["validate", str(good)]) == 0
+    assert "OK" in capsys.readouterr().out
+
+
+def test_templates_generate_distinct_seeded_names(tmp_path: Path) -> None:
+    text = (
+        "run: {seed: 3}\nagents:\n  - name: Ann\nagent_templates:\n"
+        "  - {count: 120, random_personality: true, spawn_spread: 10}\n"
+    )
+    cfg = load_config(write(tmp_path, text))
+    a = resolve_agents(cfg, rng=random.Random(1))
+    b = resolve_agents(cfg, rng=random.Random(1))
+    names = [x.name for x in a]
+    assert len(names) == 121 and len({n.lower() for n in names}) == 121
+    assert names == [x.name for x in b]  # deterministic for a seed
+    assert all(3 <= len(n) <= 16 for n in names)
+    gen = a[1:]
+    assert all(x.likeability is not None and 0 <= x.likeability <= 10 for x in gen)
+    assert all(x.spawn_location is not None for x in gen)
+    assert len({x.traits for x in gen}) > 10
+
+
+def test_presets_are_ablations(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, "modules: {preset: baseline}\nagents:\n  - name: Ann\n"))
+    assert set(cfg.modules.enabled()) == {"perception", "memory", "skill_execution", "cognitive_controller"}
+    text = (
+        "modules:\n  preset: full\n  overrides:\n    action_awareness: {enabled: false}\n"
+        "    perception: {cadence: 0.5}\nagents:\n  - name: Ann\n"
+    )
+    cfg = load_config(write(tmp_path, text))
+    assert "action_awareness" not in cfg.modules.enabled()
+    assert cfg.modules.cadence("perception") == (0.5, None)
+    assert cfg.modules.cadence("goal_generation") == (5.0, 10.0)

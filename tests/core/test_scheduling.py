@@ -1,0 +1,140 @@
+"""Module scheduling: cadence, triggers (state and bus), crash-restart without killing the agent."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any, ClassVar
+
+from agent_runtime.agent import Agent
+from agent_runtime.body.null import NullBody
+from agent_runtime.interfaces import Module, Schedule
+from agent_runtime.module_context import ModuleContext
+from agent_runtime.state.sections import Goals
+from agent_runtime.testing import agent_spec, local_services
+from tests.core.helpers import wait_until
+
+
+class Ticker(Module):
+    name: ClassVar[str] = "ticker"
+
+    def __init__(self, schedule: Schedule) -> None:
+        super().__init__(schedule)
+        self.times: list[float] = []
+
+    async def step(self, ctx: ModuleContext) -> None:
+        self.times.append(time.monotonic())
+
+
+class Writer(Module):
+    name: ClassVar[str] = "goal_generation"
+    writes: ClassVar[frozenset[str]] = frozenset({"goals"})
+
+    async def step(self, ctx: ModuleContext) -> None:
+        ctx.write("goals", Goals(current=f"goal {ctx.stats.steps}"))
+
+
+class Watcher(Module):
+    name: ClassVar[str] = "planning"
+    reads: ClassVar[frozenset[str]] = frozenset({"goals"})
+
+    def __init__(self, schedule: Schedule) -> None:
+        super().__init__(schedule)
+        self.seen: list[str] = []
+        self.messages: list[dict[str, Any]] = []
+
+    async def step(self, ctx: ModuleContext) -> None:
+        self.seen.append(ctx.read("goals", Goals).current)
+        self.messages += [m.payload for m in ctx.pending("topic:decision")]
+
+
+class Flaky(Module):
+    name: ClassVar[str] = "flaky"
+
+    def __init__(self, schedule: Schedule, fail_times: int) -> None:
+        super().__init__(schedule)
+        self.fail_times = fail_times
+        self.calls = 0
+        self.setups = 0
+
+    async def setup(self, ctx: ModuleContext) -> None:
+        self.setups += 1
+
+    async def step(self, ctx: ModuleContext) -> None:
+        self.calls += 1
+        if self.calls <= self.fail_times:
+            raise RuntimeError(f"boom {self.calls}")
+
+
+async def test_cadence_is_kept() -> None:
+    async with local_services() as svc:
+        tick = Ticker(Schedule(cadence=0.05))
+        async with Agent(agent_spec(), [tick], NullBody("Ann"), svc, random.Random(1)) as agent:
+            assert agent.tasks["ticker"].get_name() == "agent[Ann].ticker"
+            await wait_until(lambda: len(tick.times) >= 11, 5, "11 ticks")
+        gaps = [b - a for a, b in zip(tick.times[1:], tick.times[2:], strict=False)]
+        mean = sum(gaps) / len(gaps)
+        assert 0.04 <= mean <= 0.08, gaps
+        assert svc.metrics.lags_ms and max(svc.metrics.lags_ms) < 100
+
+
+async def test_state_and_bus_triggers_wake_modules() -> None:
+    async with local_services() as svc:
+        writer = Writer(Schedule(cadence=None, triggers=frozenset({"topic:poke"})))
+        watcher = Watcher(Schedule(cadence=None, triggers=frozenset({"state:goals", "topic:decision"})))
+        async with Agent(agent_spec(), [writer, watcher], NullBody("Ann"), svc, random.Random(1)):
+            await svc.bus.publish(f"piano/{svc.run_id}/agent/Ann/poke", {"x": 1})
+            await wait_until(lambda: "goal 0" in watcher.seen, 5, "state trigger")
+            await svc.bus.publish(f"piano/{svc.run_id}/agent/Ann/decision", {"intent": "farm"})
+            await wait_until(lambda: watcher.messages == [{"intent": "farm"}], 5, "bus trigger")
+            # a message for another agent does not wake Ann's modules
+            steps = watcher.seen.copy()
+            await svc.bus.publish(f"piano/{svc.run_id}/agent/Bob/decision", {"intent": "mine"})
+            await asyncio.sleep(0)
+            assert watcher.seen == steps
+
+
+async def test_failing_module_is_restarted_and_others_keep_running() -> None:
+    async with local_services(time_scale=0.01) as svc:  # backoff scaled down
+        flaky = Flaky(Schedule(cadence=0.01), fail_times=3)
+        tick = Ticker(Schedule(cadence=0.01))
+        async with Agent(agent_spec(), [flaky, tick], NullBody("Ann"), svc, random.Random(1)) as agent:
+            await wait_until(lambda: flaky.calls >= 6, 10, "flaky recovered")
+            assert not agent.tasks["flaky"].done()
+            ticks = len(tick.times)
+            await wait_until(lambda: len(tick.times) > ticks + 3, 5, "ticker alive")
+        stats = svc.metrics.stats["flaky"][0]
+        assert stats.errors == 3 and stats.restarts == 3 and flaky.setups == 4
+        assert svc.events.counts["module_error"] == 3
+
+
+async def test_module_state_is_checkpointed_and_restored(run_id: str) -> None:
+    import fakeredis
+
+    class Counter(Module):
+        name: ClassVar[str] = "counter"
+
+        def __init__(self, schedule: Schedule) -> None:
+            super().__init__(schedule)
+            self.n = 0
+
+        async def step(self, ctx: ModuleContext) -> None:
+            self.n += 1
+
+        def get_state(self) -> dict[str, Any]:
+            return {"n": self.n}
+
+        def set_state(self, state: Any) -> None:
+            self.n = int(state["n"])
+
+    server = fakeredis.FakeServer()
+    async with local_services(run_id=run_id, redis=fakeredis.FakeAsyncRedis(server=server)) as svc:
+        c = Counter(Schedule(cadence=0.01))
+        async with Agent(agent_spec(), [c], NullBody("Ann"), svc, random.Random(1)):
+            await wait_until(lambda: c.n >= 5, 5)
+        saved = c.n
+    async with local_services(run_id=run_id, redis=fakeredis.FakeAsyncRedis(server=server)) as svc:
+        c2 = Counter(Schedule(cadence=None))
+        async with Agent(agent_spec(), [c2], NullBody("Ann"), svc, random.Random(1)):
+            assert c2.n == saved

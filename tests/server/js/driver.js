@@ -1,0 +1,288 @@
+'use strict'
+// A plain mineflayer bot driven by JSON lines, for the server tests.
+//   node driver.js '{"host": "127.0.0.1", "port": 25565, "username": "alice"}'
+// stdin:  {"id": 1, "action": "craft", "args": {...}}
+// stdout: {"event": "spawned", ...} once, then {"id": 1, "ok": true, "result": ...}
+//         or {"id": 1, "ok": false, "error": "..."}; other events: {"event": ...}
+// Modules are resolved from bots/node_modules (PIANO_NODE_MODULES).
+
+const path = require('path')
+const readline = require('readline')
+const NM = process.env.PIANO_NODE_MODULES || path.resolve(__dirname, '../../../bots/node_modules')
+const req = (name) => require(path.join(NM, name))
+const mineflayer = req('mineflayer')
+const { pathfinder, Movements, goals } = req('mineflayer-pathfinder')
+const collectBlock = req('mineflayer-collectblock').plugin
+const toolPlugin = req('mineflayer-tool').plugin
+const { Vec3 } = req('vec3')
+
+const opts = JSON.parse(process.argv[2] || '{}')
+const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')
+
+const bot = mineflayer.createBot({
+  host: opts.host || '127.0.0.1',
+  port: opts.port || 25565,
+  username: opts.username || 'tester',
+  version: '1.16.5',
+  auth: 'offline',
+  checkTimeoutInterval: 60000
+})
+bot.loadPlugin(pathfinder)
+bot.loadPlugin(toolPlugin)
+bot.loadPlugin(collectBlock)
+
+let registry
+bot.once('spawn', () => {
+  registry = bot.registry
+  const moves = new Movements(bot)
+  moves.allowParkour = false
+  moves.canDig = true
+  moves.allow1by1towers = false
+  moves.scafoldingBlocks = []
+  bot.pathfinder.setMovements(moves)
+  bot.pathfinder.thinkTimeout = 20000
+  bot.waitForChunksToLoad().then(() => {
+    out({ event: 'spawned', username: bot.username, position: pos(bot.entity.position), gameMode: bot.game.gameMode })
+  })
+})
+bot.on('kicked', (reason) => out({ event: 'kicked', reason: String(reason) }))
+bot.on('end', (reason) => { out({ event: 'end', reason: String(reason) }); process.exit(0) })
+bot.on('error', (err) => out({ event: 'error', error: String(err && err.message) }))
+bot.on('whisper', (username, message) => out({ event: 'whisper', username, message }))
+bot.on('chat', (username, message) => out({ event: 'chat', username, message }))
+bot.on('messagestr', (message) => out({ event: 'message', message }))
+
+const pos = (p) => ({ x: p.x, y: p.y, z: p.z })
+const itemId = (name) => {
+  const it = registry.itemsByName[name]
+  if (!it) throw new Error(`unknown item ${name}`)
+  return it.id
+}
+function inventory () {
+  return bot.inventory.items().map(i => ({ slot: i.slot, name: i.name, count: i.count }))
+}
+function count (name) {
+  return bot.inventory.items().filter(i => i.name === name).reduce((a, i) => a + i.count, 0)
+}
+function withTimeout (p, ms, what) {
+  let t
+  return Promise.race([p, new Promise((resolve, reject) => { t = setTimeout(() => reject(new Error(`timeout: ${what}`)), ms) })])
+    .finally(() => clearTimeout(t))
+}
+async function goto (x, y, z, range = 2, ms = 30000) {
+  await withTimeout(bot.pathfinder.goto(new goals.GoalNear(x, y, z, range)), ms, `goto ${x},${y},${z}`)
+}
+function findBlock (name, maxDistance = 64) {
+  const b = registry.blocksByName[name]
+  if (!b) throw new Error(`unknown block ${name}`)
+  return bot.findBlock({ matching: b.id, maxDistance })
+}
+async function waitFor (pred, ms, what) {
+  const t0 = Date.now()
+  while (!pred()) {
+    if (Date.now() - t0 > ms) throw new Error(`timeout waiting for ${what}`)
+    await new Promise(resolve => bot.once('physicsTick', resolve))
+  }
+}
+
+// the block at a position once its chunk is loaded
+async function loadedBlock (x, y, z, ms = 10000) {
+  const v = new Vec3(x, y, z)
+  await waitFor(() => bot.blockAt(v) !== null, ms, `chunk at ${x},${z}`)
+  return bot.blockAt(v)
+}
+
+const actions = {
+  async inventory () { return inventory() },
+  async position () { return pos(bot.entity.position) },
+  async count ({ item }) { return count(item) },
+  async wait_count ({ item, atLeast, ms = 10000 }) {
+    await waitFor(() => count(item) >= atLeast, ms, `${atLeast} ${item}`)
+    return count(item)
+  },
+  async chat ({ message }) { bot.chat(message); return true },
+  async goto ({ x, y, z, range = 2, ms = 30000 }) { await goto(x, y, z, range, ms); return pos(bot.entity.position) },
+  async block_at ({ x, y, z }) { const b = await loadedBlock(x, y, z); return b && b.name },
+  async find_block ({ name, maxDistance = 64 }) { const b = findBlock(name, maxDistance); return b && pos(b.position) },
+
+  // craft `count` times the recipe for `item`; table: use the nearest crafting table
+  async craft ({ item, count: times = 1, table = false }) {
+    let tableBlock = null
+    if (table) {
+      tableBlock = findBlock('crafting_table', 16) || findBlock('crafting_table', 48)
+      if (!tableBlock) throw new Error('no crafting table nearby')
+      if (bot.entity.position.distanceTo(tableBlock.position) > 4) await goto(tableBlock.position.x, tableBlock.position.y, tableBlock.position.z, 3)
+    }
+    const recipes = bot.recipesFor(itemId(item), null, 1, tableBlock)
+    if (!recipes.length) throw new Error(`no recipe for ${item} with this inventory`)
+    const before = count(item)
+    await withTimeout(bot.craft(recipes[0], times, tableBlock || undefined), 20000, `craft ${item}`)
+    return { before, after: count(item), inventory: inventory() }
+  },
+
+  // dig/collect the nearest block(s) of a kind with the best tool, picking up the drops
+  async collect ({ block, count: n = 1, maxDistance = 64, ms = 45000, exposed = true }) {
+    const dropsBefore = inventory()
+    const targets = []
+    const id = registry.blocksByName[block].id
+    const sides = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, -1]]
+    const visible = (b) => sides.some(([x, y, z]) => {
+      const n = bot.blockAt(b.position.offset(x, y, z))
+      return n && n.name === 'air'
+    })
+    const found = bot.findBlocks({ matching: (b) => b.type === id && (!exposed || visible(b)), useExtraInfo: true, maxDistance, count: n * 4 })
+    found.sort((a, b) => a.distanceTo(bot.entity.position) - b.distanceTo(bot.entity.position))
+    for (const p of found.slice(0, n)) targets.push(bot.blockAt(p))
+    if (targets.length < n) throw new Error(`only ${targets.length} ${block} found`)
+    await withTimeout(bot.collectBlock.collect(targets, { ignoreNoPath: false }), ms, `collect ${block}`)
+    return { before: dropsBefore, inventory: inventory() }
+  },
+
+  // dig one block at a position holding `tool` (or an empty hand)
+  async dig_at ({ x, y, z, tool = null }) {
+    const b = await loadedBlock(x, y, z)
+    if (bot.entity.position.distanceTo(b.position.offset(0.5, 0.5, 0.5)) > 4.2) await goto(x, y, z, 2)
+    if (tool) await bot.equip(itemId(tool), 'hand')
+    else if (bot.heldItem) await bot.unequip('hand')
+    await withTimeout(bot.dig(b, true), 30000, 'dig')
+    return { name: b.name, blockNow: bot.blockAt(new Vec3(x, y, z)).name, inventory: inventory() }
+  },
+
+  // walk to a spot and wait until the inventory holds `atLeast` of `item`
+  async pickup ({ x, y, z, item, atLeast, ms = 10000 }) {
+    try { await goto(x, y, z, 1, 8000) } catch (e) {}
+    await waitFor(() => count(item) >= atLeast, ms, `${atLeast} ${item}`)
+    return { inventory: inventory() }
+  },
+
+  // dropped item entities within `range` blocks
+  async nearby_items ({ range = 8 }) {
+    return Object.values(bot.entities)
+      .filter(e => e.name === 'item' && e.position.distanceTo(bot.entity.position) <= range)
+      .map(e => { const it = e.getDroppedItem && e.getDroppedItem(); return { name: it && it.name, count: it && it.count, position: pos(e.position) } })
+  },
+
+  async time () { return { timeOfDay: bot.time.timeOfDay } },
+
+  async place ({ item, x, y, z }) {
+    // place `item` on top of the block below (x, y, z)
+    const ref = bot.blockAt(new Vec3(x, y - 1, z))
+    if (!ref) throw new Error('reference block not loaded')
+    if (bot.entity.position.distanceTo(ref.position) > 4) await goto(x, y, z, 3)
+    await bot.equip(itemId(item), 'hand')
+    await withTimeout(bot.placeBlock(ref, new Vec3(0, 1, 0)), 10000, 'place')
+    return bot.blockAt(new Vec3(x, y, z)).name
+  },
+
+  // place `item` on a free spot next to the bot (solid below, not where the bot stands)
+  async place_near ({ item }) {
+    const me = bot.entity.position.floored()
+    const spots = []
+    for (let dx = -2; dx <= 2; dx++) {
+      for (let dz = -2; dz <= 2; dz++) {
+        for (let dy = -1; dy <= 1; dy++) {
+          if (Math.abs(dx) <= 1 && Math.abs(dz) <= 1 && dx === 0 && dz === 0) continue
+          const p = me.offset(dx, dy, dz)
+          const b = bot.blockAt(p)
+          const below = bot.blockAt(p.offset(0, -1, 0))
+          const above = bot.blockAt(p.offset(0, 1, 0))
+          if (b && b.name === 'air' && above && above.name === 'air' && below && below.boundingBox === 'block') spots.push(p)
+        }
+      }
+    }
+    spots.sort((a, b) => a.distanceTo(me) - b.distanceTo(me))
+    if (!spots.length) throw new Error('no free spot to place ' + item)
+    const p = spots[0]
+    await bot.equip(itemId(item), 'hand')
+    await bot.lookAt(p.offset(0.5, 0, 0.5), true)
+    await withTimeout(bot.placeBlock(bot.blockAt(p.offset(0, -1, 0)), new Vec3(0, 1, 0)), 10000, 'place')
+    return { position: pos(p), name: bot.blockAt(p).name, inventory: inventory() }
+  },
+
+  async equip ({ item }) { await bot.equip(itemId(item), 'hand'); return bot.heldItem && bot.heldItem.name },
+
+  async chest_contents ({ x, y, z }) {
+    const b = await loadedBlock(x, y, z)
+    if (bot.entity.position.distanceTo(b.position) > 4) await goto(x, y, z, 3)
+    const c = await withTimeout(bot.openContainer(b), 10000, 'open chest')
+    const items = c.containerItems().map(i => ({ slot: i.slot, name: i.name, count: i.count }))
+    c.close()
+    return items
+  },
+
+  async chest_deposit ({ x, y, z, item, count: n }) {
+    const b = await loadedBlock(x, y, z)
+    if (bot.entity.position.distanceTo(b.position) > 4) await goto(x, y, z, 3)
+    const c = await withTimeout(bot.openContainer(b), 10000, 'open chest')
+    await withTimeout(c.deposit(itemId(item), null, n), 10000, 'deposit')
+    const items = c.containerItems().map(i => ({ slot: i.slot, name: i.name, count: i.count }))
+    c.close()
+    return { chest: items, inventory: inventory() }
+  },
+
+  async chest_withdraw ({ x, y, z, item, count: n }) {
+    const b = await loadedBlock(x, y, z)
+    if (bot.entity.position.distanceTo(b.position) > 4) await goto(x, y, z, 3)
+    const c = await withTimeout(bot.openContainer(b), 10000, 'open chest')
+    await withTimeout(c.withdraw(itemId(item), null, n), 10000, 'withdraw')
+    const items = c.containerItems().map(i => ({ slot: i.slot, name: i.name, count: i.count }))
+    c.close()
+    return { chest: items, inventory: inventory() }
+  },
+
+  // shift-click (mode 1) a slot of an open container window, for click-protocol tests
+  async chest_shift_click ({ x, y, z, slot }) {
+    const b = await loadedBlock(x, y, z)
+    const c = await withTimeout(bot.openContainer(b), 10000, 'open chest')
+    await bot.clickWindow(slot, 0, 1)
+    const items = c.containerItems().map(i => ({ slot: i.slot, name: i.name, count: i.count }))
+    c.close()
+    return { chest: items, inventory: inventory() }
+  },
+
+  // put input + fuel, wait until `count` outputs are ready, take them
+  async smelt ({ x, y, z, input, fuel, count: n = 1, fuelCount = 1, ms = 40000 }) {
+    const b = await loadedBlock(x, y, z)
+    if (bot.entity.position.distanceTo(b.position) > 4) await goto(x, y, z, 3)
+    const f = await withTimeout(bot.openFurnace(b), 10000, 'open furnace')
+    await f.putFuel(itemId(fuel), null, fuelCount)
+    await f.putInput(itemId(input), null, n)
+    const t0 = Date.now()
+    await waitFor(() => f.outputItem() && f.outputItem().count >= n, ms, 'smelting')
+    const took = f.outputItem().name
+    await f.takeOutput()
+    f.close()
+    return { output: took, seconds: (Date.now() - t0) / 1000, inventory: inventory() }
+  },
+
+  // raw clicks [[slot, mouseButton, mode], ...] in the player inventory window
+  async clicks ({ clicks }) {
+    for (const [slot, button, mode] of clicks) await bot.clickWindow(slot, button, mode)
+    return { inventory: inventory(), grid: [1, 2, 3, 4].map(i => bot.inventory.slots[i] && bot.inventory.slots[i].name) }
+  },
+
+  async slot_of ({ item }) { const it = bot.inventory.findInventoryItem(itemId(item)); return it ? it.slot : null },
+
+  async quit () { setTimeout(() => bot.quit(), 10); return true }
+}
+
+const rl = readline.createInterface({ input: process.stdin })
+let queue = new Promise(resolve => bot.once('spawn', resolve))
+rl.on('line', (line) => {
+  let msg
+  try { msg = JSON.parse(line) } catch (e) { return out({ event: 'bad_input', line }) }
+  queue = queue.then(async () => {
+    const fn = actions[msg.action]
+    try {
+      if (!fn) throw new Error(`unknown action ${msg.action}`)
+      const result = await fn(msg.args || {})
+      out({ id: msg.id, ok: true, result })
+    } catch (err) {
+      out({ id: msg.id, ok: false, error: String(err && (err.stack || err.message || err)) })
+    }
+  })
+})
+rl.on('close', () => { try { bot.quit() } catch (e) {} setTimeout(() => process.exit(0), 500) })
+// exit if the parent (the test) dies
+const parent = process.ppid
+setInterval(() => { if (process.ppid !== parent) process.exit(0) }, 1000).unref()

@@ -1,0 +1,113 @@
+"""Admin HTTP API (loopback) and furnaces (fuel, progress over time, output by clicks)."""
+
+from __future__ import annotations
+
+import socket
+
+import httpx
+import pytest
+
+from bots.admin import AdminClient, AdminError
+from bots.server_host import EmbeddedServer
+
+from .conftest import BotFactory, counts
+
+pytestmark = pytest.mark.minecraft
+
+
+async def test_admin_api(server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory) -> None:
+    bot = await make_bot("watched")
+    health = await admin.health()
+    assert health["ok"] and health["players"] == 1
+    players = await admin.players()
+    assert [p["username"] for p in players] == ["watched"]
+    x, y, z = await admin.position("watched")
+    me = await bot.call("position")
+    assert abs(x - me["x"]) < 1.5 and abs(z - me["z"]) < 1.5 and abs(y - me["y"]) < 1.5
+    assert await admin.inventory("watched") == []
+    assert await admin.command("/give watched torch 3") == "Gave 3 [torch] to watched"
+    await bot.call("wait_count", item="torch", atLeast=3)
+    assert counts(await admin.inventory("watched")) == {"torch": 3}
+    chest = server.community_chests[0]
+    assert await admin.chest(*chest) == []
+    with pytest.raises(AdminError) as err:
+        await admin.chest(0, 200, 0)
+    assert err.value.status == 404
+    with pytest.raises(AdminError) as err:
+        await admin.inventory("nobody")
+    assert err.value.status == 404
+    # broadcast reaches players
+    await admin.broadcast("harvest festival at noon")
+    await bot.wait_event(
+        "message", within=10, predicate=lambda e: "harvest festival" in e["message"]
+    )
+    # time
+    assert await admin.set_time("night") == 13000
+    assert await admin.set_time(6000) == 6000
+    assert 6000 <= await admin.time() < 6400
+    places = await admin.places()
+    assert {p["name"] for p in places["places"]} >= {
+        "town_hall",
+        "farm",
+        "pasture",
+        "forest",
+        "cave",
+    }
+    with pytest.raises(AdminError):
+        await admin.command("/no_such_command")
+
+
+async def test_admin_api_is_loopback_only(server: EmbeddedServer) -> None:
+    assert server.admin_url is not None and server.admin_url.startswith("http://127.0.0.1:")
+    port = int(server.admin_url.rsplit(":", 1)[1])
+    # not reachable on a non-loopback address of this machine (if it has one)
+    addrs = {
+        str(info[4][0])
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+        if not str(info[4][0]).startswith("127.")
+    }
+    for addr in addrs:
+        with pytest.raises(httpx.ConnectError):
+            async with httpx.AsyncClient(timeout=2) as client:
+                await client.get(f"http://{addr}:{port}/health")
+    with pytest.raises(ValueError):
+        AdminClient("http://10.0.0.1:8080")
+
+
+async def test_furnace_smelts_with_fuel_over_time(
+    server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
+) -> None:
+    # the fixture's furnace takes 40 ticks (2 s) per item
+    bot = await make_bot("cook")
+    for item, n in (
+        ("iron_ore", 2),
+        ("coal", 1),
+        ("sand", 1),
+        ("beef", 1),
+        ("oak_log", 1),
+        ("oak_planks", 4),
+    ):
+        await admin.command(f"/give cook {item} {n}")
+    await bot.call("wait_count", item="oak_planks", atLeast=4)
+    f = await bot.call("find_block", name="furnace", maxDistance=48)
+    res = await bot.call(
+        "smelt", x=f["x"], y=f["y"], z=f["z"], input="iron_ore", fuel="coal", count=2
+    )
+    assert res["output"] == "iron_ingot"
+    assert 3.0 < res["seconds"] < 15.0  # two items at 2 s each
+    inv = counts(res["inventory"])
+    assert inv["iron_ingot"] == 2 and "iron_ore" not in inv and "coal" not in inv
+    state = await admin.container(f["x"], f["y"], f["z"])
+    assert state["items"] == [] and state["furnace"]["burn"] > 0  # the coal still burns
+    for item, out in (("sand", "glass"), ("beef", "cooked_beef"), ("oak_log", "charcoal")):
+        res = await bot.call(
+            "smelt", x=f["x"], y=f["y"], z=f["z"], input=item, fuel="oak_planks", count=1
+        )
+        assert res["output"] == out
+    inv = counts(await admin.inventory("cook"))
+    assert inv["glass"] == 1 and inv["cooked_beef"] == 1 and inv["charcoal"] == 1
+    # one plank was put as fuel each time, but the coal's burn time covered all
+    # three items: the planks wait unburnt in the fuel slot
+    assert inv["oak_planks"] == 1
+    state = await admin.container(f["x"], f["y"], f["z"])
+    assert state["items"] == [{"slot": 1, "name": "oak_planks", "count": 3}]

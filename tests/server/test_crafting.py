@@ -1,0 +1,104 @@
+"""Crafting through the real click protocol: mineflayer's bot.craft in the 2x2 grid and
+on a crafting table, for shapeless and shaped recipes; results and ingredients exact."""
+
+from __future__ import annotations
+
+import pytest
+
+from bots.admin import AdminClient
+
+from .conftest import BotFactory, counts
+
+pytestmark = pytest.mark.minecraft
+
+
+async def give(admin: AdminClient, bot_name: str, item: str, count: int) -> None:
+    out = await admin.command(f"/give {bot_name} {item} {count}")
+    assert out is not None and item in out
+
+
+async def test_inventory_grid_shapeless_and_shaped(
+    admin: AdminClient, make_bot: BotFactory
+) -> None:
+    bot = await make_bot("grid")
+    await give(admin, "grid", "birch_log", 2)
+    await bot.call("wait_count", item="birch_log", atLeast=2)
+
+    # shapeless, 1 ingredient: log -> 4 planks, twice
+    res = await bot.call("craft", item="birch_planks", count=2)
+    assert counts(res["inventory"]) == {"birch_planks": 8}
+    # shaped 2x1: 2 planks -> 4 sticks
+    res = await bot.call("craft", item="stick", count=1)
+    assert counts(res["inventory"]) == {"birch_planks": 6, "stick": 4}
+    # shaped 2x2: 4 planks -> crafting table
+    res = await bot.call("craft", item="crafting_table", count=1)
+    assert counts(res["inventory"]) == {"birch_planks": 2, "stick": 4, "crafting_table": 1}
+    # the server agrees, and nothing is left in the grid or on the cursor
+    assert counts(await admin.inventory("grid")) == {
+        "birch_planks": 2,
+        "stick": 4,
+        "crafting_table": 1,
+    }
+
+
+async def test_shapeless_two_ingredients(admin: AdminClient, make_bot: BotFactory) -> None:
+    bot = await make_bot("flinty")
+    await give(admin, "flinty", "iron_ingot", 3)
+    await give(admin, "flinty", "flint", 2)
+    await bot.call("wait_count", item="flint", atLeast=2)
+    res = await bot.call("craft", item="flint_and_steel", count=2)
+    assert counts(res["inventory"]) == {"iron_ingot": 1, "flint_and_steel": 2}
+    assert counts(await admin.inventory("flinty")) == {"iron_ingot": 1, "flint_and_steel": 2}
+
+
+async def test_crafting_table_3x3(admin: AdminClient, make_bot: BotFactory) -> None:
+    bot = await make_bot("smith")
+    await give(admin, "smith", "crafting_table", 1)
+    await give(admin, "smith", "cobblestone", 20)
+    await give(admin, "smith", "stick", 6)
+    await give(admin, "smith", "oak_planks", 3)
+    await bot.call("wait_count", item="oak_planks", atLeast=3)
+    await bot.call("place_near", item="crafting_table")
+    # shaped 3x3 with gaps: pickaxes
+    res = await bot.call("craft", item="stone_pickaxe", count=2, table=True)
+    assert counts(res["inventory"]) == {
+        "cobblestone": 14,
+        "stick": 2,
+        "oak_planks": 3,
+        "stone_pickaxe": 2,
+    }
+    res = await bot.call("craft", item="wooden_pickaxe", count=1, table=True)
+    assert counts(res["inventory"]) == {"cobblestone": 14, "stone_pickaxe": 2, "wooden_pickaxe": 1}
+    # full 3x3 ring: furnace
+    res = await bot.call("craft", item="furnace", count=1, table=True)
+    assert counts(res["inventory"]) == {
+        "cobblestone": 6,
+        "stone_pickaxe": 2,
+        "wooden_pickaxe": 1,
+        "furnace": 1,
+    }
+    assert counts(await admin.inventory("smith")) == counts(res["inventory"])
+
+
+async def test_missing_ingredients_craft_nothing(admin: AdminClient, make_bot: BotFactory) -> None:
+    bot = await make_bot("poor")
+    await give(admin, "poor", "oak_planks", 1)
+    await bot.call("wait_count", item="oak_planks", atLeast=1)
+    with pytest.raises(Exception, match="no recipe"):
+        await bot.call("craft", item="stick")
+    assert counts(await admin.inventory("poor")) == {"oak_planks": 1}
+
+
+async def test_shift_click_result_crafts_all(admin: AdminClient, make_bot: BotFactory) -> None:
+    """Raw clicks: logs into the 2x2 grid, shift-click the result: every log becomes planks."""
+    bot = await make_bot("shifter")
+    await give(admin, "shifter", "spruce_log", 5)
+    await bot.call("wait_count", item="spruce_log", atLeast=5)
+    src = await bot.call("slot_of", item="spruce_log")
+    # pick the stack up, put it in grid slot 1, shift-click the result slot
+    await bot.call("clicks", clicks=[[src, 0, 0], [1, 0, 0], [0, 0, 1]])
+    assert await bot.call("wait_count", item="spruce_planks", atLeast=20) == 20
+    res = await bot.call("clicks", clicks=[])
+    assert counts(await admin.inventory("shifter")) == {"spruce_planks": 20}
+    assert counts(await bot.call("inventory")) == {"spruce_planks": 20}
+    assert res["grid"] == [None, None, None, None]

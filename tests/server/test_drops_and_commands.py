@@ -1,0 +1,150 @@
+"""Drops with and without the right tool, exact pickup counts, /give with counts, /tell."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bots.admin import AdminClient
+from bots.node import BOTS_DIR, node_env, node_executable
+from bots.server_host import EmbeddedServer
+
+from .conftest import BotFactory, counts
+
+pytestmark = pytest.mark.minecraft
+
+JS = Path(__file__).parent / "js"
+
+
+async def put_block(admin: AdminClient, x: int, y: int, z: int, block: str) -> None:
+    await admin.command(f"/setblock {x} {y} {z} {block}")
+
+
+@pytest.mark.parametrize(
+    ("block", "tool", "expected"),
+    [
+        ("stone", "wooden_pickaxe", "cobblestone"),
+        ("coal_ore", "wooden_pickaxe", "coal"),
+        ("iron_ore", "stone_pickaxe", "iron_ore"),
+        ("diamond_ore", "iron_pickaxe", "diamond"),
+        ("oak_log", None, "oak_log"),
+        ("grass_block", None, "dirt"),
+    ],
+)
+async def test_block_drops_with_right_tool(
+    server: EmbeddedServer,
+    admin: AdminClient,
+    make_bot: BotFactory,
+    block: str,
+    tool: str | None,
+    expected: str,
+) -> None:
+    bot = await make_bot("digger")
+    x, y, z = 6, server.spawn[1], 6
+    await put_block(admin, x, y, z, block)
+    if tool:
+        await admin.command(f"/give digger {tool} 1")
+        await bot.call("wait_count", item=tool, atLeast=1)
+    res = await bot.call("dig_at", x=x, y=y, z=z, tool=tool)
+    assert res["name"] == block and res["blockNow"] == "air"
+    res = await bot.call("pickup", x=x, y=y, z=z, item=expected, atLeast=1)
+    inv = counts(res["inventory"])
+    assert inv[expected] == 1
+    assert counts(await admin.inventory("digger")) == inv
+
+
+@pytest.mark.parametrize(
+    ("block", "wrong_tool", "tool", "expected"),
+    [
+        ("stone", None, "wooden_pickaxe", "cobblestone"),
+        ("iron_ore", "wooden_pickaxe", "stone_pickaxe", "iron_ore"),
+        ("diamond_ore", "stone_pickaxe", "iron_pickaxe", "diamond"),
+    ],
+)
+async def test_no_drop_without_the_tool(
+    server: EmbeddedServer,
+    admin: AdminClient,
+    make_bot: BotFactory,
+    block: str,
+    wrong_tool: str | None,
+    tool: str,
+    expected: str,
+) -> None:
+    bot = await make_bot("bare")
+    y = server.spawn[1]
+    await put_block(admin, 6, y, 6, block)
+    await put_block(admin, 7, y, 6, block)
+    for t in (wrong_tool, tool):
+        if t:
+            await admin.command(f"/give bare {t} 1")
+            await bot.call("wait_count", item=t, atLeast=1)
+    await bot.call("dig_at", x=6, y=y, z=6, tool=wrong_tool)
+    # control: the same block with the right tool drops (and its drop arrives
+    # after any drop of the first block would have)
+    await bot.call("dig_at", x=7, y=y, z=6, tool=tool)
+    res = await bot.call("pickup", x=7, y=y, z=6, item=expected, atLeast=1)
+    assert counts(res["inventory"])[expected] == 1
+    await bot.call("goto", x=6, y=y, z=6, range=1)
+    assert await bot.call("nearby_items", range=6) == []
+    assert counts(await admin.inventory("bare")).get(expected) == 1
+
+
+def test_random_drops_statistics() -> None:
+    """Leaves and grass drop sometimes, with vanilla-like rates (JS unit check)."""
+    out = subprocess.run(
+        [str(node_executable()), str(JS / "drops_stats.js")],
+        cwd=BOTS_DIR,
+        env=node_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    stats = json.loads(out.stdout)
+    n = stats["n"]
+    leaves = stats["oak_leaves"]
+    assert 0.03 < leaves.get("oak_sapling", 0) / n < 0.07
+    assert 0.01 < leaves.get("stick", 0) / n < 0.06
+    assert leaves.get("oak_leaves", 0) == 0  # only with shears
+    grass = stats["grass"]
+    assert 0.09 < grass.get("wheat_seeds", 0) / n < 0.16
+    assert stats["wheat_ripe"].get("wheat", 0) == n
+    assert stats["stone_by_hand"] == {}
+
+
+async def test_give_counts_and_stacks(admin: AdminClient, make_bot: BotFactory) -> None:
+    bot = await make_bot("giftee")
+    assert "Gave 16" in (await admin.command("/give giftee stone 16") or "")
+    assert "Gave 1" in (await admin.command("/give giftee minecraft:stone") or "")
+    await admin.command("/give giftee stone 50")
+    assert await bot.call("wait_count", item="stone", atLeast=67) == 67
+    inv = await admin.inventory("giftee")
+    assert sorted(i["count"] for i in inv if i["name"] == "stone") == [3, 64]
+    with pytest.raises(Exception, match="whole number"):
+        await admin.command("/give giftee stone lots")
+    with pytest.raises(Exception, match="Unknown item"):
+        await admin.command("/give giftee not_an_item 2")
+    # a pickup on top of a given stack keeps the connection alive and counts right
+    await admin.command("/setblock 6 65 7 cobblestone")
+    await admin.command("/give giftee wooden_pickaxe 1")
+    await admin.command("/give giftee cobblestone 5")
+    await bot.call("wait_count", item="cobblestone", atLeast=5)
+    await bot.call("dig_at", x=6, y=65, z=7, tool="wooden_pickaxe")
+    res = await bot.call("pickup", x=6, y=65, z=7, item="cobblestone", atLeast=6)
+    assert counts(res["inventory"])["cobblestone"] == 6
+
+
+async def test_tell_is_a_whisper(admin: AdminClient, make_bot: BotFactory) -> None:
+    alice = await make_bot("alice")
+    bob = await make_bot("bob")
+    await alice.call("chat", message="/tell bob meet me at the farm")
+    event = await bob.wait_event("whisper", within=10)
+    assert event["username"] == "alice" and event["message"] == "meet me at the farm"
+    await admin.command("/tell alice hello from the server")
+    event = await alice.wait_event(
+        "whisper", within=10, predicate=lambda e: "server" in e["message"]
+    )
+    assert event["username"] == "Server"

@@ -1,0 +1,179 @@
+"""The launcher: start/stop by pid, restart continues the world, the host exits when its
+parent dies, the generator is deterministic and fast."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_runtime.config.layout import VillageLayout
+from bots.admin import AdminClient
+from bots.node import BOTS_DIR, node_env, node_executable
+from bots.server_host import EmbeddedServer, status_ping
+
+pytestmark = pytest.mark.minecraft
+
+JS = Path(__file__).parent / "js"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def test_start_stop_restart_continues_world(tmp_path: Path) -> None:
+    srv = EmbeddedServer(tmp_path / "world", seed=99, log_path=tmp_path / "server.log")
+    async with srv:
+        pid = srv.pid
+        assert pid is not None and _alive(pid)
+        status = await status_ping("127.0.0.1", srv.port)
+        assert status["version"]["name"].endswith("1.16.5") or status["version"]["protocol"] == 754
+        assert set(srv.places) >= {
+            "town_hall",
+            "farm",
+            "pasture",
+            "forest",
+            "cave",
+            "village_centre",
+        }
+        assert len(srv.community_chests) == 4
+        port = srv.port
+        assert srv.admin_url is not None
+        async with AdminClient(srv.admin_url) as admin:
+            await admin.command("/setblock 3 70 3 gold_block")
+            await admin.set_time(5000)
+        await srv.restart()
+        assert srv.port == port and srv.pid != pid and not _alive(pid)
+        assert srv.admin_url is not None
+        async with AdminClient(srv.admin_url) as admin:
+            assert (await admin.health())["ok"]
+        pid = srv.pid
+    assert pid is not None and not _alive(pid)
+    assert (tmp_path / "server.log").read_text().count("PIANO_READY") == 2
+    assert (tmp_path / "world" / "village.json").exists()
+
+
+async def test_block_change_persists(tmp_path: Path) -> None:
+    from .conftest import JsBot
+
+    async with EmbeddedServer(tmp_path / "world", seed=5) as srv:
+        assert srv.admin_url is not None
+        async with AdminClient(srv.admin_url) as admin:
+            await admin.command("/setblock 2 66 2 gold_block")
+        bot = await JsBot(srv.port, "looker").start()
+        try:
+            assert await bot.call("block_at", x=2, y=66, z=2) == "gold_block"
+        finally:
+            await bot.close()
+        await srv.restart()
+        bot = await JsBot(srv.port, "looker").start()
+        try:
+            assert await bot.call("block_at", x=2, y=66, z=2) == "gold_block"
+        finally:
+            await bot.close()
+
+
+def test_host_exits_when_parent_dies(tmp_path: Path) -> None:
+    script = (
+        "import asyncio, sys\n"
+        "from pathlib import Path\n"
+        "from bots.server_host import EmbeddedServer\n"
+        "async def main():\n"
+        f"    srv = EmbeddedServer(Path({str(tmp_path / 'world')!r}))\n"
+        "    await srv.start()\n"
+        "    print(srv.pid, flush=True)\n"
+        "    await asyncio.sleep(3600)\n"
+        "asyncio.run(main())\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        node_pid = int(line.strip())
+        assert _alive(node_pid)
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    deadline = time.monotonic() + 15
+    while _alive(node_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(node_pid)
+
+
+def test_generator_is_deterministic_and_fast() -> None:
+    layout = VillageLayout().to_generator()
+    runs = []
+    for seed in (7, 7, 8):
+        out = subprocess.run(
+            [
+                str(node_executable()),
+                str(JS / "gen_check.js"),
+                json.dumps({"seed": seed, "layout": layout}),
+            ],
+            cwd=BOTS_DIR,
+            env=node_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        runs.append(json.loads(out.stdout))
+    assert runs[0]["digest"] == runs[1]["digest"]
+    assert runs[0]["digest"] != runs[2]["digest"]
+    r = runs[0]
+    assert r["msPerChunk"] < 25
+    # a village: trees, ores at plausible depths, water, crops, chests
+    blocks = r["blocks"]
+    for name in (
+        "oak_log",
+        "birch_log",
+        "oak_leaves",
+        "water",
+        "wheat",
+        "farmland",
+        "chest",
+        "coal_ore",
+        "iron_ore",
+    ):
+        assert blocks.get(name, 0) > 0, name
+    assert (
+        r["maxY"]["diamond_ore"] <= 16
+        and r["maxY"]["gold_ore"] <= 32
+        and r["maxY"]["iron_ore"] <= 64
+    )
+
+
+def test_layout_validation() -> None:
+    VillageLayout()
+    with pytest.raises(ValueError, match="overlaps"):
+        VillageLayout.model_validate({"farm": {"dx": -30, "dz": -6, "width": 13, "depth": 13}})
+    with pytest.raises(ValueError, match="crops"):
+        VillageLayout(crops=("cactus",))
+
+
+def test_constructor_validates_without_io(tmp_path: Path) -> None:
+    with pytest.raises(ValueError):
+        EmbeddedServer(tmp_path / "w", port=70000)
+    with pytest.raises(ValueError):
+        EmbeddedServer(tmp_path / "w", view_distance=1)
+    EmbeddedServer(tmp_path / "never")
+    assert not (tmp_path / "never").exists()
+
+
+async def test_start_fails_cleanly_on_busy_port(tmp_path: Path) -> None:
+    async with EmbeddedServer(tmp_path / "a") as first:
+        second = EmbeddedServer(tmp_path / "b", port=first.port, start_timeout=20)
+        with pytest.raises(Exception):  # noqa: B017 - any start error, but no hang or orphan
+            await second.start()
+        assert second.pid is None
+    await asyncio.sleep(0)

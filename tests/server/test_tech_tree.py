@@ -1,0 +1,114 @@
+"""A plain mineflayer bot climbs the tech tree on a generated village, then uses a
+town-hall chest and finds chest and inventory intact after a server restart."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from bots.admin import AdminClient
+from bots.server_host import EmbeddedServer
+
+from .conftest import BotFactory, JsBot, counts
+
+pytestmark = pytest.mark.minecraft
+
+
+@pytest.mark.timeout(150)
+async def test_tech_tree_chest_and_restart(
+    server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
+) -> None:
+    t0 = time.monotonic()
+    bot = await make_bot("crafter")
+    cave = server.places["cave"]
+
+    async def step(action: str, **args: Any) -> dict[str, Any]:
+        result = await bot.call(action, within=70, **args)
+        assert isinstance(result, dict)
+        return result
+
+    # punch a tree, planks, crafting table, sticks, wooden pickaxe
+    inv = counts((await step("collect", block="oak_log", count=3))["inventory"])
+    assert inv.get("oak_log", 0) >= 3
+    inv = counts((await step("craft", item="oak_planks", count=3))["inventory"])
+    assert inv["oak_planks"] == 12 and inv.get("oak_log", 0) == 0
+    inv = counts((await step("craft", item="crafting_table"))["inventory"])
+    assert inv["crafting_table"] == 1 and inv["oak_planks"] == 8
+    inv = counts((await step("craft", item="stick"))["inventory"])
+    assert inv["stick"] == 4 and inv["oak_planks"] == 6
+    await step("place_near", item="crafting_table")
+    inv = counts((await step("craft", item="wooden_pickaxe", table=True))["inventory"])
+    assert inv["wooden_pickaxe"] == 1 and inv["oak_planks"] == 3 and inv["stick"] == 2
+    inv = counts((await step("collect", block="crafting_table"))["inventory"])
+    assert inv["crafting_table"] == 1
+
+    # stone at the hills: cobblestone, stone pickaxe, furnace
+    await bot.call("goto", within=50, x=cave.x, y=cave.y, z=cave.z, range=3, ms=40000)
+    inv = counts((await step("collect", block="stone", count=3))["inventory"])
+    assert inv.get("cobblestone", 0) >= 3 and "stone" not in inv
+    await step("place_near", item="crafting_table")
+    inv = counts((await step("craft", item="stone_pickaxe", table=True))["inventory"])
+    assert inv["stone_pickaxe"] == 1
+    for _ in range(3):  # a drop can roll out of reach: top up
+        need = 8 - inv.get("cobblestone", 0)
+        if need <= 0:
+            break
+        inv = counts((await step("collect", block="stone", count=need))["inventory"])
+    inv = counts((await step("craft", item="furnace", table=True))["inventory"])
+    assert inv["furnace"] == 1
+    furnace = (await step("place_near", item="furnace"))["position"]
+    assert isinstance(furnace, dict)
+
+    # iron ore in the cave, smelted with a plank
+    inv = counts((await step("collect", block="iron_ore", count=1))["inventory"])
+    assert inv["iron_ore"] >= 1
+    result = await step(
+        "smelt", x=furnace["x"], y=furnace["y"], z=furnace["z"], input="iron_ore", fuel="oak_planks"
+    )
+    assert result["output"] == "iron_ingot"
+    inv = counts(result["inventory"])
+    assert inv["iron_ingot"] == 1
+    tech_tree_seconds = time.monotonic() - t0
+
+    # the server's view of the inventory is the bot's
+    assert counts(await admin.inventory("crafter")) == inv
+
+    # deposit into a community chest in the town hall, withdraw part of it
+    chest = server.community_chests[0]
+    res = await step(
+        "chest_deposit", x=chest[0], y=chest[1], z=chest[2], item="iron_ingot", count=1
+    )
+    assert counts(res["chest"]) == {"iron_ingot": 1}
+    res = await step(
+        "chest_deposit", x=chest[0], y=chest[1], z=chest[2], item="wooden_pickaxe", count=1
+    )
+    res = await step(
+        "chest_withdraw", x=chest[0], y=chest[1], z=chest[2], item="wooden_pickaxe", count=1
+    )
+    assert counts(res["chest"]) == {"iron_ingot": 1}
+    assert counts(await admin.chest(*chest)) == {"iron_ingot": 1}
+    before = counts(await admin.inventory("crafter"))
+    assert before == counts(res["inventory"])
+
+    # restart: chest contents and inventory survive
+    await bot.call("quit")
+    await bot.wait_event("end", within=10)
+    await server.restart()
+    assert counts(await _chest_via_admin(server, chest)) == {"iron_ingot": 1}
+    bot2 = JsBot(server.port, "crafter")
+    try:
+        await bot2.start()
+        assert counts(await bot2.call("inventory")) == before
+    finally:
+        await bot2.close()
+    print(f"tech tree: {tech_tree_seconds:.1f}s")
+
+
+async def _chest_via_admin(
+    server: EmbeddedServer, pos: tuple[int, int, int]
+) -> list[dict[str, Any]]:
+    assert server.admin_url is not None
+    async with AdminClient(server.admin_url) as admin:
+        return await admin.chest(*pos)
