@@ -71,3 +71,37 @@ async def local_services(
             llm=llm,
             embedder=HashingEncoder(),
         )
+
+
+def module_context(
+    svc: AgentServices,
+    module: Any,
+    *,
+    agent: str = "Ann",
+    body: Any = None,
+    seed: int = 0,
+    shared: dict[str, Any] | None = None,
+) -> Any:
+    """A :class:`ModuleContext` for calling one module's ``step`` directly in a test.
+
+    Bus triggers of the module's schedule are subscribed so ``ctx.pending`` works.
+    """
+    import random
+
+    from agent_runtime.body.null import NullBody
+    from agent_runtime.bus import topics
+    from agent_runtime.module_context import ModuleContext
+
+    ctx = ModuleContext(
+        agent=agent, module=module.name, run_id=svc.run_id, state=svc.store.agent(agent),
+        bus=svc.bus, body=body or NullBody(agent), events=svc.events, rng=random.Random(seed),
+        clock=svc.clock, services=svc, reads=type(module).reads, writes=type(module).writes,
+        shared=shared if shared is not None else {},
+    )
+    for trig in module.schedule.triggers:
+        kind, _, what = trig.partition(":")
+        if kind == "topic":
+            ctx.inbox[trig] = svc.bus.subscribe(topics.agent(svc.run_id, agent, what))
+        elif kind == "world":
+            ctx.inbox[trig] = svc.bus.subscribe(topics.world(svc.run_id, what))
+    return ctx

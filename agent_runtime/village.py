@@ -33,6 +33,7 @@ from agent_runtime.clock import Clock
 from agent_runtime.config.loader import ResolvedAgent, resolve_agents
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.interfaces import Body, Bus
+from agent_runtime.run.coherence import CoherenceTracker
 from agent_runtime.run.events import EventLog
 from agent_runtime.run.metrics import collect_metrics
 from agent_runtime.scheduling import SchedulerMetrics
@@ -71,6 +72,8 @@ class Village:
         self.rng = random.Random(config.run.seed)
         self.metrics = SchedulerMetrics()
         self.events = EventLog(self.run_dir / "events.jsonl")
+        self.coherence = CoherenceTracker(window_s=30.0 * config.run.time_scale)
+        self.events.add_listener(self.coherence)
         self.agents: dict[str, Agent] = {}
         self.bodies: dict[str, Body] = {}
         self.resolved: list[ResolvedAgent] = []

@@ -99,6 +99,18 @@ class AdminClient:
         result: dict[str, Any] = await self._request("GET", f"/containers/{x}/{y}/{z}")
         return result
 
+    async def entities(
+        self, near: tuple[float, float, float] | None = None, radius: float = 16.0
+    ) -> list[dict[str, Any]]:
+        """Non-player entities (mobs, dropped items with ``item: {name, count}``), optionally near a point."""
+        params = ""
+        if near is not None:
+            params = f"?near={near[0]},{near[1]},{near[2]}&radius={radius}"
+        result: list[dict[str, Any]] = (await self._request("GET", f"/entities{params}"))[
+            "entities"
+        ]
+        return result
+
     async def places(self) -> dict[str, Any]:
         result: dict[str, Any] = await self._request("GET", "/places")
         return result

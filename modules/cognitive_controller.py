@@ -108,6 +108,8 @@ class CognitiveController(Module):
         self.extroversion = extroversion if extroversion is not None else 0.0
         self._last_spoke = 0.0
         self._failures = 0
+        self._addressed: list[tuple[str, str, float]] = []
+        self._last_step = 0.0
         self._last_outcome_at = 0.0
         self._answered: set[str] = set()
         self._decisions = 0
@@ -122,8 +124,28 @@ class CognitiveController(Module):
         self._last_spoke = float(state.get("last_spoke", 0.0))
 
     async def step(self, ctx: ModuleContext) -> None:
-        for msg in ctx.pending("world:event"):
+        events = ctx.pending("world:event")
+        for msg in events:
             self._on_world_event(msg.payload)
+        heard = ctx.pending("topic:heard")
+        for msg in heard:
+            p = msg.payload
+            if p.get("to_me"):
+                self._addressed.append(
+                    (str(p.get("sender")), str(p.get("message", "")), float(p.get("at", 0)))
+                )
+                self._addressed = self._addressed[-5:]
+        skills = ctx.pending("topic:skill")
+        only_started = bool(skills) and all(m.payload.get("event") == "started" for m in skills)
+        now = time.time()
+        if (
+            only_started
+            and not heard
+            and not events
+            and now - self._last_step < 1.0 * ctx.clock.time_scale
+        ):
+            return  # a skill we just chose has started: nothing new to decide
+        self._last_step = now
         settings = ctx.services.config.bottleneck
         snapshot = ctx.state.snapshot([s.section for s in settings.sections])
         view = build_view(snapshot, settings)
@@ -236,6 +258,12 @@ class CognitiveController(Module):
             )
 
         # 1. someone addressed me and waits for an answer
+        while self._addressed:
+            who, text, at = self._addressed.pop(0)
+            key = f"{who}:{at}"
+            if key not in self._answered:
+                self._answered.add(key)
+                return self._answer(who, text, inv, sentiment, goal_text, action)
         pending = convo.get("pending_reply_to")
         if pending:
             lines = [ln for ln in convo.get("lines", []) if ln.get("speaker") == pending]

@@ -29,7 +29,7 @@ TRIGGERS: dict[str, tuple[frozenset[str], float]] = {
     "social_awareness": (frozenset({"topic:heard"}), 0.3),
     "talking": (frozenset({"topic:heard", "topic:decision"}), 0.0),
     "skill_execution": (frozenset({"topic:decision"}), 0.0),
-    "cognitive_controller": (frozenset({"state:conversation", "state:action", "world:event"}), 0.5),
+    "cognitive_controller": (frozenset({"topic:skill", "topic:heard", "world:event"}), 0.5),
     "planning": (frozenset({"state:goals"}), 1.0),
     "reflection": (frozenset(), 0.0),
 }

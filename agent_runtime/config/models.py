@@ -49,7 +49,7 @@ PRESETS: dict[str, frozenset[str]] = {
 #: Default cadence (seconds) and jitter ceiling per module; None = trigger-only.
 DEFAULT_CADENCES: dict[str, tuple[float | None, float | None]] = {
     "perception": (1.0, None),
-    "memory": (2.0, None),
+    "memory": (3.0, None),
     "action_awareness": (None, None),
     "goal_generation": (5.0, 10.0),
     "social_awareness": (4.0, None),

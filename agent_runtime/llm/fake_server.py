@@ -201,7 +201,9 @@ class FakeOpenAIServer:
             await asyncio.wait({inner})
         finally:
             self._connections.discard(inner)
-            if not inner.cancelled() and inner.exception() is not None:
+            if not inner.done():
+                inner.cancel()
+            elif not inner.cancelled() and inner.exception() is not None:
                 logger.error("fake OpenAI server connection failed", exc_info=inner.exception())
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agent_runtime.state.sections import Goals, Social
+
 if TYPE_CHECKING:
     from agent_runtime.village import Village
 
@@ -16,6 +18,15 @@ def percentiles(values: list[float], ps: tuple[float, ...] = (50, 90, 99)) -> di
         return {f"p{int(p)}": 0.0 for p in ps}
     arr = np.asarray(values, dtype=np.float64)
     return {f"p{int(p)}": round(float(np.percentile(arr, p)), 3) for p in ps}
+
+
+def social_graph_of(v: Village) -> dict[str, dict[str, float]]:
+    """Directed social graph: ``graph[a][b]`` is a's sentiment (0-10) towards b."""
+    assert v.store is not None
+    return {
+        name: {b: p.sentiment for b, p in v.store.agent(name).get("social", Social).people.items()}
+        for name in v.agents
+    }
 
 
 def collect_metrics(v: Village) -> dict[str, Any]:
@@ -34,7 +45,13 @@ def collect_metrics(v: Village) -> dict[str, Any]:
         "module_errors": sum(int(m["errors"]) for m in modules.values()),
         "sched_lag_ms": percentiles(v.metrics.lags_ms),
     }
+    out["coherence"] = v.coherence.summary()
     if v.store is not None:
+        out["social_graph"] = social_graph_of(v)
+        out["goal_histories"] = {
+            name: [g.goal for g in v.store.agent(name).get("goals", Goals).history]
+            for name in v.agents
+        }
         out["redis"] = {"ops": v.store.ops, "flushes": v.store.flushes, "errors": v.store.errors}
     bus = v.bus
     if bus is not None:
@@ -52,7 +69,13 @@ def collect_metrics(v: Village) -> dict[str, Any]:
         }
     svc = v.services
     if svc is not None and svc.llm is not None:
-        out["llm"] = svc.llm.snapshot()
+        llm = svc.llm.snapshot()
+        out["llm"] = llm
+        agent_hours = max(1e-9, out["agents"] * wall / 3600.0)
+        out["llm_tokens_per_agent_hour"] = {
+            m: round(s.get("total_tokens", 0) / agent_hours, 1)
+            for m, s in llm.get("accounting", {}).get("by_module", {}).items()
+        }
     extra = getattr(v, "extra_metrics", None)
     if callable(extra):
         out.update(extra())

@@ -1,5 +1,6 @@
 'use strict'
 // A group of bodies living in one Node process. Used in-process by the host or inside a worker.
+require('./lib/perf')
 const { Body } = require('./body')
 
 class BodyGroup {

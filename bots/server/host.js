@@ -27,6 +27,9 @@ const PLUGIN_ORDER = [
   'furnaces',
   'drops',
   'commands',
+  'player_list', // tab list for joining players (flying-squid bug)
+  'respawn', // respawn after death (flying-squid bug)
+  'mob_death', // remove killed mobs, loot
   'village', // spawn point, animals
   'admin_api'
 ]

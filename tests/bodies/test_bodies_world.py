@@ -1,7 +1,8 @@
 """Bodies on the embedded server: observation, events, and the contract of every skill.
 
-Each test connects fresh bots (unique names) to one module-scoped server. A bot
-that must *see* another connects first (see bots/server/BUGS_FROM_BODIES.md #1).
+Each test connects fresh bots (unique names) to one module-scoped server. Where a
+bot must see another, it connects first (flying-squid did not send the tab list to
+joining players: bots/server/BUGS_FROM_BODIES.md #1, fixed in the embedded server).
 """
 
 from __future__ import annotations
@@ -356,13 +357,7 @@ async def test_give_contract(
     gave = await run(giver, "give", player=taker.name, item="stick", count=2)
     assert gave.success, gave.reason
     assert gave.inventory_delta == {"stick": -2}
-    if not gave.detail["received"]:
-        # The stack landed out of the taker's pickup range (server bug #4 in
-        # bots/server/BUGS_FROM_BODIES.md): the taker fetches it.
-        spot = gave.detail["landed_at"]
-        assert spot is not None
-        fetched = await run(taker, "go_to", x=spot["x"], y=spot["y"], z=spot["z"], range=1.0)
-        assert fetched.success, fetched.reason
+    assert gave.detail["received"] is True, gave.detail
 
     async def received() -> object:
         return (await taker.observe()).inventory.get("stick", 0) == 2

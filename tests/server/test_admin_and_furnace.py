@@ -45,6 +45,8 @@ async def test_admin_api(server: EmbeddedServer, admin: AdminClient, make_bot: B
     assert await admin.set_time("night") == 13000
     assert await admin.set_time(6000) == 6000
     assert 6000 <= await admin.time() < 6400
+    mobs = await admin.entities()
+    assert {e["name"] for e in mobs} >= {"cow", "sheep", "pig", "chicken"}
     places = await admin.places()
     assert {p["name"] for p in places["places"]} >= {
         "town_hall",
@@ -111,3 +113,32 @@ async def test_furnace_smelts_with_fuel_over_time(
     assert inv["oak_planks"] == 1
     state = await admin.container(f["x"], f["y"], f["z"])
     assert state["items"] == [{"slot": 1, "name": "oak_planks", "count": 3}]
+
+
+async def test_late_joiner_sees_earlier_players(make_bot: BotFactory) -> None:
+    first = await make_bot("early")
+    late = await make_bot("late")
+    assert await late.call("players") == ["early", "late"]
+    await first.wait_event("message", within=10, predicate=lambda e: "late joined" in e["message"])
+    assert await first.call("players") == ["early", "late"]
+
+
+async def test_dead_player_respawns(admin: AdminClient, make_bot: BotFactory) -> None:
+    bot = await make_bot("mortal")
+    await admin.command("/kill mortal")
+    await bot.wait_event("death", within=10)
+    event = await bot.wait_event("respawned", within=10)
+    assert event["health"] == 20
+
+
+async def test_killed_animal_drops_meat_and_disappears(
+    server: EmbeddedServer, make_bot: BotFactory
+) -> None:
+    bot = await make_bot("hunter")
+    pasture = server.places["pasture"]
+    await bot.call("goto", within=40, x=pasture.x - 6, y=pasture.y, z=pasture.z, range=3)
+    res = await bot.call("kill_mob", within=40, mob="cow")
+    assert res["gone"]
+    items = await bot.call("nearby_items", range=12)
+    have = counts(await bot.call("inventory"))
+    assert have.get("beef", 0) > 0 or any(i["name"] == "beef" for i in items)

@@ -4,12 +4,19 @@
 const { goals, Movements } = require('mineflayer-pathfinder')
 const { SkillError, SkillAborted } = require('./util')
 
+/** Movements for this bot (built once per bot and setting: the constructor scans every block state). */
 function movementsFor (bot, { canDig = false } = {}) {
-  const m = new Movements(bot)
-  m.canDig = canDig
-  m.allow1by1towers = false
-  m.allowSprinting = true
-  m.allowParkour = true
+  if (!bot.pianoMovements) bot.pianoMovements = {}
+  const key = canDig ? 'dig' : 'walk'
+  let m = bot.pianoMovements[key]
+  if (!m) {
+    m = new Movements(bot)
+    m.canDig = canDig
+    m.allow1by1towers = false
+    m.allowSprinting = true
+    m.allowParkour = true
+    bot.pianoMovements[key] = m
+  }
   return m
 }
 

@@ -26,6 +26,7 @@ module.exports = {
     await gotoGoal(ctx, new goals.GoalNear(p.x, p.y, p.z, 2), `player ${player}`)
     ctx.check()
     await bot.lookAt(target.position.offset(0, target.height || 1.6, 0), true)
+    await bot.waitForTicks(2) // let the server learn where we look: it throws that way
     // Watch the thrown stack: did the receiver pick it up, and where did it land?
     let thrown = null
     let received = false
@@ -45,6 +46,11 @@ module.exports = {
       bot.removeListener('playerCollect', onCollect)
     }
     const landed = thrown && thrown.isValid ? vec(thrown.position) : null
-    return { detail: { item: name, count, to: player, received, landed_at: received ? null : landed } }
+    return {
+      detail: {
+        item: name, count, to: player, received, landed_at: received ? null : landed,
+        giver_at: vec(bot.entity.position), receiver_at: vec(target.position)
+      }
+    }
   }
 }

@@ -61,7 +61,7 @@ module.exports.server = function (serv, settings) {
     constructor (status, message) { super(message); this.status = status }
   }
 
-  async function route (method, parts, body) {
+  async function route (method, parts, body, query) {
     const [a, b, c, d] = parts
     if (method === 'GET' && a === 'health') return { ok: true, players: serv.players.length, tick: serv.tickCount, time: serv.time }
     if (method === 'GET' && a === 'places') return serv.piano.plan()
@@ -74,6 +74,21 @@ module.exports.server = function (serv, settings) {
       if (c === 'inventory') return inventory(p)
       if (c === 'position') return { username: p.username, ...position(p) }
       throw new HttpError(404, 'not found')
+    }
+    if (a === 'entities') {
+      if (method !== 'GET') throw new HttpError(405, 'method not allowed')
+      const near = query.get('near') ? query.get('near').split(',').map(Number) : null
+      const radius = Number(query.get('radius') || 16)
+      const list = []
+      for (const e of Object.values(serv.entities)) {
+        if (e.type === 'player') continue
+        const p = e.position
+        if (near && Math.hypot(p.x - near[0], p.y - near[1], p.z - near[2]) > radius) continue
+        const out = { id: e.id, type: e.type, name: e.name, x: p.x, y: p.y, z: p.z }
+        if (e.itemId !== undefined) out.item = { name: registry.items[e.itemId]?.name, count: e.itemCount || 1 }
+        list.push(out)
+      }
+      return { entities: list }
     }
     if (a === 'containers' || a === 'chests') {
       if (method !== 'GET') throw new HttpError(405, 'method not allowed')
@@ -126,7 +141,7 @@ module.exports.server = function (serv, settings) {
       const url = new URL(req.url, 'http://localhost')
       const parts = url.pathname.split('/').filter(Boolean)
       const body = req.method === 'POST' ? await readBody(req) : {}
-      send(200, await route(req.method, parts, body))
+      send(200, await route(req.method, parts, body, url.searchParams))
     } catch (err) {
       send(err.status || 500, { ok: false, error: err.message || String(err) })
     }

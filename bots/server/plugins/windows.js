@@ -248,10 +248,12 @@ module.exports.server = function (serv) {
 
   function dropItem (player, item, { pickupDelay = 2000 } = {}) {
     if (!item || item.count <= 0) return
-    const yaw = (player.yaw || 0) * Math.PI / 180
-    const dir = new Vec3(-Math.sin(yaw), 0, Math.cos(yaw))
+    // flying-squid keeps yaw/pitch as byte angles (256 per turn)
+    const yaw = (player.yaw || 0) * 2 * Math.PI / 256
+    const pitch = (player.pitch || 0) * 2 * Math.PI / 256
+    const dir = new Vec3(-Math.sin(yaw) * Math.cos(pitch), -Math.sin(pitch), Math.cos(yaw) * Math.cos(pitch))
     serv.spawnObject(itemEntityType, player.world, player.position.offset(0, 1.3, 0), {
-      velocity: dir.scaled(4).offset(0, 2, 0),
+      velocity: dir.scaled(4).offset(0, 1.5, 0),
       itemId: item.type,
       itemCount: item.count,
       pickupTime: pickupDelay,

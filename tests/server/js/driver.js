@@ -48,6 +48,9 @@ bot.once('spawn', () => {
 bot.on('kicked', (reason) => out({ event: 'kicked', reason: String(reason) }))
 bot.on('end', (reason) => { out({ event: 'end', reason: String(reason) }); process.exit(0) })
 bot.on('error', (err) => out({ event: 'error', error: String(err && err.message) }))
+bot.on('death', () => out({ event: 'death' }))
+let spawns = 0
+bot.on('spawn', () => { if (++spawns > 1) out({ event: 'respawned', health: bot.health, position: pos(bot.entity.position) }) })
 bot.on('whisper', (username, message) => out({ event: 'whisper', username, message }))
 bot.on('chat', (username, message) => out({ event: 'chat', username, message }))
 bot.on('messagestr', (message) => out({ event: 'message', message }))
@@ -161,6 +164,31 @@ const actions = {
       .filter(e => e.name === 'item' && e.position.distanceTo(bot.entity.position) <= range)
       .map(e => { const it = e.getDroppedItem && e.getDroppedItem(); return { name: it && it.name, count: it && it.count, position: pos(e.position) } })
   },
+
+  // walk to the nearest mob of a kind and hit it until it dies; returns its id
+  async kill_mob ({ mob, ms = 30000 }) {
+    const target = bot.nearestEntity(e => e.name === mob)
+    if (!target) throw new Error(`no ${mob} in sight`)
+    const id = target.id
+    const t0 = Date.now()
+    let hits = 0
+    while (bot.entities[id] && Date.now() - t0 < ms) {
+      const e = bot.entities[id]
+      if (bot.entity.position.distanceTo(e.position) > 3) {
+        await goto(Math.floor(e.position.x), Math.floor(e.position.y), Math.floor(e.position.z), 2, 15000)
+        continue
+      }
+      await bot.lookAt(e.position.offset(0, 0.5, 0), true)
+      bot.attack(e)
+      hits++
+      await new Promise(resolve => setTimeout(resolve, 300))
+    }
+    if (bot.entities[id]) throw new Error(`${mob} still alive after ${hits} hits`)
+    return { hits, gone: true }
+  },
+
+  async players () { return Object.keys(bot.players).sort() },
+  async health () { return { health: bot.health, food: bot.food } },
 
   async time () { return { timeOfDay: bot.time.timeOfDay } },
 

@@ -1,0 +1,78 @@
+"""``piano experiment NAME [CONFIG]``: run one of the paper's experiments and write its folder
+(raw CSV/JSONL, ``metrics.json``, PNG plots, ``report.md``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+from agent_runtime.config.errors import ConfigError
+from agent_runtime.services import ServiceError
+
+NAMES = ("specialization", "tax", "item_progression", "social_perception")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("experiment", help="run an experiment of the paper (see experiments/)")
+    p.add_argument("name", choices=NAMES, help="which experiment")
+    p.add_argument("config", nargs="?", help="experiment file (default: experiments/NAME/config.yaml)")
+    p.add_argument("--llm", choices=["heuristic", "openai"], help="override llm.provider")
+    p.add_argument("--repeats", type=int, help="repeats per condition (default: the file's)")
+    p.add_argument("--time-scale", type=float, default=1.0,
+                   help="multiply every protocol time and cadence (e.g. 0.05 for a smoke run)")
+    p.add_argument("--out", default="runs/experiments", help="parent folder of the output folder")
+    p.add_argument("--world", choices=["embedded", "none"], help="override world.kind")
+    p.add_argument("--agents", type=int, help="run with this many agents (smoke runs)")
+    p.add_argument("--conditions", help="comma-separated subset of the file's conditions")
+    p.add_argument("--seed", type=int, help="base seed (default: the file's run.seed)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def run(args: argparse.Namespace) -> int:
+    from experiments.common import ExperimentOptions
+    from experiments.registry import run as run_experiment
+
+    if not 0 < args.time_scale <= 100:
+        print("--time-scale must be in (0, 100]", file=sys.stderr)
+        return 2
+    if args.repeats is not None and args.repeats < 1:
+        print("--repeats must be at least 1", file=sys.stderr)
+        return 2
+    if args.agents is not None and args.agents < 1:
+        print("--agents must be at least 1", file=sys.stderr)
+        return 2
+
+    def progress(msg: str) -> None:
+        if not args.quiet:
+            print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+    opts = ExperimentOptions(
+        out=Path(args.out),
+        llm=args.llm,
+        repeats=args.repeats,
+        time_scale=args.time_scale,
+        world=args.world,
+        agents=args.agents,
+        conditions=tuple(c for c in (args.conditions or "").split(",") if c),
+        seed=args.seed,
+        progress=progress,
+    )
+    config = Path(args.config) if args.config else None
+    started = time.time()
+    try:
+        out, _ = asyncio.run(run_experiment(args.name, config, opts))
+    except ConfigError as err:
+        print(err.render(), file=sys.stderr)
+        return 2
+    except (KeyError, ValueError) as err:
+        print(f"piano experiment: {err}", file=sys.stderr)
+        return 2
+    except ServiceError as err:
+        print(f"piano experiment: {err}", file=sys.stderr)
+        return 1
+    print(f"experiment {args.name} done in {time.time() - started:.1f}s; results in {out}")
+    print(f"report: {out / 'report.md'}")
+    return 0

@@ -1,0 +1,96 @@
+"""Speech/action coherence, measured from the event stream.
+
+An utterance *announces* an action when it says the speaker will do something
+("I'll bring you wood", "here is 2 bread", "I'm going to collect logs"). It is
+*kept* when the same agent starts a skill of the announced kind within
+``window_s`` seconds of speaking (or was already running it), and a
+*contradiction* when, within the window, the agent starts only other skills.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+# words that announce a skill kind -> the skills that fulfil it
+ANNOUNCE: dict[str, tuple[str, ...]] = {
+    "give": ("give",),
+    "here is": ("give",),
+    "here's": ("give",),
+    "bring": ("give", "go_to"),
+    "collect": ("collect",),
+    "gather": ("collect",),
+    "mine": ("collect",),
+    "chop": ("collect",),
+    "craft": ("craft",),
+    "make": ("craft", "smelt"),
+    "smelt": ("smelt",),
+    "explore": ("explore",),
+    "deposit": ("deposit",),
+    "pay": ("deposit",),
+    "follow": ("follow",),
+    "eat": ("eat",),
+    "go to": ("go_to",),
+    "come": ("go_to", "follow"),
+}
+_FUTURE = re.compile(
+    r"\b(i'll|i will|i'm going to|i am going to|going to|let me|here is|here's)\b", re.I
+)
+
+
+def announced_skills(text: str) -> set[str]:
+    low = text.lower()
+    if not _FUTURE.search(low):
+        return set()
+    out: set[str] = set()
+    for word, skills in ANNOUNCE.items():
+        if re.search(rf"\b{re.escape(word)}", low):
+            out.update(skills)
+    return out
+
+
+@dataclass
+class CoherenceTracker:
+    window_s: float = 30.0
+    speeches: list[tuple[str, float, set[str], str | None]] = field(default_factory=list)
+    skills: dict[str, list[tuple[float, str]]] = field(default_factory=lambda: defaultdict(list))
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        agent = record.get("agent")
+        if agent is None:
+            return
+        if kind == "speech":
+            ann = announced_skills(str(record.get("text", "")))
+            running = (record.get("decision_skill") or {}).get("skill")
+            self.speeches.append((agent, float(record["t"]), ann, running))
+        elif kind == "skill_started":
+            self.skills[agent].append(
+                (float(record["t"]), str((record.get("call") or {}).get("skill")))
+            )
+
+    def summary(self) -> dict[str, Any]:
+        announcing = kept = contradicted = 0
+        for agent, t, ann, decided in self.speeches:
+            if not ann:
+                continue
+            announcing += 1
+            started = [
+                s for (ts, s) in self.skills.get(agent, []) if t - 2.0 <= ts <= t + self.window_s
+            ]
+            if decided in ann or any(s in ann for s in started):
+                kept += 1
+            elif started:
+                contradicted += 1
+        total = len(self.speeches)
+        return {
+            "utterances": total,
+            "announcing_action": announcing,
+            "kept_within_window": kept,
+            "contradicted": contradicted,
+            "kept_share": round(kept / announcing, 4) if announcing else None,
+            "contradiction_share": round(contradicted / announcing, 4) if announcing else None,
+            "window_s": self.window_s,
+        }

@@ -1,0 +1,1 @@
+"""The item_progression experiment (see README.md)."""

@@ -1,0 +1,174 @@
+"""Metric functions shared by the experiments (pure functions over plain data, no I/O).
+
+- :func:`shannon_entropy` of a role distribution (bits by default);
+- :func:`pearson` r with the least-squares slope and intercept;
+- :func:`count_matrix`, :func:`normalise_rows`, :func:`normalise_cols` for the
+  action-by-role frequency matrix (the paper's figure 9);
+- :func:`persistence` of a label sequence (share of consecutive samples that keep the label);
+- :func:`deposit_share` of an inventory and :func:`mean_ci` (Student-t confidence interval).
+
+Undefined results are ``nan`` (never an exception), so reports can say "n/a".
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "CI",
+    "Fit",
+    "count_matrix",
+    "deposit_share",
+    "mean_ci",
+    "normalise_cols",
+    "normalise_rows",
+    "pearson",
+    "persistence",
+    "shannon_entropy",
+    "t_quantile",
+]
+
+Matrix = npt.NDArray[np.float64]
+
+
+def shannon_entropy(counts: Mapping[str, float] | Sequence[float], base: float = 2.0) -> float:
+    """Entropy of a distribution given as counts (or weights); 0 for a single category."""
+    values = list(counts.values()) if isinstance(counts, Mapping) else list(counts)
+    arr = np.asarray([v for v in values if v > 0], dtype=np.float64)
+    if arr.size == 0:
+        return math.nan
+    p = arr / arr.sum()
+    h = float(-(p * np.log(p)).sum() / math.log(base))
+    return abs(h)  # -0.0 -> 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    r: float
+    slope: float
+    intercept: float
+    n: int
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> Fit:
+    """Pearson correlation of paired samples plus the least-squares line ``y = slope*x + b``."""
+    if len(x) != len(y):
+        raise ValueError(f"x and y differ in length ({len(x)} vs {len(y)})")
+    xa = np.asarray(x, dtype=np.float64)
+    ya = np.asarray(y, dtype=np.float64)
+    ok = np.isfinite(xa) & np.isfinite(ya)
+    xa, ya = xa[ok], ya[ok]
+    n = int(xa.size)
+    if n < 2:
+        return Fit(math.nan, math.nan, math.nan, n)
+    dx, dy = xa - xa.mean(), ya - ya.mean()
+    sxx, syy, sxy = float((dx * dx).sum()), float((dy * dy).sum()), float((dx * dy).sum())
+    slope = sxy / sxx if sxx > 0 else math.nan
+    intercept = float(ya.mean() - slope * xa.mean()) if sxx > 0 else math.nan
+    r = sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else math.nan
+    return Fit(r, slope, intercept, n)
+
+
+def count_matrix(
+    pairs: Iterable[tuple[str, str]],
+    rows: Sequence[str] | None = None,
+    cols: Sequence[str] | None = None,
+) -> tuple[list[str], list[str], Matrix]:
+    """Counts of (row, col) pairs, e.g. (role, action); labels sorted unless given."""
+    counter = Counter(pairs)
+    r = list(rows) if rows is not None else sorted({a for a, _ in counter})
+    c = list(cols) if cols is not None else sorted({b for _, b in counter})
+    m = np.zeros((len(r), len(c)), dtype=np.float64)
+    ri = {k: i for i, k in enumerate(r)}
+    ci = {k: i for i, k in enumerate(c)}
+    for (a, b), n in counter.items():
+        if a in ri and b in ci:
+            m[ri[a], ci[b]] = n
+    return r, c, m
+
+
+def normalise_rows(m: npt.ArrayLike) -> Matrix:
+    """Each row sums to 1 (rows of zeros stay zero)."""
+    a = np.asarray(m, dtype=np.float64)
+    s = a.sum(axis=1, keepdims=True)
+    return np.divide(a, s, out=np.zeros_like(a), where=s > 0)
+
+
+def normalise_cols(m: npt.ArrayLike) -> Matrix:
+    """Each column sums to 1 (columns of zeros stay zero)."""
+    a = np.asarray(m, dtype=np.float64)
+    s = a.sum(axis=0, keepdims=True)
+    return np.divide(a, s, out=np.zeros_like(a), where=s > 0)
+
+
+def persistence(labels: Sequence[str | None]) -> float:
+    """Share of consecutive (defined) samples whose label did not change; nan if < 2."""
+    seq = [x for x in labels if x]
+    if len(seq) < 2:
+        return math.nan
+    same = sum(1 for a, b in zip(seq, seq[1:], strict=False) if a == b)
+    return same / (len(seq) - 1)
+
+
+def deposit_share(deposited: float, inventory_total: float) -> float:
+    """Deposited items as a share of the inventory held when the season opened (0..1)."""
+    if inventory_total <= 0:
+        return math.nan
+    return max(0.0, min(1.0, deposited / inventory_total))
+
+
+def _t_cdf(t: float, df: float) -> float:
+    # numerical integration of the Student-t density (Simpson), symmetric around 0
+    if t == 0:
+        return 0.5
+    n = 2000
+    xs = np.linspace(0.0, abs(t), n + 1)
+    c = math.gamma((df + 1) / 2) / (math.sqrt(df * math.pi) * math.gamma(df / 2))
+    pdf = c * (1 + xs * xs / df) ** (-(df + 1) / 2)
+    h = abs(t) / n
+    area = h / 3 * (pdf[0] + pdf[-1] + 4 * pdf[1:-1:2].sum() + 2 * pdf[2:-1:2].sum())
+    return 0.5 + math.copysign(float(area), t)
+
+
+def t_quantile(p: float, df: float) -> float:
+    """Quantile of Student's t distribution (bisection on the CDF)."""
+    if not 0 < p < 1:
+        raise ValueError("p must be in (0, 1)")
+    if df > 1000:
+        df = 1000.0
+    lo, hi = -1000.0, 1000.0
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        if _t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+@dataclass(frozen=True, slots=True)
+class CI:
+    mean: float
+    lo: float
+    hi: float
+    n: int
+
+
+def mean_ci(values: Iterable[float], confidence: float = 0.95) -> CI:
+    """Mean with a Student-t confidence interval; nan bounds when fewer than 2 values."""
+    arr = np.asarray([v for v in values if math.isfinite(v)], dtype=np.float64)
+    n = int(arr.size)
+    if n == 0:
+        return CI(math.nan, math.nan, math.nan, 0)
+    mean = float(arr.mean())
+    if n < 2:
+        return CI(mean, math.nan, math.nan, 1)
+    sem = float(arr.std(ddof=1)) / math.sqrt(n)
+    half = t_quantile(0.5 + confidence / 2, n - 1) * sem
+    return CI(mean, mean - half, mean + half, n)

@@ -1,0 +1,48 @@
+"""The experiments ``piano experiment NAME`` knows, and the one entry point that runs them."""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+from pathlib import Path
+from typing import Any
+
+from experiments.common import (
+    EXPERIMENTS_DIR,
+    ExperimentOptions,
+    experiment_dir,
+    load_experiment_file,
+    write_json,
+)
+
+#: name -> runner module (exporting ``async run_experiment(exp, opts, out) -> dict``)
+EXPERIMENTS: dict[str, str] = {
+    "specialization": "experiments.specialization.runner",
+    "tax": "experiments.tax.runner",
+    "item_progression": "experiments.item_progression.runner",
+    "social_perception": "experiments.social_perception.runner",
+}
+
+
+def default_config(name: str) -> Path:
+    return EXPERIMENTS_DIR / name / "config.yaml"
+
+
+async def run(name: str, config: Path | None, opts: ExperimentOptions) -> tuple[Path, dict[str, Any]]:
+    """Run experiment ``name``; returns its output folder and metrics."""
+    if name not in EXPERIMENTS:
+        raise KeyError(f"unknown experiment {name!r}; known: {sorted(EXPERIMENTS)}")
+    path = config or default_config(name)
+    exp = load_experiment_file(path)
+    if exp.experiment != name:
+        raise ValueError(f"{path} is a {exp.experiment!r} experiment file, not {name!r}")
+    out = experiment_dir(opts.out, name)
+    shutil.copyfile(path, out / "config.yaml")
+    write_json(out / "options.json", {
+        "experiment": name, "config": str(path), "llm": opts.llm, "repeats": opts.repeats,
+        "time_scale": opts.time_scale, "world": opts.world, "agents": opts.agents,
+        "conditions": list(opts.conditions), "seed": opts.seed,
+    })
+    runner = importlib.import_module(EXPERIMENTS[name])
+    metrics: dict[str, Any] = await runner.run_experiment(exp, opts, out)
+    return out, metrics

@@ -1,0 +1,1 @@
+"""The social_perception experiment (see README.md)."""

@@ -1,0 +1,1 @@
+"""The specialization experiment (see README.md)."""

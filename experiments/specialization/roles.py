@@ -1,0 +1,87 @@
+"""Role inference from rolling windows of an agent's latest social goals.
+
+The paper asks an LLM to name the role behind the last 5 social goals. The
+heuristic classifier (no LLM) maps each goal to the runtime's activity kinds
+(:func:`modules.goal_generation.classify_activity`) and takes the role of the most
+frequent kind in the window (ties go to the most recent goal).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from experiments.llm import decide
+from modules.goal_generation import classify_activity
+from modules.knowledge import ACTIVITIES
+
+PROMPT = Path(__file__).resolve().parent / "prompts" / "role.md"
+
+
+class RoleOut(BaseModel):
+    role: str = Field(max_length=40, description="one or two lower-case words")
+    reason: str = Field(default="", max_length=200)
+
+
+def role_of_goal(goal: str) -> str:
+    return ACTIVITIES[classify_activity(goal)][1]
+
+
+def heuristic_role(goals: Sequence[str]) -> str:
+    """The role of the most frequent activity in the window; ties -> the most recent goal."""
+    if not goals:
+        return ""
+    roles = [role_of_goal(g) for g in goals]
+    counts = Counter(roles)
+    top = max(counts.values())
+    for r in reversed(roles):
+        if counts[r] == top:
+            return r
+    return roles[-1]  # pragma: no cover - unreachable
+
+
+def normalise_role(text: str) -> str:
+    words = "".join(ch if ch.isalpha() or ch == " " else " " for ch in text.lower()).split()
+    return " ".join(words[:2]) or "unknown"
+
+
+class RoleClassifier:
+    """Cached window -> role; ``llm`` is the run's LLMService (or None for the heuristic)."""
+
+    def __init__(self, llm: Any, community_goal: str, *, use_llm: bool = True) -> None:
+        self.llm = llm if use_llm else None
+        self.community_goal = community_goal
+        self._cache: dict[tuple[str, ...], tuple[str, str]] = {}
+        self.calls = 0
+
+    async def classify(self, name: str, goals: Sequence[str]) -> tuple[str, str]:
+        """(role, brain) for a window of goals (oldest first)."""
+        key = tuple(goals)
+        if not key:
+            return "", ""
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        self.calls += 1
+        out, brain = await decide(
+            self.llm,
+            module="role_inference",
+            agent=name,
+            prompt=PROMPT,
+            variables={
+                "name": name,
+                "community_goal": self.community_goal,
+                "goals": "\n".join(f"{i + 1}. {g}" for i, g in enumerate(key)),
+            },
+            output=RoleOut,
+            heuristic=lambda: RoleOut(role=heuristic_role(key), reason="most frequent activity"),
+            max_tokens=80,
+            temperature=0.0,
+        )
+        result = (normalise_role(out.role), brain)
+        self._cache[key] = result
+        return result

@@ -1,0 +1,1 @@
+"""The tax experiment (see README.md)."""
