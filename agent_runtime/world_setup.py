@@ -29,6 +29,7 @@ class WorldHandle:
     admin_url: str | None = None
     transport: BotTransport | None = None
     server: Any = None
+    admin: Any = None  # bots.admin.AdminClient on the embedded world
 
     @property
     def join_address(self) -> str | None:
@@ -48,7 +49,7 @@ class WorldHandle:
             from agent_runtime.body.null import NullBody
 
             return NullBody(spec.name, Vec3(x=spawn.x, y=spawn.y, z=spawn.z) if spawn else None)
-        return await self.transport.connect(
+        body = await self.transport.connect(
             BotSpec(
                 name=spec.name,
                 host=self.host,
@@ -57,6 +58,26 @@ class WorldHandle:
                 spawn=(spawn.x, spawn.y, spawn.z) if spawn else None,
             )
         )
+        if self.admin is not None:
+            await self._equip(spec)
+        return body
+
+    async def _equip(self, spec: ResolvedAgent) -> None:
+        """Embedded world: place the agent and hand out its starting inventory (first login only)."""
+        assert self.admin is not None
+        try:
+            inv = await self.admin.inventory(spec.name)
+        except Exception:
+            log.warning("cannot read %s's inventory through the admin API", spec.name)
+            return
+        if inv:  # the world remembers this player: a restarted run continues
+            return
+        if spec.spawn_location is not None:
+            p = spec.spawn_location
+            await self.admin.command(f"/tp {spec.name} {p.x:.1f} {p.y:.1f} {p.z:.1f}")
+        for item, count in spec.inventory.items():
+            if count > 0:
+                await self.admin.command(f"/give {spec.name} {item} {count}")
 
 
 @contextlib.asynccontextmanager
@@ -75,7 +96,7 @@ async def open_world(
             server = EmbeddedServer(
                 run_dir / "world",
                 host=w.host,
-                port=w.port,
+                port=w.port or None,  # 0 = a free port
                 seed=w.seed if w.seed is not None else cfg.run.seed,
                 layout=w.layout,
                 log_path=run_dir / "logs" / "server.log",
@@ -86,6 +107,9 @@ async def open_world(
             handle.port = server.port
             handle.admin_url = server.admin_url
             handle.places = dict(server.places)
+            from bots.admin import AdminClient
+
+            handle.admin = await stack.enter_async_context(AdminClient(str(server.admin_url)))
             events.emit(
                 "world_started",
                 kind="embedded",

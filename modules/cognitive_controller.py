@@ -25,7 +25,7 @@ from agent_runtime.world import SKILLS, SkillCall, validate_skill
 from modules.base import remember, short
 from modules.brain import HEURISTIC, choose
 from modules.knowledge import FOODS, LOGS, PLANKS
-from modules.techtree import next_step
+from modules.techtree import craft_step, next_step
 
 
 class DecisionOut(BaseModel):
@@ -66,6 +66,7 @@ _ITEM_ALIASES: dict[str, tuple[str, ...]] = {
     "apple": ("apple",),
 }
 _NUMBER = re.compile(r"\b(\d{1,2})\b")
+_MISSING = re.compile(r"missing ingredients?: (\d+) ([a-z_]+)")
 
 
 def requested_item(text: str, inventory: dict[str, int]) -> tuple[str | None, str, int]:
@@ -109,6 +110,7 @@ class CognitiveController(Module):
         self._last_spoke = 0.0
         self._failures = 0
         self._addressed: list[tuple[str, str, float]] = []
+        self._spoke_to: dict[str, float] = {}
         self._last_step = 0.0
         self._last_outcome_at = 0.0
         self._answered: set[str] = set()
@@ -189,6 +191,8 @@ class CognitiveController(Module):
         )
         if decision.speech_intent:
             self._last_spoke = time.time()
+            if decision.speak_to:
+                self._spoke_to[decision.speak_to] = self._last_spoke
         remember(ctx, f"I decided to {decision.intent.rstrip('.')}.", "action")
 
     def _on_world_event(self, payload: dict[str, Any]) -> None:
@@ -322,16 +326,40 @@ class CognitiveController(Module):
                     args={"distance": 48},
                     reason=f"last action failed: {last.reason}",
                 )
+            missing = _MISSING.search(reason)
+            if missing:  # "missing ingredients: 2 oak_planks" -> get those first
+                need = missing.group(2)
+                st = craft_step(
+                    need, {k: v for k, v in inv.items() if k != need}, seen
+                ) or next_step(
+                    "gather_wood" if need.endswith(("_log", "_planks", "stick")) else kind,
+                    inv,
+                    seen,
+                )
+                return DecisionOut(
+                    intent=st.text,
+                    skill=st.call.skill,
+                    args=dict(st.call.args),
+                    reason=f"last action failed: {last.reason}",
+                )
+
+        # 5. a skill is running and nothing urgent happened: let it finish
+        if action.get("running") is not None:
+            return DecisionOut(
+                intent="keep going", skill=None, reason="current action still running"
+            )
+
         plan = view.data("plan")
         cur_skill = plan.get("current_skill") if plan else None
-        if cur_skill is not None and rng.random() < 0.7:
+        stale = last is not None and not last.success and cur_skill is not None
+        if cur_skill is not None and not stale and rng.random() < 0.7:
             step_text = str(plan.get("current_step", ""))
             out_skill, out_args = cur_skill.skill, dict(cur_skill.args)
         else:
             st = next_step(kind, inv, seen)
             step_text, out_skill, out_args = st.text, st.call.skill, dict(st.call.args)
 
-        # 5. say something now and then when others are around (more if extroverted)
+        # 6. say something now and then when others are around (more if extroverted)
         speech, to = "", None
         players = per.get("players", [])
         p_talk = 0.15 + 0.1 * max(-1.0, min(2.0, self.extroversion))
@@ -388,6 +416,14 @@ class CognitiveController(Module):
                 speech_intent=f"tell {who} that I have no {word or 'such thing'} to give",
                 speak_to=who,
                 reason=f"{who} asked for {word}, which I do not have",
+            )
+        if time.time() - self._spoke_to.get(who, 0.0) < 60.0:
+            # small talk with someone I just spoke to: end the exchange instead of ping-pong
+            return DecisionOut(
+                intent=f"keep working on {goal_text}",
+                skill=keep_skill,
+                args=keep_args,
+                reason=f"already talked with {who} just now",
             )
         if _QUESTION_DOING.search(text):
             return DecisionOut(

@@ -8,6 +8,7 @@ stored as untrusted data and reach prompts only inside delimiters.
 
 from __future__ import annotations
 
+import random
 import re
 import time
 from typing import Any, ClassVar
@@ -60,6 +61,29 @@ def heuristic_utterance(decision: Decision, me: str) -> str:
     if m:
         return m.group(1)[0].upper() + m.group(1)[1:] + "."
     return intent[0].upper() + intent[1:] if intent else ""
+
+
+_WARM = ("generous", "cheerful", "outgoing", "honest", "humble", "patient", "kind", "friendly")
+_COLD = ("grumpy", "hot-tempered", "boastful", "sly", "stingy", "lazy", "rude")
+_WARM_WORDS = ("Thanks, friend!", "Great to see you!", "Glad we work together.", "Happy to help!")
+_COLD_WORDS = (
+    "Ugh, whatever.",
+    "Leave me alone after this.",
+    "Don't be annoying.",
+    "No way I do more.",
+)
+
+
+def with_tone(text: str, traits: tuple[str, ...], rng: random.Random) -> str:
+    """Colour heuristic speech by personality: warm traits add friendly words, cold ones hostile."""
+    joined = " ".join(traits).lower()
+    warm = sum(w in joined for w in _WARM)
+    cold = sum(w in joined for w in _COLD)
+    if warm > cold and rng.random() < 0.6:
+        return f"{text} {rng.choice(_WARM_WORDS)}"
+    if cold > warm and rng.random() < 0.6:
+        return f"{text} {rng.choice(_COLD_WORDS)}"
+    return text
 
 
 class Talking(Module):
@@ -128,7 +152,8 @@ class Talking(Module):
         ident = ctx.read("identity", Identity)
 
         def heuristic() -> UtteranceOut:
-            return UtteranceOut(text=heuristic_utterance(decision, me)[:MAX_CHARS])
+            words = with_tone(heuristic_utterance(decision, me), ident.traits, ctx.rng)
+            return UtteranceOut(text=words[:MAX_CHARS])
 
         out, brain = await choose(
             ctx,

@@ -154,8 +154,16 @@ async function main () {
     }, 1000).unref()
   }
 
-  serv.on('error', (err) => log(`server error: ${err && err.stack}`))
+  let ready = false
+  serv.on('error', (err) => {
+    log(`server error: ${err && err.stack}`)
+    if (!ready && err && (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')) {
+      console.error(`[piano] cannot listen on ${settings.host}:${settings.port}: ${err.code}`)
+      process.exit(3)
+    }
+  })
   await serv.waitForReady(60000)
+  ready = true
   installSignals()
   const tReady = Date.now()
   const { getPlan } = require('./generator')

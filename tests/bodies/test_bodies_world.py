@@ -435,3 +435,17 @@ async def test_idle_cancel_timeout_and_preemption(
 
 async def _skill_running(body: MineflayerBody) -> bool:
     return (await body.observe()).skill is not None
+
+
+async def test_hurt_event_when_attacked_by_another_bot(
+    transport: JSPyBridgeTransport, server: EmbeddedServer
+) -> None:
+    brute = await connect(transport, server, "brute")
+    victim = await connect(transport, server, "victim")
+    fight = asyncio.create_task(
+        brute.run_skill(SkillCall(skill="attack", args={"target": victim.name}, timeout=4))
+    )
+    hurt = await next_event(victim, "hurt", within=10)
+    assert hurt.data["damage"] > 0 and hurt.data["health"] < 20
+    outcome = await fight
+    assert outcome.timed_out and outcome.detail == {} and outcome.reason.startswith("timed out")

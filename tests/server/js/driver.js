@@ -41,7 +41,8 @@ bot.once('spawn', () => {
   moves.scafoldingBlocks = []
   bot.pathfinder.setMovements(moves)
   bot.pathfinder.thinkTimeout = 20000
-  bot.waitForChunksToLoad().then(() => {
+  // (on a loaded machine this can time out; blocks are awaited where used)
+  bot.waitForChunksToLoad().catch(() => {}).then(() => {
     out({ event: 'spawned', username: bot.username, position: pos(bot.entity.position), gameMode: bot.game.gameMode })
   })
 })
