@@ -343,10 +343,30 @@ class CognitiveController(Module):
                     reason=f"last action failed: {last.reason}",
                 )
 
-        # 5. a skill is running and nothing urgent happened: let it finish
-        if action.get("running") is not None:
+        # 5. say something now and then when others are around (more if extroverted);
+        #    someone I have not spoken to yet gets a greeting
+        players = [p for p in per.get("players", []) if p not in self._spoke_to] or list(
+            per.get("players", [])
+        )
+        running = action.get("running")
+        doing = running.describe() if running is not None else ""
+        speech, to = "", None
+        p_talk = 0.15 + 0.1 * max(-1.0, min(2.0, self.extroversion))
+        if players and now - self._last_spoke > 45 * ctx.clock.time_scale:
+            fresh = players[0] not in self._spoke_to
+            if rng.random() < (0.8 if fresh else p_talk):
+                to = players[0]
+
+        # 6. a skill is running and nothing urgent happened: let it finish
+        if running is not None:
+            if to:
+                speech = f"tell {to} that I am working to {goal_text}"
             return DecisionOut(
-                intent="keep going", skill=None, reason="current action still running"
+                intent=f"keep going ({doing})",
+                skill=None,
+                speech_intent=speech,
+                speak_to=to,
+                reason="current action still running",
             )
 
         plan = view.data("plan")
@@ -358,13 +378,7 @@ class CognitiveController(Module):
         else:
             st = next_step(kind, inv, seen)
             step_text, out_skill, out_args = st.text, st.call.skill, dict(st.call.args)
-
-        # 6. say something now and then when others are around (more if extroverted)
-        speech, to = "", None
-        players = per.get("players", [])
-        p_talk = 0.15 + 0.1 * max(-1.0, min(2.0, self.extroversion))
-        if players and now - self._last_spoke > 45 and rng.random() < p_talk:
-            to = players[0]
+        if to:
             speech = f"tell {to} that I am going to {step_text} ({goal_text})"
         return DecisionOut(
             intent=f"{step_text} to {goal_text}" if goal_text else step_text,

@@ -73,9 +73,15 @@ class GoalGeneration(Module):
     reads: ClassVar[frozenset[str]] = frozenset({"identity", "goals", "social", "perception"})
     writes: ClassVar[frozenset[str]] = frozenset({"goals"})
 
-    def __init__(self, schedule: Any, *, use_social: bool = True) -> None:
+    def __init__(
+        self, schedule: Any, *, use_social: bool = True, kinds: tuple[str, ...] = ()
+    ) -> None:
         super().__init__(schedule)
         self.use_social = use_social
+        unknown = [k for k in kinds if k not in ACTIVITIES]
+        if unknown:
+            raise ValueError(f"goal_generation.options.kinds: unknown activities {unknown}")
+        self.kinds = kinds  # restrict the heuristic's choice (experiments); () = all
         self._started_inv: dict[str, int] = {}
         self._since = 0.0
 
@@ -104,7 +110,7 @@ class GoalGeneration(Module):
                 goal=goals.current, kind=goals.kind, keep_current=True, reason="not done yet"
             )
         text = (ident.community_goal + " " + " ".join(ident.traits)).lower()
-        kinds = [k for k in ACTIVITIES if k != "pay_tax"]
+        kinds = list(self.kinds) or [k for k in ACTIVITIES if k != "pay_tax"]
         weights = []
         total_others = sum(others.values())
         for k in kinds:
@@ -112,7 +118,7 @@ class GoalGeneration(Module):
             if total_others:
                 share = others.get(k, 0) / total_others
                 w *= 1.5 - share  # complementary: favour what few others are doing
-            if k == goals.kind:
+            if k == goals.kind and len(kinds) > 1:
                 w *= 0.5  # a finished goal is less attractive right away
             weights.append(max(0.05, w))
         kind = rng.choices(kinds, weights=weights, k=1)[0]

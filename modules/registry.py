@@ -47,7 +47,9 @@ def _factories(
             weights=tuple(o.get("weights", (1.0, 1.0, 1.0))),
         ),
         "action_awareness": lambda s, o: ActionAwareness(s),
-        "goal_generation": lambda s, o: GoalGeneration(s, use_social=social_on),
+        "goal_generation": lambda s, o: GoalGeneration(
+            s, use_social=social_on, kinds=tuple(o.get("kinds", ()))
+        ),
         "social_awareness": lambda s, o: SocialAwareness(s),
         "talking": lambda s, o: Talking(s),
         "skill_execution": lambda s, o: SkillExecution(s),

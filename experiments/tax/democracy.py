@@ -165,7 +165,7 @@ class Democracy:
         return base + push + self.rng.gauss(0.0, s.noise_sd)
 
     def _clamp(self, rate: float) -> float:
-        return round(max(self.s.min_rate, min(self.s.max_rate, rate)), 4)
+        return round(max(self.s.min_rate, min(self.s.max_rate, rate)), 2)  # whole percent
 
     async def feedback(
         self, m: Member, ctx: MemberContext, constitution: Constitution

@@ -54,7 +54,9 @@ async def transport() -> AsyncIterator[JSPyBridgeTransport]:
         yield t
 
 
-async def connect(transport: JSPyBridgeTransport, server: EmbeddedServer, prefix: str) -> MineflayerBody:
+async def connect(
+    transport: JSPyBridgeTransport, server: EmbeddedServer, prefix: str
+) -> MineflayerBody:
     return await transport.connect(BotSpec(unique_name(prefix), port=server.port))
 
 

@@ -34,7 +34,11 @@ _JS_TYPES = {
 def js_side() -> dict[str, Any]:
     done = subprocess.run(
         [str(node_executable()), str(CONTRACT_JS)],
-        capture_output=True, text=True, timeout=30, env=node_env(), check=False,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=node_env(),
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
@@ -59,7 +63,9 @@ def test_every_python_skill_exists_in_js_with_the_same_argument_names(
     for name, model in SKILLS.items():
         py_args = model.model_fields
         js_args = js_skills[name]
-        assert set(js_args) == set(py_args), f"{name}: JS {sorted(js_args)} != Python {sorted(py_args)}"
+        assert set(js_args) == set(py_args), (
+            f"{name}: JS {sorted(js_args)} != Python {sorted(py_args)}"
+        )
         for arg, field in py_args.items():
             spec = js_args[arg]
             assert spec["required"] == field.is_required(), f"{name}.{arg}: required differs"

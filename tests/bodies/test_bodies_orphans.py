@@ -33,8 +33,15 @@ async def test_sigkill_python_leaves_no_node_process(
 ) -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     child = await asyncio.create_subprocess_exec(
-        sys.executable, str(CHILD), str(server.port), str(per_process), f"orphan{per_process}x", "wait",
-        stdout=asyncio.subprocess.PIPE, env=env, cwd=str(REPO),
+        sys.executable,
+        str(CHILD),
+        str(server.port),
+        str(per_process),
+        f"orphan{per_process}x",
+        "wait",
+        stdout=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=str(REPO),
     )
     node_pids: set[int] = set()
     try:
@@ -70,8 +77,15 @@ async def test_sigkill_python_leaves_no_node_process(
 async def test_python_exit_with_live_bodies_does_not_hang(server: EmbeddedServer) -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     child = await asyncio.create_subprocess_exec(
-        sys.executable, str(CHILD), str(server.port), "1", "leaver", "leave",
-        stdout=asyncio.subprocess.PIPE, env=env, cwd=str(REPO),
+        sys.executable,
+        str(CHILD),
+        str(server.port),
+        "1",
+        "leaver",
+        "leave",
+        stdout=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=str(REPO),
     )
     node_pids: set[int] = set()
     try:

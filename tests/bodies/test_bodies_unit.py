@@ -59,7 +59,13 @@ def test_transport_rejects_bad_options(kwargs: dict[str, float]) -> None:
 
 
 def _event(bot: str, n: int) -> dict[str, object]:
-    return {"type": "event", "bot": bot, "kind": "chat", "at": 1.0, "data": {"sender": "x", "message": str(n)}}
+    return {
+        "type": "event",
+        "bot": bot,
+        "kind": "chat",
+        "at": 1.0,
+        "data": {"sender": "x", "message": str(n)},
+    }
 
 
 async def test_events_go_to_a_bounded_queue_that_drops_the_oldest() -> None:

@@ -162,7 +162,9 @@ async def test_player_joined_and_left_events(
     first = await connect(transport, server, "first")
     await next_event(first, "spawn")
     second = await connect(transport, server, "second")
-    joined = await next_event(first, "player_joined", where=lambda e: e.data["player"] == second.name)
+    joined = await next_event(
+        first, "player_joined", where=lambda e: e.data["player"] == second.name
+    )
     assert joined.bot == first.name
     await second.close()
     await next_event(first, "player_left", where=lambda e: e.data["player"] == second.name)
@@ -222,9 +224,7 @@ async def test_follow_and_explore(transport: JSPyBridgeTransport, server: Embedd
 # --- collect / craft / smelt / place -----------------------------------------------------------
 
 
-async def test_collect_failures(
-    transport: JSPyBridgeTransport, server: EmbeddedServer
-) -> None:
+async def test_collect_failures(transport: JSPyBridgeTransport, server: EmbeddedServer) -> None:
     miner = await connect(transport, server, "miner")
     unknown = await run(miner, "collect", block="unobtainium")
     assert not unknown.success and unknown.reason == 'unknown block "unobtainium"'
@@ -263,7 +263,10 @@ async def test_craft_contract(
     made = await run(crafter, "craft", item="wooden_pickaxe")
     assert made.success, made.reason
     assert made.inventory_delta == {
-        "wooden_pickaxe": 1, "oak_planks": -3, "stick": -2, "crafting_table": -1
+        "wooden_pickaxe": 1,
+        "oak_planks": -3,
+        "stick": -2,
+        "crafting_table": -1,
     }
     assert made.detail["used_table"] is True
     assert any(b.name == "crafting_table" for b in (await crafter.observe()).blocks)
@@ -338,7 +341,9 @@ async def test_chest_contract(
     assert taken.inventory_delta == {"stick": 2}
     absent = await run(keeper, "withdraw", item="diamond", x=float(x), y=float(y), z=float(z))
     assert not absent.success and absent.reason.startswith("the chest has no diamond")
-    greedy = await run(keeper, "withdraw", item="stick", count=9, x=float(x), y=float(y), z=float(z))
+    greedy = await run(
+        keeper, "withdraw", item="stick", count=9, x=float(x), y=float(y), z=float(z)
+    )
     assert not greedy.success and greedy.reason.startswith("the chest has only ")
 
 

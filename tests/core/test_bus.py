@@ -29,10 +29,14 @@ async def test_bounded_subscription_drops_oldest() -> None:
 
 
 @pytest.mark.services
-async def test_mqtt_broadcast_through_real_broker(mqtt_broker: MosquittoBroker, run_id: str) -> None:
+async def test_mqtt_broadcast_through_real_broker(
+    mqtt_broker: MosquittoBroker, run_id: str
+) -> None:
     assert mqtt_broker.port is not None
-    async with MqttBus("127.0.0.1", mqtt_broker.port, run_id) as a, \
-            MqttBus("127.0.0.1", mqtt_broker.port, run_id) as b:
+    async with (
+        MqttBus("127.0.0.1", mqtt_broker.port, run_id) as a,
+        MqttBus("127.0.0.1", mqtt_broker.port, run_id) as b,
+    ):
         talk = a.subscribe(topics.agent(run_id, "Ann", "decision"))
         motor = a.subscribe(topics.agent(run_id, "Ann", "decision"))
         observer = b.subscribe(topics.run_wildcard(run_id))

@@ -82,7 +82,9 @@ async def test_cadence_is_kept() -> None:
 async def test_state_and_bus_triggers_wake_modules() -> None:
     async with local_services() as svc:
         writer = Writer(Schedule(cadence=None, triggers=frozenset({"topic:poke"})))
-        watcher = Watcher(Schedule(cadence=None, triggers=frozenset({"state:goals", "topic:decision"})))
+        watcher = Watcher(
+            Schedule(cadence=None, triggers=frozenset({"state:goals", "topic:decision"}))
+        )
         async with Agent(agent_spec(), [writer, watcher], NullBody("Ann"), svc, random.Random(1)):
             await svc.bus.publish(f"piano/{svc.run_id}/agent/Ann/poke", {"x": 1})
             await wait_until(lambda: "goal 0" in watcher.seen, 5, "state trigger")
@@ -99,7 +101,9 @@ async def test_failing_module_is_restarted_and_others_keep_running() -> None:
     async with local_services(time_scale=0.01) as svc:  # backoff scaled down
         flaky = Flaky(Schedule(cadence=0.01), fail_times=3)
         tick = Ticker(Schedule(cadence=0.01))
-        async with Agent(agent_spec(), [flaky, tick], NullBody("Ann"), svc, random.Random(1)) as agent:
+        async with Agent(
+            agent_spec(), [flaky, tick], NullBody("Ann"), svc, random.Random(1)
+        ) as agent:
             await wait_until(lambda: flaky.calls >= 6, 10, "flaky recovered")
             assert not agent.tasks["flaky"].done()
             ticks = len(tick.times)

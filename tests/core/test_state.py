@@ -7,9 +7,8 @@ import pytest
 from redis.asyncio import Redis
 
 from agent_runtime.services import RedisServer
-from agent_runtime.state import SectionOwnershipError, StateStore
-from agent_runtime.state import keys
-from agent_runtime.state.sections import Goals, GoalEntry, Perception, Social, PersonView
+from agent_runtime.state import SectionOwnershipError, StateStore, keys
+from agent_runtime.state.sections import GoalEntry, Goals, Perception, PersonView, Social
 from agent_runtime.world import Observation, Vec3
 
 
@@ -18,8 +17,11 @@ async def test_round_trip_and_reload_from_fakeredis(run_id: str) -> None:
     r1 = fakeredis.FakeAsyncRedis(server=server)
     async with StateStore(r1, run_id) as store:
         st = await store.load_agent("Ann")
-        st.set("goals", Goals(current="farm", kind="farm",
-                              history=(GoalEntry(goal="farm", at=1.0),)), writer="goal_generation")
+        st.set(
+            "goals",
+            Goals(current="farm", kind="farm", history=(GoalEntry(goal="farm", at=1.0),)),
+            writer="goal_generation",
+        )
         st.set_module_state("memory", {"stored": 7})
         assert st.get("goals", Goals).current == "farm"  # cache, no round trip
     # a new process (new store, new client) reloads everything from Redis
@@ -46,10 +48,17 @@ async def test_writes_are_coalesced_into_one_pipeline(run_id: str) -> None:
     store = StateStore(r, run_id, flush_interval=10)  # no background flush during the test
     st = store.agent("Ann")
     for i in range(100):
-        st.set("perception", Perception(observation=Observation(position=Vec3(x=i, y=0, z=0))),
-               writer="perception")
+        st.set(
+            "perception",
+            Perception(observation=Observation(position=Vec3(x=i, y=0, z=0))),
+            writer="perception",
+        )
     st2 = store.agent("Bob")
-    st2.set("social", Social(people={"Ann": PersonView(name="Ann", sentiment=8)}), writer="social_awareness")
+    st2.set(
+        "social",
+        Social(people={"Ann": PersonView(name="Ann", sentiment=8)}),
+        writer="social_awareness",
+    )
     written = await store.flush()
     assert written == 2  # 101 writes -> 2 fields
     assert store.ops == 2

@@ -25,12 +25,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def small_config(preset: str = "full") -> object:
-    return parse_config({
-        "run": {"seed": 3, "time_scale": 0.2, "progress_every": 1},
-        "world": {"kind": "none"},
-        "modules": {"preset": preset},
-        "agent_templates": [{"count": 3, "random_personality": True}],
-    })
+    return parse_config(
+        {
+            "run": {"seed": 3, "time_scale": 0.2, "progress_every": 1},
+            "world": {"kind": "none"},
+            "modules": {"preset": preset},
+            "agent_templates": [{"count": 3, "random_personality": True}],
+        }
+    )
 
 
 @pytest.mark.parametrize("preset", ["full", "baseline", "no_action_awareness", "no_social"])
@@ -65,12 +67,18 @@ async def test_village_runs_and_writes_run_folder(tmp_path: Path, run_id: str, p
     assert redis_url  # the embedded server was used (and is stopped now)
 
 
-async def test_restart_reloads_state_from_redis(tmp_path: Path, run_id: str, redis_server: object) -> None:
+async def test_restart_reloads_state_from_redis(
+    tmp_path: Path, run_id: str, redis_server: object
+) -> None:
     url = redis_server.url  # type: ignore[attr-defined]
-    cfg = parse_config({
-        "run": {"seed": 3, "time_scale": 0.2}, "services": {"redis": url},
-        "world": {"kind": "none"}, "agents": [{"name": "Ann"}],
-    })
+    cfg = parse_config(
+        {
+            "run": {"seed": 3, "time_scale": 0.2},
+            "services": {"redis": url},
+            "world": {"kind": "none"},
+            "agents": [{"name": "Ann"}],
+        }
+    )
     opts = VillageOptions(run_dir=tmp_path / "a", run_id=run_id, embedder=HashingEncoder())
     async with Village(cfg, opts) as v:  # type: ignore[arg-type]
         assert v.store is not None
@@ -94,13 +102,30 @@ async def test_restart_reloads_state_from_redis(tmp_path: Path, run_id: str, red
 def test_cli_run_stops_cleanly_on_sigint(tmp_path: Path) -> None:
     """`piano run --world none` answers SIGINT by shutting down: exit 0, no orphans, files written."""
     cfg = tmp_path / "v.yaml"
-    cfg.write_text("run: {seed: 1, time_scale: 0.2, progress_every: 0.5}\nworld: {kind: none}\n"
-                   "agents:\n  - name: Ann\n  - name: Bob\n")
+    cfg.write_text(
+        "run: {seed: 1, time_scale: 0.2, progress_every: 0.5}\nworld: {kind: none}\n"
+        "agents:\n  - name: Ann\n  - name: Bob\n"
+    )
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_runtime.cli.main", "run", str(cfg), "--out", str(tmp_path / "runs"),
-         "--run-id", "sig", "--duration", "120"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "agent_runtime.cli.main",
+            "run",
+            str(cfg),
+            "--out",
+            str(tmp_path / "runs"),
+            "--run-id",
+            "sig",
+            "--duration",
+            "120",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        cwd=ROOT,
     )
     assert proc.stdout is not None
     lines = []
@@ -116,7 +141,7 @@ def test_cli_run_stops_cleanly_on_sigint(tmp_path: Path) -> None:
     rest, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0, "".join(lines) + rest
     assert "stopped (signal SIGINT)" in rest
-    gone, alive = psutil.wait_procs(children, timeout=10)
+    _gone, alive = psutil.wait_procs(children, timeout=10)
     assert not alive, alive
     run = tmp_path / "runs" / "sig"
     assert json.loads((run / "metrics.json").read_text())["stop_reason"] == "signal SIGINT"
@@ -126,7 +151,12 @@ def test_cli_run_stops_cleanly_on_sigint(tmp_path: Path) -> None:
 def test_cli_run_rejects_bad_config(tmp_path: Path) -> None:
     cfg = tmp_path / "bad.yaml"
     cfg.write_text("world: {kind: moon}\nagents:\n  - name: Ann\n")
-    out = subprocess.run([sys.executable, "-m", "agent_runtime.cli.main", "run", str(cfg)],
-                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "agent_runtime.cli.main", "run", str(cfg)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert out.returncode == 2
     assert str(cfg) in out.stderr and "world.kind" in out.stderr and "Traceback" not in out.stderr

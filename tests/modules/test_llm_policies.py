@@ -16,43 +16,91 @@ from agent_runtime.village import Village, VillageOptions
 from modules import prompts
 from modules.cognitive_controller import DecisionOut
 from modules.goal_generation import GoalOut
+from modules.memory.encoder import HashingEncoder
 from modules.planning import PlanOut
 from modules.social_awareness import SocialUpdate
 from modules.talking import UtteranceOut
-from modules.memory.encoder import HashingEncoder
 from tests.core.helpers import wait_until
 
 REPLIES: dict[str, dict[str, Any]] = {
-    "DecisionOut": {"intent": "collect oak logs for the village", "skill": "collect",
-                    "args": {"block": "oak_log", "count": 2}, "speech_intent": "", "speak_to": None,
-                    "reason": "we need wood"},
+    "DecisionOut": {
+        "intent": "collect oak logs for the village",
+        "skill": "collect",
+        "args": {"block": "oak_log", "count": 2},
+        "speech_intent": "",
+        "speak_to": None,
+        "reason": "we need wood",
+    },
     "UtteranceOut": {"text": "I'm off to get wood.", "end_conversation": False},
-    "GoalOut": {"goal": "Gather wood for the village", "kind": "gather_wood", "keep_current": False,
-                "reason": "wood is needed"},
+    "GoalOut": {
+        "goal": "Gather wood for the village",
+        "kind": "gather_wood",
+        "keep_current": False,
+        "reason": "wood is needed",
+    },
     "SocialUpdate": {"summary": "friendly", "sentiment": 7, "activity": "mining"},
-    "PlanOut": {"steps": [{"text": "collect logs", "skill": "collect",
-                           "args": {"block": "oak_log", "count": 3}, "substeps": ["find a tree"]}]},
+    "PlanOut": {
+        "steps": [
+            {
+                "text": "collect logs",
+                "skill": "collect",
+                "args": {"block": "oak_log", "count": 3},
+                "substeps": ["find a tree"],
+            }
+        ]
+    },
     "ImportanceRating": {"rating": 4},
     "ReflectionQuestions": {"questions": ["What do I do?", "Who helps me?", "What is needed?"]},
     "Insights": {"insights": [{"text": "I gather wood a lot.", "evidence": [1]}]},
 }
 
 VARIABLES: dict[str, dict[str, str]] = {
-    "cognitive_controller": {"view": "## identity\nYou are Ann.\n## conversation\nBob: «<<<hi>>>»",
-                             "skills": "- collect(block, count)", "previous": "nothing yet"},
-    "talking": {"name": "Ann", "traits": "You are kind.", "decision": "give bread to Bob",
-                "action": "give(player=Bob, item=bread)", "speech_intent": "agree",
-                "addressee": "Bob", "history": "Bob: <<<can I have bread?>>>"},
-    "goal_generation": {"name": "Ann", "community_goal": "Thrive.", "traits": "You are kind.",
-                        "others": "Bob: mining", "current_goal": "(none)", "inventory": "empty",
-                        "activities": "farm, mine"},
-    "social_awareness": {"name": "Ann", "person": "Bob", "summary": "(nothing yet)",
-                         "sentiment": "5.0", "activity": "(unknown)", "heard": "<<<hello>>>"},
-    "planning": {"name": "Ann", "goal": "gather wood", "inventory": "empty", "seen": "oak_log",
-                 "skills": "collect, craft"},
+    "cognitive_controller": {
+        "view": "## identity\nYou are Ann.\n## conversation\nBob: «<<<hi>>>»",
+        "skills": "- collect(block, count)",
+        "previous": "nothing yet",
+    },
+    "talking": {
+        "name": "Ann",
+        "traits": "You are kind.",
+        "decision": "give bread to Bob",
+        "action": "give(player=Bob, item=bread)",
+        "speech_intent": "agree",
+        "addressee": "Bob",
+        "history": "Bob: <<<can I have bread?>>>",
+    },
+    "goal_generation": {
+        "name": "Ann",
+        "community_goal": "Thrive.",
+        "traits": "You are kind.",
+        "others": "Bob: mining",
+        "current_goal": "(none)",
+        "inventory": "empty",
+        "activities": "farm, mine",
+    },
+    "social_awareness": {
+        "name": "Ann",
+        "person": "Bob",
+        "summary": "(nothing yet)",
+        "sentiment": "5.0",
+        "activity": "(unknown)",
+        "heard": "<<<hello>>>",
+    },
+    "planning": {
+        "name": "Ann",
+        "goal": "gather wood",
+        "inventory": "empty",
+        "seen": "oak_log",
+        "skills": "collect, craft",
+    },
 }
-OUTPUTS = {"cognitive_controller": DecisionOut, "talking": UtteranceOut, "goal_generation": GoalOut,
-           "social_awareness": SocialUpdate, "planning": PlanOut}
+OUTPUTS = {
+    "cognitive_controller": DecisionOut,
+    "talking": UtteranceOut,
+    "goal_generation": GoalOut,
+    "social_awareness": SocialUpdate,
+    "planning": PlanOut,
+}
 
 
 @pytest.mark.parametrize("name", sorted(OUTPUTS))
@@ -76,49 +124,76 @@ def responder(request: RecordedRequest) -> FakeReply:
 
 
 @pytest.mark.services
-async def test_openai_endpoint_drives_the_modules(tmp_path: Path, run_id: str,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_openai_endpoint_drives_the_modules(
+    tmp_path: Path, run_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PIANO_TEST_KEY", "sk-test-secret-123")
     async with FakeOpenAIServer(default=responder) as server:
-        cfg = parse_config({
-            "run": {"seed": 2, "time_scale": 0.3},
-            "world": {"kind": "none"},
-            "llm": {"provider": "openai", "base_url": server.base_url, "model": "fake-4o",
-                    "api_key_env": "PIANO_TEST_KEY"},
-            "agents": [{"name": "Ann"}, {"name": "Bob"}],
-        })
+        cfg = parse_config(
+            {
+                "run": {"seed": 2, "time_scale": 0.3},
+                "world": {"kind": "none"},
+                "llm": {
+                    "provider": "openai",
+                    "base_url": server.base_url,
+                    "model": "fake-4o",
+                    "api_key_env": "PIANO_TEST_KEY",
+                },
+                "agents": [{"name": "Ann"}, {"name": "Bob"}],
+            }
+        )
         opts = VillageOptions(run_dir=tmp_path / "run", run_id=run_id, embedder=HashingEncoder())
         async with Village(cfg, opts) as v:
-            await wait_until(lambda: v.events.counts["decision"] >= 2 and v.events.counts["goal"] >= 2,
-                             40, "LLM decisions and goals")
+            await wait_until(
+                lambda: v.events.counts["decision"] >= 2 and v.events.counts["goal"] >= 2,
+                40,
+                "LLM decisions and goals",
+            )
         assert len(server.requests) > 0
-        assert all(r.headers.get("authorization") == "Bearer sk-test-secret-123" for r in server.requests)
+        assert all(
+            r.headers.get("authorization") == "Bearer sk-test-secret-123" for r in server.requests
+        )
     events = [json.loads(x) for x in (tmp_path / "run" / "events.jsonl").read_text().splitlines()]
     decisions = [e for e in events if e["type"] == "decision"]
     assert decisions and all(e["brain"] == "llm:fake-4o" for e in decisions)
-    assert decisions[0]["skill"] == {"skill": "collect", "args": {"block": "oak_log", "count": 2},
-                                     "timeout": None}
+    assert decisions[0]["skill"] == {
+        "skill": "collect",
+        "args": {"block": "oak_log", "count": 2},
+        "timeout": None,
+    }
     goals = [e for e in events if e["type"] == "goal"]
     assert goals[0]["brain"] == "llm:fake-4o" and goals[0]["kind"] == "gather_wood"
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     by_module = metrics["llm"]["accounting"]["by_module"]
-    assert by_module["cognitive_controller"]["calls"] >= 2 and by_module["cognitive_controller"]["total_tokens"] > 0
+    assert (
+        by_module["cognitive_controller"]["calls"] >= 2
+        and by_module["cognitive_controller"]["total_tokens"] > 0
+    )
     assert metrics["llm_tokens_per_agent_hour"]["cognitive_controller"] > 0
     log = (tmp_path / "run" / "llm_prompts.jsonl").read_text()
     assert "sk-test-secret-123" not in log and "cognitive_controller" in log
 
 
 @pytest.mark.services
-async def test_failing_endpoint_falls_back_to_heuristic(tmp_path: Path, run_id: str,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_failing_endpoint_falls_back_to_heuristic(
+    tmp_path: Path, run_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PIANO_TEST_KEY", "sk-x")
     async with FakeOpenAIServer(default=FakeReply.text("this is not json at all")) as server:
-        cfg = parse_config({
-            "run": {"seed": 2, "time_scale": 0.3}, "world": {"kind": "none"},
-            "llm": {"provider": "openai", "base_url": server.base_url, "model": "fake",
-                    "api_key_env": "PIANO_TEST_KEY", "max_retries": 0},
-            "agents": [{"name": "Ann"}],
-        })
+        cfg = parse_config(
+            {
+                "run": {"seed": 2, "time_scale": 0.3},
+                "world": {"kind": "none"},
+                "llm": {
+                    "provider": "openai",
+                    "base_url": server.base_url,
+                    "model": "fake",
+                    "api_key_env": "PIANO_TEST_KEY",
+                    "max_retries": 0,
+                },
+                "agents": [{"name": "Ann"}],
+            }
+        )
         opts = VillageOptions(run_dir=tmp_path / "run", run_id=run_id, embedder=HashingEncoder())
         async with Village(cfg, opts) as v:
             await wait_until(lambda: v.events.counts["decision"] >= 1, 40, "a fallback decision")

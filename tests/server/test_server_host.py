@@ -177,3 +177,51 @@ async def test_start_fails_cleanly_on_busy_port(tmp_path: Path) -> None:
             await second.start()
         assert second.pid is None
     await asyncio.sleep(0)
+
+
+def test_piano_server_command_foreground_and_ctrl_c(tmp_path: Path) -> None:
+    import signal
+
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agent_runtime.cli.main",
+            "server",
+            "--port",
+            "0",
+            "--seed",
+            "3",
+            "--world-dir",
+            str(tmp_path / "world"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        lines: list[str] = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if line.startswith("Ctrl-C to stop"):
+                break
+        text = "".join(lines)
+        assert "ready: join localhost:" in text, text
+        assert "town_hall" in text and "cave" in text
+        port = int(text.split("join localhost:")[1].split()[0])
+        status = asyncio.run(status_ping("127.0.0.1", port))
+        assert status["version"]["protocol"] == 754
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+        assert proc.returncode == 0, out
+        assert "stopped" in out
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert (tmp_path / "world" / "level.dat").exists()

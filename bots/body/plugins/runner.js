@@ -31,6 +31,9 @@ function validateArgs (skill, given) {
   return [args, null]
 }
 
+/** Instant skills that run beside the current one instead of interrupting it. */
+const SIDE_SKILLS = new Set(['chat', 'whisper'])
+
 class SkillRunner {
   /**
    * @param body the Body (gives .bot, .connected, .random)
@@ -69,9 +72,11 @@ class SkillRunner {
     if (!skill) return fail(`unknown skill "${name}"`)
     const [args, error] = validateArgs(skill, givenArgs)
     if (error) return fail(error)
-    if (this.current) this.cancel('interrupted', `interrupted by ${name}`)
     const bot = this.body.bot
     if (!bot || !this.body.connected || !bot.entity) return fail('not connected to the server')
+    // talking must not interrupt what the body is doing: chat/whisper run beside the slot
+    if (SIDE_SKILLS.has(name)) return this._runSide(callId, skill, args, startedAt)
+    if (this.current) this.cancel('interrupted', `interrupted by ${name}`)
     const run = {
       callId,
       name,
@@ -115,6 +120,25 @@ class SkillRunner {
       clearTimeout(timeout)
       if (watch) clearInterval(watch)
     })
+  }
+
+  _runSide (callId, skill, args, startedAt) {
+    const bot = this.body.bot
+    const signal = new AbortController().signal
+    const ctx = { bot, signal, random: this.body.random, check () {}, progress () {} }
+    const report = (err, result) => this.emitOutcome(callId, {
+      skill: skill.name,
+      success: !err,
+      reason: err ? truncate(err instanceof SkillError ? err.reason : String(err && err.message ? err.message : err)) : '',
+      inventory_delta: {},
+      position: bot && bot.entity ? vec(bot.entity.position) : null,
+      started_at: startedAt,
+      ended_at: Date.now() / 1000,
+      cancelled: false,
+      timed_out: false,
+      detail: (result && result.detail) || {}
+    })
+    Promise.resolve().then(() => skill.run(ctx, args)).then((r) => report(null, r), (e) => report(e, null))
   }
 
   _checkStuck (run) {
