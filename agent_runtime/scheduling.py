@@ -87,6 +87,7 @@ class ModuleRunner:
         self.max_backoff = max_backoff
         self._wake = asyncio.Event()
         self._installed = False
+        self._fired = False
         sched = module.schedule
         self.cadence = sched.cadence * time_scale if sched.cadence else None
         self.cadence_max = sched.cadence_max * time_scale if sched.cadence_max else None
@@ -105,6 +106,10 @@ class ModuleRunner:
         return self.cadence
 
     def wake(self, *_: object) -> None:
+        self._wake.set()
+
+    def _timer_fired(self) -> None:
+        self._fired = True
         self._wake.set()
 
     def install_triggers(self) -> None:
@@ -155,14 +160,17 @@ class ModuleRunner:
                         timed = True
                     elif not self._wake.is_set() and delay > 0:
                         waited = True
+                        # one timer handle per wait (cheaper than asyncio.timeout at scale)
+                        timer = loop.call_at(next_due, self._timer_fired)
                         try:
-                            async with asyncio.timeout(delay):
-                                await self._wake.wait()
-                        except TimeoutError:
-                            timed = True
+                            await self._wake.wait()
+                        finally:
+                            timer.cancel()
+                        timed = self._fired
                     elif delay <= 0:
                         timed = True
-                woke = self._wake.is_set()
+                woke = self._wake.is_set() and not (timed and self._fired)
+                self._fired = False
                 self._wake.clear()
                 if woke and not timed:
                     ctx.stats.triggered += 1

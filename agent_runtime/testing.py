@@ -31,8 +31,11 @@ def config(**sections: Any) -> VillageConfig:
 
 def agent_spec(name: str = "Ann", **fields: Any) -> ResolvedAgent:
     base: dict[str, Any] = {
-        "name": name, "traits": ("You are friendly.",), "location_memories": (),
-        "spawn_location": None, "community_goal": "Survive together.",
+        "name": name,
+        "traits": ("You are friendly.",),
+        "location_memories": (),
+        "spawn_location": None,
+        "community_goal": "Survive together.",
     }
     base.update(fields)
     return ResolvedAgent(**base)
@@ -93,9 +96,18 @@ def module_context(
     from agent_runtime.module_context import ModuleContext
 
     ctx = ModuleContext(
-        agent=agent, module=module.name, run_id=svc.run_id, state=svc.store.agent(agent),
-        bus=svc.bus, body=body or NullBody(agent), events=svc.events, rng=random.Random(seed),
-        clock=svc.clock, services=svc, reads=type(module).reads, writes=type(module).writes,
+        agent=agent,
+        module=module.name,
+        run_id=svc.run_id,
+        state=svc.store.agent(agent),
+        bus=svc.bus,
+        body=body or NullBody(agent),
+        events=svc.events,
+        rng=random.Random(seed),
+        clock=svc.clock,
+        services=svc,
+        reads=type(module).reads,
+        writes=type(module).writes,
         shared=shared if shared is not None else {},
     )
     for trig in module.schedule.triggers:

@@ -131,7 +131,7 @@ class Village:
                     RedisServer(self.run_dir / "redis")
                 )
                 url = self.redis_server.url
-            pool = BlockingConnectionPool.from_url(url, max_connections=64, timeout=10)
+            pool = BlockingConnectionPool.from_url(url, max_connections=256, timeout=20)
             redis = Redis(connection_pool=pool)
             stack.push_async_callback(redis.aclose)
             await asyncio.wait_for(redis.ping(), timeout=10)

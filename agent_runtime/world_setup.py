@@ -3,6 +3,7 @@ external server; plus the bot transport that connects bodies to it."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -17,6 +18,12 @@ from agent_runtime.run.events import EventLog
 from agent_runtime.world import Vec3
 
 log = logging.getLogger(__name__)
+
+CONNECT_ATTEMPTS = 3
+
+
+class WorldError(RuntimeError):
+    """The world could not be reached or a body could not join it; the message says why."""
 
 
 @dataclass
@@ -49,15 +56,25 @@ class WorldHandle:
             from agent_runtime.body.null import NullBody
 
             return NullBody(spec.name, Vec3(x=spawn.x, y=spawn.y, z=spawn.z) if spawn else None)
-        body = await self.transport.connect(
-            BotSpec(
-                name=spec.name,
-                host=self.host,
-                port=self.port,
-                version=self.version,
-                spawn=(spawn.x, spawn.y, spawn.z) if spawn else None,
-            )
+        bot = BotSpec(
+            name=spec.name,
+            host=self.host,
+            port=self.port,
+            version=self.version,
+            spawn=(spawn.x, spawn.y, spawn.z) if spawn else None,
         )
+        for attempt in range(1, CONNECT_ATTEMPTS + 1):
+            try:
+                body = await self.transport.connect(bot)
+                break
+            except Exception as err:  # the transport's own error types stay in bots/
+                if attempt == CONNECT_ATTEMPTS:
+                    raise WorldError(
+                        f"{spec.name} could not join {self.host}:{self.port} "
+                        f"after {attempt} attempts: {err}"
+                    ) from err
+                log.warning("%s: join attempt %d failed (%s); retrying", spec.name, attempt, err)
+                await asyncio.sleep(2.0 * attempt)
         if self.admin is not None:
             await self._equip(spec)
         return body
@@ -102,7 +119,15 @@ async def open_world(
                 log_path=run_dir / "logs" / "server.log",
                 admin_port=w.admin_port,
             )
-            await stack.enter_async_context(server)
+            from bots.server_host import EmbeddedServerError
+
+            try:
+                await stack.enter_async_context(server)
+            except (EmbeddedServerError, OSError, TimeoutError) as err:
+                raise WorldError(
+                    f"the embedded Minecraft server did not start on {w.host}:{w.port or 'a free port'}: "
+                    f"{err} (see {run_dir / 'logs' / 'server.log'})"
+                ) from err
             handle.server = server
             handle.port = server.port
             handle.admin_url = server.admin_url

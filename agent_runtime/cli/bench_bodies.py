@@ -33,18 +33,26 @@ BOT_PREFIX = "bench"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("bodies", help="observation/skill throughput of N bodies on the embedded server")
+    p = sub.add_parser(
+        "bodies", help="observation/skill throughput of N bodies on the embedded server"
+    )
     p.add_argument("--bots", type=int, default=10, help="number of bodies")
     p.add_argument("--duration", type=float, default=30.0, help="measured seconds (after warm-up)")
     p.add_argument("--warmup", type=float, default=5.0, help="seconds before measuring")
-    p.add_argument("--rate", type=float, default=2.0, help="observation snapshots per second per body")
     p.add_argument(
-        "--bots-per-process", type=int, default=0,
+        "--rate", type=float, default=2.0, help="observation snapshots per second per body"
+    )
+    p.add_argument(
+        "--bots-per-process",
+        type=int,
+        default=0,
         help="bodies per Node worker process (0: all in the JSPyBridge process)",
     )
     p.add_argument("--no-skills", action="store_true", help="observe only (bodies stand still)")
     p.add_argument(
-        "--chat-every", type=int, default=3,
+        "--chat-every",
+        type=int,
+        default=3,
         help="each body says something after every K walks (0: never); chat fans out to every body",
     )
     p.add_argument("--port", type=int, default=None, help="use a running server on this port")
@@ -171,13 +179,17 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="piano-bench-bodies-") as tmp:
         server: EmbeddedServer | None = None
         if args.port is None:
-            server = EmbeddedServer(Path(tmp) / "world", log_path=Path(tmp) / "server.log",
-                                    max_players=max(60, args.bots + 5))
+            server = EmbeddedServer(
+                Path(tmp) / "world",
+                log_path=Path(tmp) / "server.log",
+                max_players=max(60, args.bots + 5),
+            )
             await server.__aenter__()
         port = server.port if server else args.port
         try:
-            async with JSPyBridgeTransport(bots_per_process=args.bots_per_process,
-                                           spawn_timeout=60.0) as transport:
+            async with JSPyBridgeTransport(
+                bots_per_process=args.bots_per_process, spawn_timeout=60.0
+            ) as transport:
                 gate = asyncio.Semaphore(5)
 
                 async def join(i: int) -> Any:
@@ -192,7 +204,9 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 for b in bodies:
                     observe = _observe_loop(b, args.rate, rng.random(), c)
                     tasks.append(asyncio.create_task(observe, name=f"bench[{b.name}].observe"))
-                    tasks.append(asyncio.create_task(_event_loop(b, c), name=f"bench[{b.name}].events"))
+                    tasks.append(
+                        asyncio.create_task(_event_loop(b, c), name=f"bench[{b.name}].events")
+                    )
                     if not args.no_skills:
                         seeded = random.Random(rng.random())
                         skills = _skill_loop(b, seeded, args.chat_every, c)

@@ -31,8 +31,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--agents", type=int, default=100)
     p.add_argument("--llm-latency", type=float, default=300.0, help="simulated LLM latency, ms")
     p.add_argument("--duration", type=float, default=30.0, help="measured seconds (after warm-up)")
-    p.add_argument("--warmup", type=float, default=None, help="seconds before measuring (default: 10%% + 5)")
-    p.add_argument("--heuristic", action="store_true", help="no simulated LLM: heuristic brain only")
+    p.add_argument(
+        "--warmup", type=float, default=None, help="seconds before measuring (default: 10%% + 5)"
+    )
+    p.add_argument(
+        "--heuristic", action="store_true", help="no simulated LLM: heuristic brain only"
+    )
     p.add_argument("--out", help="keep the run folder here (default: a temporary folder)")
 
 
@@ -93,13 +97,18 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     warmup = args.warmup if args.warmup is not None else 5.0 + 0.1 * args.duration
     with tempfile.TemporaryDirectory(prefix="piano-bench-") as tmp:
         run_dir = Path(args.out) if args.out else Path(tmp) / "run"
-        opts = VillageOptions(run_dir=run_dir, run_id=f"bench{int(time.time())}", embedder=HashingEncoder())
+        opts = VillageOptions(
+            run_dir=run_dir, run_id=f"bench{int(time.time())}", embedder=HashingEncoder()
+        )
         proc = psutil.Process()
         t_start = time.monotonic()
         async with Village(cfg, opts) as v:
             startup_s = time.monotonic() - t_start
-            services = [psutil.Process(p) for p in (v.redis_server and v.redis_server.pid,
-                                                    v.broker and v.broker.pid) if p]
+            services = [
+                psutil.Process(p)
+                for p in (v.redis_server and v.redis_server.pid, v.broker and v.broker.pid)
+                if p
+            ]
             await asyncio.sleep(warmup)
             v.metrics.reset_lags()
             proc.cpu_percent(None)
@@ -130,7 +139,8 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             "module_steps_per_s": round((b["steps"] - a["steps"]) / wall, 1),
             "cc_decisions_per_s": round((b["decisions"] - a["decisions"]) / wall, 2),
             "cadence_error_pct": round(100 * abs(achieved - expected_total) / expected_total, 2)
-            if expected_total else 0.0,
+            if expected_total
+            else 0.0,
             "cadence_error_by_module_pct": per_module,
             "sched_lag_ms_p50": pct["p50"],
             "sched_lag_ms_p99": pct["p99"],
@@ -142,7 +152,9 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             "services_rss_mb": round(svc_rss, 1),
             "errors": int(b["errors"] - a["errors"]),
             "overrun_steps": int(b["overruns"] - a["overruns"]),
-            "llm_calls_total": llm.get("accounting", {}).get("total", {}).get("calls") if llm else 0,
+            "llm_calls_total": llm.get("accounting", {}).get("total", {}).get("calls")
+            if llm
+            else 0,
         }
 
 

@@ -18,11 +18,17 @@ NAMES = ("specialization", "tax", "item_progression", "social_perception")
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("experiment", help="run an experiment of the paper (see experiments/)")
     p.add_argument("name", choices=NAMES, help="which experiment")
-    p.add_argument("config", nargs="?", help="experiment file (default: experiments/NAME/config.yaml)")
+    p.add_argument(
+        "config", nargs="?", help="experiment file (default: experiments/NAME/config.yaml)"
+    )
     p.add_argument("--llm", choices=["heuristic", "openai"], help="override llm.provider")
     p.add_argument("--repeats", type=int, help="repeats per condition (default: the file's)")
-    p.add_argument("--time-scale", type=float, default=1.0,
-                   help="multiply every protocol time and cadence (e.g. 0.05 for a smoke run)")
+    p.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        help="multiply every protocol time and cadence (e.g. 0.05 for a smoke run)",
+    )
     p.add_argument("--out", default="runs/experiments", help="parent folder of the output folder")
     p.add_argument("--world", choices=["embedded", "none"], help="override world.kind")
     p.add_argument("--agents", type=int, help="run with this many agents (smoke runs)")

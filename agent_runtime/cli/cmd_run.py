@@ -14,6 +14,7 @@ from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents, with_overrides
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.services import ServiceError
+from agent_runtime.world_setup import WorldError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     run_dir = Path(cfg.run.out) / run_id
     try:
         return asyncio.run(_run(cfg, run_id, run_dir, args))
-    except ServiceError as err:
+    except (ServiceError, WorldError) as err:
         print(f"piano run: {err}", file=sys.stderr)
         return 1
 
