@@ -46,6 +46,7 @@ class Agent:
         self.options = options or {}
         self.contexts: dict[str, ModuleContext] = {}
         self.tasks: dict[str, asyncio.Task[None]] = {}
+        self.runners: list[ModuleRunner] = []
         self._stack: contextlib.AsyncExitStack | None = None
 
     @property
@@ -95,6 +96,7 @@ class Agent:
                 rng=random.Random(self.rng.getrandbits(64)),
             )
             runner.install_triggers()
+            self.runners.append(runner)
             self.tasks[module.name] = tg.create_task(
                 runner.run(), name=f"agent[{self.name}].{module.name}"
             )
@@ -120,9 +122,18 @@ class Agent:
             except Exception:
                 log.exception("agent[%s]: could not publish body event", self.name)
 
-    async def __aexit__(self, *exc: object) -> None:
+    def request_stop(self) -> None:
+        """Cancel every module task now (no await); ``__aexit__`` then only collects them.
+
+        A village calls this on all agents first, so a large village stops at once instead
+        of one agent at a time while the others keep running."""
+        for runner in self.runners:
+            runner.stop()
         for task in self.tasks.values():
             task.cancel()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.request_stop()
         if self._stack is not None:
             stack, self._stack = self._stack, None
             with contextlib.suppress(asyncio.CancelledError):

@@ -88,6 +88,7 @@ class ModuleRunner:
         self._wake = asyncio.Event()
         self._installed = False
         self._fired = False
+        self.stopping = False
         sched = module.schedule
         self.cadence = sched.cadence * time_scale if sched.cadence else None
         self.cadence_max = sched.cadence_max * time_scale if sched.cadence_max else None
@@ -104,6 +105,10 @@ class ModuleRunner:
         if self.cadence_max and self.cadence_max > self.cadence:
             return self.rng.uniform(self.cadence, self.cadence_max)
         return self.cadence
+
+    def stop(self) -> None:
+        self.stopping = True
+        self._wake.set()
 
     def wake(self, *_: object) -> None:
         self._wake.set()
@@ -146,7 +151,7 @@ class ModuleRunner:
         has_triggers = bool(module.schedule.triggers)
         last_step = 0.0
         try:
-            while True:
+            while not self.stopping:
                 timed = False
                 waited = False  # False: the previous step overran this due time
                 if interval is None:
@@ -191,6 +196,11 @@ class ModuleRunner:
                 except asyncio.CancelledError:
                     raise
                 except Exception as err:
+                    task = asyncio.current_task()
+                    if self.stopping or (task is not None and task.cancelling()):
+                        # a cancellation raced with a timeout inside the step (Python 3.11
+                        # can turn it into TimeoutError): honour the stop, do not retry
+                        raise asyncio.CancelledError from err
                     failures += 1
                     ctx.stats.errors += 1
                     log.exception("agent[%s].%s step failed", ctx.agent, module.name)

@@ -107,6 +107,8 @@ class Village:
 
     async def _close(self) -> None:
         self.stopped_at = self.stopped_at or time.time()
+        for agent in self.agents.values():
+            agent.request_stop()
         stack, self._stack = self._stack, None
         if stack is not None:
             try:

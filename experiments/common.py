@@ -19,13 +19,14 @@ the modules' cadences, so a scaled run is the same run, faster).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import csv
 import json
 import logging
 import math
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EXPERIMENTS_DIR = Path(__file__).resolve().parent
+SHUTDOWN_GRACE_S = 10.0  # then stuck agent tasks are cancelled again (a runtime bug)
 
 
 class Strict(BaseModel):
@@ -223,7 +225,7 @@ class Timeline:
             await asyncio.sleep(delay)
 
 
-Protocol = Callable[["Village", Timeline], Awaitable[None]]
+Protocol = Callable[["Village", Timeline], Coroutine[Any, Any, None]]
 
 
 async def run_village(
@@ -262,6 +264,44 @@ async def run_village(
         if after is not None:
             await after(village, tl)
         village.events.emit("experiment_stopped", protocol_s=round(tl.now(), 3))
+        watchdog = asyncio.create_task(_report_slow_shutdown(spec.label, SHUTDOWN_GRACE_S),
+                                       name=f"experiment[{spec.label}].shutdown_watchdog")
+    watchdog.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await watchdog
+
+
+async def _report_slow_shutdown(label: str, after_s: float) -> None:
+    """Work around agent tasks that survive their cancellation (see experiments/NEEDS.md).
+
+    When a village has not shut down after ``after_s`` seconds, log where every task waits,
+    then cancel the still-running ``agent[...]`` tasks again every few seconds."""
+    await asyncio.sleep(after_s)
+    log.warning("run %s: the village has not shut down after %.0f s; tasks:", label, after_s)
+    for task in asyncio.all_tasks():
+        log.warning("  %s: %s", task.get_name(), " -> ".join(_await_chain(task.get_coro())))
+    while True:
+        stuck = [t for t in asyncio.all_tasks()
+                 if t.get_name().startswith("agent[") and not t.done()]
+        if stuck:
+            log.warning("run %s: cancelling %d agent task(s) again: %s", label, len(stuck),
+                        ", ".join(t.get_name() for t in stuck[:10]))
+            for t in stuck:
+                t.cancel()
+        await asyncio.sleep(5.0)
+
+
+def _await_chain(coro: Any) -> list[str]:
+    """Where a suspended coroutine waits: its frames along ``cr_await``, outermost first."""
+    out: list[str] = []
+    while coro is not None and len(out) < 20:
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
+        if frame is None:
+            break
+        out.append(f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno} "
+                   f"{frame.f_code.co_name}")
+        coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
+    return out
 
 
 # --- reading a run back -----------------------------------------------------------------

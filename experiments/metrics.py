@@ -12,6 +12,7 @@ Undefined results are ``nan`` (never an exception), so reports can say "n/a".
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -97,14 +98,16 @@ def normalise_rows(m: npt.ArrayLike) -> Matrix:
     """Each row sums to 1 (rows of zeros stay zero)."""
     a = np.asarray(m, dtype=np.float64)
     s = a.sum(axis=1, keepdims=True)
-    return np.divide(a, s, out=np.zeros_like(a), where=s > 0)
+    out: Matrix = np.divide(a, s, out=np.zeros_like(a), where=s > 0)
+    return out
 
 
 def normalise_cols(m: npt.ArrayLike) -> Matrix:
     """Each column sums to 1 (columns of zeros stay zero)."""
     a = np.asarray(m, dtype=np.float64)
     s = a.sum(axis=0, keepdims=True)
-    return np.divide(a, s, out=np.zeros_like(a), where=s > 0)
+    out: Matrix = np.divide(a, s, out=np.zeros_like(a), where=s > 0)
+    return out
 
 
 def persistence(labels: Sequence[str | None]) -> float:
@@ -112,7 +115,7 @@ def persistence(labels: Sequence[str | None]) -> float:
     seq = [x for x in labels if x]
     if len(seq) < 2:
         return math.nan
-    same = sum(1 for a, b in zip(seq, seq[1:], strict=False) if a == b)
+    same = sum(1 for a, b in itertools.pairwise(seq) if a == b)
     return same / (len(seq) - 1)
 
 
@@ -160,8 +163,11 @@ class CI:
     n: int
 
 
-def mean_ci(values: Iterable[float], confidence: float = 0.95) -> CI:
-    """Mean with a Student-t confidence interval; nan bounds when fewer than 2 values."""
+def mean_ci(
+    values: Iterable[float], confidence: float = 0.95, clip: tuple[float, float] | None = None
+) -> CI:
+    """Mean with a Student-t confidence interval; nan bounds when fewer than 2 values.
+    ``clip`` bounds the interval to the quantity's range (e.g. (0, 1) for shares)."""
     arr = np.asarray([v for v in values if math.isfinite(v)], dtype=np.float64)
     n = int(arr.size)
     if n == 0:
@@ -171,4 +177,7 @@ def mean_ci(values: Iterable[float], confidence: float = 0.95) -> CI:
         return CI(mean, math.nan, math.nan, 1)
     sem = float(arr.std(ddof=1)) / math.sqrt(n)
     half = t_quantile(0.5 + confidence / 2, n - 1) * sem
-    return CI(mean, mean - half, mean + half, n)
+    lo, hi = mean - half, mean + half
+    if clip is not None:
+        lo, hi = max(clip[0], lo), min(clip[1], hi)
+    return CI(mean, lo, hi, n)

@@ -85,11 +85,15 @@ class SkillExecution(Module):
             deadline = time.monotonic() + timeout + CANCEL_GRACE
             while not run.done():
                 waiter = asyncio.ensure_future(ctx.inbox["topic:decision"].get())
-                done, _ = await asyncio.wait(
-                    {run, waiter},
-                    timeout=max(0.0, deadline - time.monotonic()),
-                    return_when=asyncio.FIRST_COMPLETED,
-                )
+                try:
+                    done, _ = await asyncio.wait(
+                        {run, waiter},
+                        timeout=max(0.0, deadline - time.monotonic()),
+                        return_when=asyncio.FIRST_COMPLETED,
+                    )
+                finally:
+                    if not waiter.done():
+                        waiter.cancel()
                 if waiter in done:
                     newer = self._latest([waiter.result(), *ctx.pending("topic:decision")])
                     if (

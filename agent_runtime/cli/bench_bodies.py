@@ -56,6 +56,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="each body says something after every K walks (0: never); chat fans out to every body",
     )
     p.add_argument("--port", type=int, default=None, help="use a running server on this port")
+    p.add_argument(
+        "--transport", choices=["jspybridge", "stdio"], default="jspybridge",
+        help="JSPyBridge (default) or the JSON-lines Node sidecar",
+    )
     p.add_argument("--seed", type=int, default=1)
 
 
@@ -163,12 +167,13 @@ async def _event_loop(body: Any, c: _Counters) -> None:
 
 async def bench(args: argparse.Namespace) -> dict[str, Any]:
     from bots.server_host import EmbeddedServer
-    from bots.transport import JSPyBridgeTransport
+    from bots.transport import HostTransport, JSPyBridgeTransport, StdioTransport
 
     rng = random.Random(args.seed)
     me = psutil.Process()
     result: dict[str, Any] = {
         "bench": "bodies",
+        "transport": args.transport,
         "bots": args.bots,
         "bots_per_process": args.bots_per_process,
         "duration_s": args.duration,
@@ -187,9 +192,11 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             await server.__aenter__()
         port = server.port if server else args.port
         try:
-            async with JSPyBridgeTransport(
-                bots_per_process=args.bots_per_process, spawn_timeout=60.0
-            ) as transport:
+            kind: type[HostTransport] = (
+                StdioTransport if args.transport == "stdio" else JSPyBridgeTransport
+            )
+            transport = kind(bots_per_process=args.bots_per_process, spawn_timeout=60.0)
+            async with transport:
                 gate = asyncio.Semaphore(5)
 
                 async def join(i: int) -> Any:

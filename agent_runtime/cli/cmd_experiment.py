@@ -11,6 +11,7 @@ from pathlib import Path
 
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.services import ServiceError
+from agent_runtime.world_setup import WorldError
 
 NAMES = ("specialization", "tax", "item_progression", "social_perception")
 
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     except (KeyError, ValueError) as err:
         print(f"piano experiment: {err}", file=sys.stderr)
         return 2
-    except ServiceError as err:
+    except (ServiceError, WorldError) as err:
         print(f"piano experiment: {err}", file=sys.stderr)
         return 1
     print(f"experiment {args.name} done in {time.time() - started:.1f}s; results in {out}")

@@ -91,7 +91,7 @@ class VillageLayout(BaseModel):
     tree_species: tuple[str, ...] = ("oak", "birch")
     forest_density: float = Field(0.55, ge=0.0, le=1.0)
     sparse_tree_density: float = Field(0.04, ge=0.0, le=1.0)
-    hills: Circle = Circle(dx=42, dz=-34, radius=22)
+    hills: Circle = Circle(dx=40, dz=26, radius=18)
     hill_height: int = Field(22, ge=6, le=60)
     cave: bool = True
     lake: Circle = Circle(dx=-32, dz=30, radius=9)

@@ -5,6 +5,7 @@ const { pathfinder } = require('mineflayer-pathfinder')
 const toolPlugin = require('mineflayer-tool').plugin
 const observe = require('./plugins/observe')
 const events = require('./plugins/events')
+const latePlayers = require('./plugins/late_players')
 const { SkillRunner } = require('./plugins/runner')
 
 function seededRandom (seedText) {
@@ -92,6 +93,7 @@ class Body {
     }))
     observe.inject(bot, this)
     events.inject(bot, this)
+    latePlayers.inject(bot)
     let ended = false
     bot.on('spawn', () => this._onSpawn(bot))
     bot.on('kicked', (reason) => {

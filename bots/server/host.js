@@ -29,7 +29,7 @@ const PLUGIN_ORDER = [
   'commands',
   'player_list', // tab list for joining players (flying-squid bug)
   'respawn', // respawn after death (flying-squid bug)
-  'mob_death', // remove killed mobs, loot
+  'combat', // weapon damage, knockback, killed mobs removed, loot
   'village', // spawn point, animals
   'admin_api'
 ]

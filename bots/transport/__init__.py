@@ -1,7 +1,9 @@
 """Bot transports: how Python drives the mineflayer bodies in ``bots/body/``.
 
-Public API: :class:`JSPyBridgeTransport` (a :class:`agent_runtime.interfaces.BotTransport`)
-and the :class:`MineflayerBody` it creates, plus the exception tree in
+Public API: :class:`JSPyBridgeTransport` (the mandated one) and
+:class:`StdioTransport` (JSON lines to a Node sidecar), both
+:class:`agent_runtime.interfaces.BotTransport` s sharing :class:`HostTransport`;
+the :class:`MineflayerBody` they create; the exception tree in
 :mod:`bots.transport._errors`. May import :mod:`agent_runtime.interfaces`,
 :mod:`agent_runtime.world`, :mod:`bots.node` and :mod:`bots.names`; nothing
 here does I/O at import time (JSPyBridge is imported lazily, because importing
@@ -15,7 +17,9 @@ from bots.transport._errors import (
     BodyError,
     BridgeCallError,
 )
-from bots.transport._jspybridge import BODY_DIR, JSPyBridgeTransport
+from bots.transport._host import BODY_DIR, HostTransport
+from bots.transport._jspybridge import JSPyBridgeTransport
+from bots.transport._stdio import StdioTransport
 
 __all__ = [
     "BODY_DIR",
@@ -23,6 +27,8 @@ __all__ = [
     "BodyConnectError",
     "BodyError",
     "BridgeCallError",
+    "HostTransport",
     "JSPyBridgeTransport",
     "MineflayerBody",
+    "StdioTransport",
 ]

@@ -25,7 +25,7 @@ from agent_runtime.world import (
 from bots.transport._errors import BodyClosedError, BodyError
 
 if TYPE_CHECKING:
-    from bots.transport._jspybridge import JSPyBridgeTransport
+    from bots.transport._host import HostTransport
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ _DISCONNECTED_KINDS = frozenset({"disconnected"})
 
 
 class MineflayerBody(Body):
-    """A mineflayer bot on the server. Created by :meth:`JSPyBridgeTransport.connect`.
+    """A mineflayer bot on the server. Created by a transport's ``connect``.
 
     Events arrive from the transport's dispatcher (on the event loop) into a
     bounded queue; when it is full the oldest event is dropped and counted in
@@ -47,7 +47,7 @@ class MineflayerBody(Body):
     """
 
     def __init__(
-        self, transport: JSPyBridgeTransport, spec: BotSpec, *, event_queue_size: int
+        self, transport: HostTransport, spec: BotSpec, *, event_queue_size: int
     ) -> None:
         self.name = spec.name
         self.spec = spec
@@ -76,6 +76,12 @@ class MineflayerBody(Body):
         elif event.kind == "kicked":
             self.kicks.append(event)
         self._put(event)
+
+    def _push_event_fatal(self, reason: str) -> None:
+        """The process hosting this body is gone: report it and fail waiting skills."""
+        self._push_event(
+            BodyEvent(kind="disconnected", bot=self.name, data={"reason": reason, "fatal": True})
+        )
 
     def _put(self, item: BodyEvent | None) -> None:
         while True:

@@ -27,7 +27,7 @@ from bots.node import node_executable, require_node_modules
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["BridgeHandle", "acquire", "release"]
+__all__ = ["BridgeHandle", "acquire", "is_alive", "release"]
 
 _lock = threading.Lock()
 _refs = 0
@@ -110,6 +110,13 @@ def _terminate() -> None:
     connection.sendQ.clear()
     connection.com_items = []
     logger.info("JSPyBridge Node process stopped")
+
+
+def is_alive(handle: BridgeHandle) -> bool:
+    """Whether the Node process of ``handle`` is still running (cheap; no bridge call)."""
+    js = sys.modules.get("javascript")
+    proc = js.connection.proc if js is not None else None
+    return bool(proc is not None and proc.pid == handle.pid and proc.poll() is None)
 
 
 def acquire() -> BridgeHandle:

@@ -18,111 +18,39 @@ Design (measured numbers in ``bots/body/README.md``):
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import functools
 import json
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from agent_runtime.interfaces import BotSpec, BotTransport
-from agent_runtime.world import BodyEvent
-from bots.names import validate_minecraft_name
 from bots.transport import _bridge
-from bots.transport._body import MineflayerBody
-from bots.transport._errors import BodyClosedError, BodyConnectError, BridgeCallError
+from bots.transport._errors import BodyClosedError, BridgeCallError
+from bots.transport._host import BODY_DIR, HostTransport
 
 logger = logging.getLogger(__name__)
-node_logger = logging.getLogger("bots.body.node")
 
-__all__ = ["BODY_DIR", "JSPyBridgeTransport"]
-
-BODY_DIR = Path(__file__).resolve().parent.parent / "body"
-
-_LOG_LEVELS = {
-    "debug": logging.DEBUG,
-    "info": logging.INFO,
-    "warning": logging.WARNING,
-    "error": logging.ERROR,
-}
+__all__ = ["JSPyBridgeTransport"]
 
 _HOST_METHODS = ("spawnBot", "observe", "runSkill", "cancelSkill", "quitBot", "shutdown", "info")
 
 
-class JSPyBridgeTransport(BotTransport):
-    """Creates :class:`MineflayerBody` objects; owns the host object in the bridge process.
+class JSPyBridgeTransport(HostTransport):
+    """Bodies in the JSPyBridge Node process (and its workers); see :class:`HostTransport`.
 
     Use as ``async with JSPyBridgeTransport(...) as t:`` then ``body = await t.connect(spec)``.
-
-    Options: ``bots_per_process`` (0 = bots in the bridge process, N = forked
-    workers of up to N bots), ``call_timeout`` / ``spawn_timeout`` (seconds),
-    ``event_queue_size`` (per body, drop-oldest), ``stuck_seconds`` (stuck
-    detector), ``reconnect_base`` / ``reconnect_max`` (capped jittered backoff),
-    ``view_distance`` (mineflayer), ``notable_radius`` (blocks scanned for the
-    observation), ``path_tick_ms`` (A* time slice per tick and bot), ``seed``
-    (per-body RNG, e.g. explore directions).
     Leaving the context quits every bot and, if no other transport uses it,
     terminates the Node process(es).
     """
 
-    def __init__(
-        self,
-        *,
-        bots_per_process: int = 0,
-        call_timeout: float = 10.0,
-        spawn_timeout: float = 30.0,
-        event_queue_size: int = 1024,
-        stuck_seconds: float = 20.0,
-        reconnect_base: float = 0.5,
-        reconnect_max: float = 10.0,
-        view_distance: str = "short",
-        notable_radius: float = 16.0,
-        path_tick_ms: int = 10,
-        seed: int = 0,
-        latency_samples: int = 100_000,
-    ) -> None:
-        if bots_per_process < 0:
-            raise ValueError("bots_per_process must be >= 0 (0 = all bots in the bridge process)")
-        if call_timeout <= 0 or spawn_timeout <= 0:
-            raise ValueError("timeouts must be positive")
-        if event_queue_size < 1:
-            raise ValueError("event_queue_size must be >= 1")
-        if not 0 < reconnect_base <= reconnect_max:
-            raise ValueError("need 0 < reconnect_base <= reconnect_max")
-        if not 1 <= notable_radius <= 64 or not 1 <= path_tick_ms <= 50:
-            raise ValueError("need 1 <= notable_radius <= 64 and 1 <= path_tick_ms <= 50")
-        self.bots_per_process = bots_per_process
-        self.call_timeout = call_timeout
-        self.spawn_timeout = spawn_timeout
-        self.event_queue_size = event_queue_size
-        self._host_opts = {
-            "bots_per_process": bots_per_process,
-            "stuck_ms": int(stuck_seconds * 1000),
-            "reconnect_base_ms": int(reconnect_base * 1000),
-            "reconnect_max_ms": int(reconnect_max * 1000),
-            "view_distance": view_distance,
-            "seed": seed,
-            "spawn_timeout_ms": int(spawn_timeout * 1000),
-            "notable_radius": notable_radius,
-            "path_tick_ms": path_tick_ms,
-        }
-        self._loop: asyncio.AbstractEventLoop | None = None
+    def _init_channel(self) -> None:
         self._executor: ThreadPoolExecutor | None = None
         self._handle: _bridge.BridgeHandle | None = None
         self._host: Any = None
         self._fns: dict[str, Any] = {}
-        self._bodies: dict[str, MineflayerBody] = {}
-        self._closing = False
-        #: Seconds per bridge call (most recent ``latency_samples``), for benchmarks.
-        self.call_latencies: collections.deque[float] = collections.deque(maxlen=latency_samples)
-        self.calls = 0
-        self.failed_calls = 0
-        self.batches = 0
+        self._watch: asyncio.Task[None] | None = None
 
     # --- lifecycle ----------------------------------------------------------------
 
@@ -133,6 +61,8 @@ class JSPyBridgeTransport(BotTransport):
             async with asyncio.timeout(60):
                 self._handle = await asyncio.to_thread(_bridge.acquire)
                 await self._in_thread(self._setup_host, limit=30)
+            self._open = True
+            self._watch = asyncio.create_task(self._watch_bridge(), name="jspybridge.watch")
         except BaseException:
             await self._teardown()
             raise
@@ -148,11 +78,29 @@ class JSPyBridgeTransport(BotTransport):
     async def __aexit__(self, *exc: object) -> None:
         await self._teardown()
 
+    async def _watch_bridge(self, every: float = 0.5) -> None:
+        """Tell the bodies when the Node process dies under us (crash, OOM, kill)."""
+        while True:  # polling a process: no event to wait on
+            await asyncio.sleep(every)
+            if self._handle is None or not _bridge.is_alive(self._handle):
+                break
+        if not self._closing:
+            logger.error("the JSPyBridge Node process exited unexpectedly")
+            for body in list(self._bodies.values()):
+                body._push_event_fatal("the JSPyBridge Node process exited")
+
     async def _teardown(self) -> None:
         self._closing = True
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch
+            self._watch = None
+        self._open = False
         for body in list(self._bodies.values()):
             body._mark_closed()
-        if self._host is not None:
+        alive = self._handle is not None and _bridge.is_alive(self._handle)
+        if self._host is not None and alive:
             try:
                 await self._call("shutdown", limit=15)
             except (BridgeCallError, TimeoutError) as exc:
@@ -202,7 +150,7 @@ class JSPyBridgeTransport(BotTransport):
         except Exception as exc:
             self.failed_calls += 1
             raise BridgeCallError(f"bridge call {method} failed: {exc}") from exc
-        self.call_latencies.append(time.perf_counter() - t0)
+        self._record(time.perf_counter() - t0)
         return result
 
     # --- events (bridge callback thread -> event loop) -----------------------------------
@@ -215,86 +163,6 @@ class JSPyBridgeTransport(BotTransport):
         with contextlib.suppress(RuntimeError):  # loop already closed
             loop.call_soon_threadsafe(self._dispatch, batch_json)
 
-    def _dispatch(self, batch_json: str) -> None:
-        self.batches += 1
-        try:
-            batch = json.loads(batch_json)
-        except (TypeError, ValueError):
-            logger.error("malformed event batch from the body host: %.200r", batch_json)
-            return
-        for item in batch:
-            kind = item.get("type")
-            if kind == "log":
-                level = _LOG_LEVELS.get(item.get("level", "info"), logging.INFO)
-                node_logger.log(level, "%s", item.get("msg", ""))
-                continue
-            body = self._bodies.get(item.get("bot", ""))
-            if body is None:
-                continue
-            if kind == "outcome":
-                body._resolve_outcome(str(item.get("call_id")), item.get("outcome") or {})
-            elif kind == "event":
-                try:
-                    event = BodyEvent(
-                        kind=item["kind"], bot=body.name, at=item.get("at", time.time()),
-                        data=item.get("data") or {},
-                    )
-                except (KeyError, ValidationError) as exc:
-                    logger.error("malformed body event %.200r: %s", item, exc)
-                    continue
-                body._push_event(event)
-
-    # --- BotTransport ---------------------------------------------------------------
-
-    async def connect(self, spec: BotSpec) -> MineflayerBody:
-        """Log a bot in (offline mode, ``spec.name``) and wait for its first spawn."""
-        validate_minecraft_name(spec.name)
-        if self._host is None or self._closing:
-            raise BodyClosedError("transport is not open")
-        if spec.name in self._bodies:
-            raise BodyConnectError(f"a body named {spec.name} is already connected")
-        body = MineflayerBody(self, spec, event_queue_size=self.event_queue_size)
-        self._bodies[spec.name] = body
-        spec_json = json.dumps(
-            {
-                "name": spec.name,
-                "host": spec.host,
-                "port": spec.port,
-                "version": spec.version,
-                "spawn": list(spec.spawn) if spec.spawn else None,
-            }
-        )
-        try:
-            raw = await self._call(
-                "spawnBot", spec.name, spec_json, limit=self.spawn_timeout + 10
-            )
-            reply = json.loads(raw)
-        except BaseException:
-            self._bodies.pop(spec.name, None)
-            raise
-        if not reply.get("ok"):
-            self._bodies.pop(spec.name, None)
-            raise BodyConnectError(f"{spec.name}: {reply.get('error', 'unknown error')}")
-        body.worker_pid = reply.get("pid")
-        body.connected = True
-        return body
-
-    async def _disconnect(self, name: str) -> None:
-        self._bodies.pop(name, None)
-        if self._host is not None:
-            await self._call("quitBot", name, limit=15)
-
-    # --- introspection ----------------------------------------------------------------
-
-    @property
-    def bodies(self) -> dict[str, MineflayerBody]:
-        return dict(self._bodies)
-
     @property
     def bridge_pid(self) -> int | None:
         return self._handle.pid if self._handle else None
-
-    async def info(self) -> dict[str, Any]:
-        """Node-side facts: bridge pid, worker pids, bots, events dropped in JS."""
-        info: dict[str, Any] = json.loads(await self._call("info"))
-        return info

@@ -48,6 +48,7 @@ class ItemProtocol(Strict):
     duration_s: float = Field(default=1800.0, gt=0)
     sample_every_s: float = Field(default=30.0, gt=0)
     agents: int = Field(default=25, ge=1)
+    spread_spawns: bool = True  # false: everyone spawns at the world's spawn point
     spawn_spacing: float = Field(default=200.0, ge=0)  # blocks between neighbours on the ring
     spawn_y: float = 80.0
     traits: tuple[str, ...] = ()
@@ -76,8 +77,8 @@ def make_config(p: ItemProtocol, opts: ExperimentOptions) -> Any:
         spawns = spawn_ring(n, p.spawn_spacing, float(layout.get("centre_x", 0)),
                             float(layout.get("centre_z", 0)), p.spawn_y)
         data["agents"] = [
-            {"name": name, "traits": list(p.traits), "inventory": {}, "spawn_location": s,
-             "role": "explorer"}
+            {"name": name, "traits": list(p.traits), "inventory": {},
+             "spawn_location": s if p.spread_spawns else None, "role": "explorer"}
             for name, s in zip(names, spawns, strict=True)
         ]
         data.pop("agent_templates", None)
@@ -174,7 +175,7 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
     series: dict[str, tuple[list[float], list[float]]] = {}
     bands: dict[str, tuple[list[float], list[float]]] = {}
     for cond, vals in finals.items():
-        ci = M.mean_ci(vals, p.confidence)
+        ci = M.mean_ci(vals, p.confidence, (0, math.inf))
         summary[cond] = {
             "mean_unique_items": ci.mean, "ci": [ci.lo, ci.hi], "agents": ci.n,
             "min": min(vals) if vals else math.nan, "max": max(vals) if vals else math.nan,
@@ -182,7 +183,7 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
         }
         xs, ys, lo, hi = [], [], [], []
         for i in sorted(curves[cond]):
-            c = M.mean_ci(curves[cond][i], p.confidence)
+            c = M.mean_ci(curves[cond][i], p.confidence, (0, math.inf))
             xs.append(i * p.sample_every_s)
             ys.append(c.mean)
             lo.append(c.lo if math.isfinite(c.lo) else c.mean)

@@ -86,7 +86,7 @@ async def _one_run(
         state["agents"] = list(village.agents)
         use_llm = p.role_classifier != "heuristic"
         clf = RoleClassifier(village.services.llm, spec.config.community_goal, use_llm=use_llm)
-        steps = int(math.floor(p.duration_s / p.role_every_s + 1e-9))
+        steps = math.floor(p.duration_s / p.role_every_s + 1e-9)
         for name in village.agents:
             entries = sorted(goals[name].values(), key=lambda e: e["at"])
             ats = [e["at"] for e in entries]

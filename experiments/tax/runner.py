@@ -82,6 +82,7 @@ class TaxProtocol(Strict):
     season_window_s: float = Field(default=20.0, gt=0)
     seasons: int = Field(default=10, ge=1)
     settle_s: float = Field(default=3.0, ge=0)
+    settle_min_wall_s: float = Field(default=2.0, ge=0)  # walking is not scaled: wait at least this
     feedback_at_s: float = 300.0
     amendments_at_s: float = 360.0
     votes_at_s: float = 420.0
@@ -94,7 +95,7 @@ class TaxProtocol(Strict):
     influencer_traits: dict[Literal["pro", "anti"], tuple[str, ...]]
     influencer_inventory: dict[str, int] = Field(default_factory=dict)
     constitution_template: str
-    give_inventory: bool = True  # embedded world: /give each agent its inventory at the start
+    give_inventory: bool = False  # embedded world: /give inventories (the runtime does it at spawn)
     announce: bool = True  # embedded world: also broadcast a server message
     confidence: float = Field(default=0.95, gt=0, lt=1)
     heuristic: HeuristicSettings = Field(default_factory=HeuristicSettings)
@@ -265,7 +266,10 @@ class _Run:
                 t_open = p.first_season_at_s + k * p.season_period_s
                 steps.append((t_open, 1, "season_open", k))
                 steps.append((t_open + p.season_window_s, 0, "season_close", k))
-                steps.append((t_open + p.season_window_s + p.settle_s, 0, "season_measure", k))
+                settle = max(p.settle_s, tl.scale and p.settle_min_wall_s / tl.scale)
+                settle = min(settle, p.season_period_s - p.season_window_s - 1e-3,
+                             max(0.0, p.duration_s - t_open - p.season_window_s - 1e-3))
+                steps.append((t_open + p.season_window_s + settle, 0, "season_measure", k))
             steps += [(p.feedback_at_s, 0, "feedback", -1), (p.amendments_at_s, 0, "amendments", -1),
                       (p.votes_at_s, 0, "votes", -1), (p.distribute_at_s, 0, "distribute", -1)]
             steps.sort()  # at equal times the distribution (0) comes before an opening (1)
@@ -343,50 +347,117 @@ class _Run:
                               rate=self.in_force.tax_rate, frozen=self.frozen)
 
 
+    async def after(self, village: Any, tl: Timeline) -> None:
+        """A measurement the end of the run cut short is taken now."""
+        import contextlib
+
+        if not self.seasons or "close" in self.seasons[-1]:
+            return
+        async with contextlib.AsyncExitStack() as stack:
+            admin = None
+            if self.measured_by == "admin_api":
+                from bots.admin import AdminClient
+
+                admin = await stack.enter_async_context(AdminClient(village.world.admin_url))
+            self.seasons[-1]["close"] = await self._snapshot(village, admin)
+            self.seasons[-1]["measure_wall"] = time.time()
+            self.mark(tl, "season_measure", tl.now(), season=self.seasons[-1]["season"],
+                      late=True)
+
+
+def _season_at(t: float, seasons: list[dict[str, Any]]) -> dict[str, Any] | None:
+    for s in seasons:
+        if s["open_wall"] <= t <= s.get("measure_wall", s.get("close_wall", math.inf)):
+            return s
+    return None
+
+
 def ledger(events: list[dict[str, Any]], seasons: list[dict[str, Any]]) -> dict[int, dict[str, int]]:
     """Season -> agent -> items deposited by successful deposit skills in its window."""
     out: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for e in events:
-        if e.get("type") != "skill_outcome" or not e.get("success"):
-            continue
         call = e.get("call") or {}
-        if call.get("skill") != "deposit":
+        if e.get("type") != "skill_outcome" or not e.get("success") or call.get("skill") != "deposit":
             continue
-        t = float(e["t"])
-        for s in seasons:
-            if s["open_wall"] <= t <= s.get("measure_wall", s.get("close_wall", math.inf)):
-                delta = e.get("delta") or {}
-                n = -sum(v for v in delta.values() if v < 0) or int(call.get("args", {}).get("count", 1))
-                out[s["season"]][e["agent"]] += n
-                break
+        s = _season_at(float(e["t"]), seasons)
+        if s is not None:
+            delta = e.get("delta") or {}
+            n = -sum(v for v in delta.values() if v < 0) or int(call.get("args", {}).get("count", 1))
+            out[s["season"]][e["agent"]] += n
+    return out
+
+
+def uncertain_deposits(events: list[dict[str, Any]], seasons: list[dict[str, Any]]) -> Counter[int]:
+    """Season -> deposits that failed part-way (cancelled, timed out, a rejected transaction):
+    items may have moved although the skill reported a failure."""
+    out: Counter[int] = Counter()
+    for e in events:
+        call = e.get("call") or {}
+        if e.get("type") != "skill_outcome" or e.get("success") or call.get("skill") != "deposit":
+            continue
+        reason = str(e.get("reason", ""))
+        if e.get("cancelled") or e.get("timed_out") or reason.startswith("deposit failed"):
+            s = _season_at(float(e["t"]), seasons)
+            if s is not None:
+                out[s["season"]] += 1
+    return out
+
+
+def attribute(
+    open_inv: dict[str, dict[str, int]], close_inv: dict[str, dict[str, int]],
+    chest0: dict[str, int], chest1: dict[str, int],
+) -> dict[str, float]:
+    """Agent -> items deposited, measured from real contents: what each item's chest gain is,
+    shared among the agents who lost that item, in proportion to (and at most) their loss."""
+    out: dict[str, float] = defaultdict(float)
+    for item in set(chest1) | set(chest0):
+        gain = chest1.get(item, 0) - chest0.get(item, 0)
+        if gain <= 0:
+            continue
+        drops = {a: max(0, inv.get(item, 0) - close_inv.get(a, {}).get(item, 0))
+                 for a, inv in open_inv.items()}
+        total = sum(drops.values())
+        for a, d in drops.items():
+            if total > 0 and d > 0:
+                out[a] += min(float(d), gain * d / total)
     return out
 
 
 def season_rows(run: _Run, events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Per agent x season: inventory at opening/close, deposits measured from the chests and
+    inventories (admin API) and from the ledger; per season: the totals and their check."""
     led = ledger(events, run.seasons)
+    unsure = uncertain_deposits(events, run.seasons)
     rows, totals = [], []
     for s in run.seasons:
         k = s["season"]
         open_inv = s["open"]["inventory"]
         close = s.get("close", {"inventory": {}, "chest": None})
+        c0, c1 = s["open"]["chest"], close.get("chest")
+        measured = attribute(open_inv, close["inventory"], c0, c1) if (
+            c0 is not None and c1 is not None) else None
         for m in run.members:
             inv0 = sum(open_inv.get(m.name, {}).values())
             inv1 = sum(close["inventory"].get(m.name, {}).values())
-            dep = led.get(k, {}).get(m.name, 0)
+            by_ledger = led.get(k, {}).get(m.name, 0)
+            dep = measured.get(m.name, 0.0) if measured is not None else float(by_ledger)
             rows.append({
                 "season": k, "phase": s["phase"], "rate": s["rate"], "agent": m.name,
                 "role": m.role, "inventory_open": inv0, "inventory_close": inv1,
-                "deposited": dep, "share": M.deposit_share(dep, inv0),
-                "inventory_drop": max(0, inv0 - inv1), "measured_by": run.measured_by,
+                "deposited": round(dep, 3), "share": M.deposit_share(dep, inv0),
+                "deposited_ledger": by_ledger, "share_ledger": M.deposit_share(by_ledger, inv0),
+                "inventory_drop": max(0, inv0 - inv1),
+                "measured_by": "chests+inventories" if measured is not None else run.measured_by,
             })
         ledger_total = sum(led.get(k, {}).values())
-        chest_delta = None
-        if s["open"]["chest"] is not None and close.get("chest") is not None:
-            c0, c1 = s["open"]["chest"], close["chest"]
-            chest_delta = sum(c1.values()) - sum(c0.values())
-        totals.append({"season": k, "phase": s["phase"], "rate": s["rate"],
-                       "ledger_total": ledger_total, "chest_delta": chest_delta,
-                       "match": None if chest_delta is None else chest_delta == ledger_total})
+        chest_delta = None if measured is None else sum(c1.values()) - sum(c0.values())
+        totals.append({
+            "season": k, "phase": s["phase"], "rate": s["rate"], "ledger_total": ledger_total,
+            "chest_delta": chest_delta,
+            "attributed": None if measured is None else round(sum(measured.values()), 3),
+            "uncertain_deposits": unsure.get(k, 0),
+            "match": None if chest_delta is None else chest_delta == ledger_total,
+        })
     return rows, totals
 
 
@@ -405,7 +476,7 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
         if opts.progress:
             opts.progress(f"run {spec.label} ({len(spec.config.agents)} agents)")
         run = _Run(spec, p)
-        await run_village(spec, opts, p.duration_s, run.during)
+        await run_village(spec, opts, p.duration_s, run.during, run.after)
         events = read_events(spec.run_dir)
         brains.update(brains_seen(events))
         rows, totals = season_rows(run, events)
@@ -436,11 +507,12 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
             "seasons_measured": len(totals),
         })
     fields = ["condition", "repeat", "season", "phase", "rate", "agent", "role", "inventory_open",
-              "inventory_close", "deposited", "share", "inventory_drop", "measured_by"]
+              "inventory_close", "deposited", "share", "deposited_ledger", "share_ledger",
+              "inventory_drop", "measured_by"]
     write_csv(out / "deposits.csv", all_rows, fields)
     write_csv(out / "season_totals.csv", all_totals,
               ["condition", "repeat", "season", "phase", "rate", "ledger_total", "chest_delta",
-               "match"])
+               "attributed", "uncertain_deposits", "match"])
     write_csv(out / "votes.csv", all_votes,
               ["condition", "repeat", "agent", "role", "amendment", "vote", "brain", "attitude"])
     write_jsonl(out / "feedback.jsonl", all_feedback)
@@ -460,14 +532,14 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
             for r in crow:
                 if r["phase"] == phase and math.isfinite(r["share"]):
                     agent_means[(r["repeat"], r["agent"])].append(r["share"])
-            ci = M.mean_ci([sum(v) / len(v) for v in agent_means.values()], p.confidence)
+            ci = M.mean_ci([sum(v) / len(v) for v in agent_means.values()], p.confidence, (0, 1))
             per_phase[phase] = {"mean": ci.mean, "ci": [ci.lo, ci.hi], "n_agents": ci.n}
             bar_vals[phase][cond] = ci.mean if math.isfinite(ci.mean) else 0.0
             bar_err[phase][cond] = (ci.lo, ci.hi)
         seasons = sorted({r["season"] for r in crow})
         xs, ys, lo, hi = [], [], [], []
         for k in seasons:
-            ci = M.mean_ci([r["share"] for r in crow if r["season"] == k], p.confidence)
+            ci = M.mean_ci([r["share"] for r in crow if r["season"] == k], p.confidence, (0, 1))
             xs.append(float(k + 1))
             ys.append(ci.mean)
             lo.append(ci.lo if math.isfinite(ci.lo) else ci.mean)
@@ -492,10 +564,14 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
     plots.lines(plot_dir / "tax_rate_by_season.png", rate_series,
                 title="Tax rate in force per season (repeat 0)", xlabel="season", ylabel="rate")
     matches = [t["match"] for t in all_totals if t["match"] is not None]
+    checks = {
+        "seasons_checked": len(matches), "matching": sum(bool(m) for m in matches),
+        "seasons_with_uncertain_deposits": sum(1 for t in all_totals if t["uncertain_deposits"]),
+    }
     metrics = {
         "experiment": exp.experiment, "brain": configured, "brains_seen": dict(brains),
         "time_scale": opts.time_scale, "protocol": p.model_dump(), "conditions": summary,
-        "ledger_checks": {"seasons_checked": len(matches), "matching": sum(bool(m) for m in matches)},
+        "ledger_checks": checks,
     }
     write_json(out / "metrics.json", metrics)
 
@@ -519,11 +595,15 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
                 "for the real measurement.\n")
     report = report_header("Tax law and a democratic constitution", exp, opts, brains, configured)
     report += table + note + (
-        f"\n\nShares: items deposited by successful `deposit` skills in a season's window "
-        f"(ledger) / items held at the opening (admin API), per agent; CI {p.confidence:.0%} over "
-        f"agents (each agent's mean over the phase's seasons). Ledger totals matched the chest "
-        f"contents in {metrics['ledger_checks']['matching']} of "
-        f"{metrics['ledger_checks']['seasons_checked']} measured seasons.\n\n"
+        "\n\nShares: items an agent put into the community chests in a season (measured from the "
+        "chests' and inventories' contents through the admin API: each item's chest gain is "
+        "shared among the agents who lost that item) / items it held at the opening; CI "
+        f"{p.confidence:.0%} over agents (each agent's mean over the phase's seasons), clipped to "
+        "[0, 1]. Check: the "
+        "ledger of successful `deposit` skills matched the chests' gain in "
+        f"{checks['matching']} of {checks['seasons_checked']} measured seasons; "
+        f"{checks['seasons_with_uncertain_deposits']} season(s) had deposits that failed "
+        "part-way (they may move items without reporting it).\n\n"
         "Files: `deposits.csv`, `season_totals.csv`, `votes.csv`, `feedback.jsonl`, "
         "`timeline.jsonl`, `constitutions/`, `runs/<run>/democracy.json`; plots in `plots/`.\n"
     )

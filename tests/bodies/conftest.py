@@ -20,7 +20,7 @@ from agent_runtime.interfaces import BotSpec
 from agent_runtime.world import BodyEvent, Observation, SkillCall, SkillOutcome
 from bots.admin import AdminClient
 from bots.server_host import EmbeddedServer
-from bots.transport import JSPyBridgeTransport, MineflayerBody
+from bots.transport import HostTransport, JSPyBridgeTransport, MineflayerBody
 
 T = TypeVar("T")
 
@@ -50,12 +50,12 @@ async def admin(server: EmbeddedServer) -> AsyncIterator[AdminClient]:
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def transport() -> AsyncIterator[JSPyBridgeTransport]:
-    async with JSPyBridgeTransport(stuck_seconds=8.0) as t:
+    async with JSPyBridgeTransport() as t:
         yield t
 
 
 async def connect(
-    transport: JSPyBridgeTransport, server: EmbeddedServer, prefix: str
+    transport: HostTransport, server: EmbeddedServer, prefix: str
 ) -> MineflayerBody:
     return await transport.connect(BotSpec(unique_name(prefix), port=server.port))
 

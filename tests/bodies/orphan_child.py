@@ -8,11 +8,12 @@ import json
 import sys
 
 from agent_runtime.interfaces import BotSpec
-from bots.transport import JSPyBridgeTransport
+from bots.transport import HostTransport, JSPyBridgeTransport, StdioTransport
 
 
-async def main(port: int, per_process: int, prefix: str, mode: str) -> None:
-    transport = JSPyBridgeTransport(bots_per_process=per_process)
+async def main(port: int, per_process: int, prefix: str, mode: str, kind: str) -> None:
+    cls: type[HostTransport] = StdioTransport if kind == "stdio" else JSPyBridgeTransport
+    transport = cls(bots_per_process=per_process)
     await transport.__aenter__()
     for i in range(2):
         await transport.connect(BotSpec(f"{prefix}{i}", port=port))
@@ -25,4 +26,5 @@ async def main(port: int, per_process: int, prefix: str, mode: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]))
+    kind = sys.argv[5] if len(sys.argv) > 5 else "jspybridge"
+    asyncio.run(main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], kind))

@@ -6,13 +6,15 @@ This module has its own server (restarting it would disturb other tests).
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 
 import pytest
 
 from agent_runtime.world import SkillCall
 from bots.admin import AdminClient
 from bots.server_host import EmbeddedServer
-from bots.transport import JSPyBridgeTransport
+from bots.transport import HostTransport, JSPyBridgeTransport, StdioTransport
 from tests.bodies.conftest import connect, next_event, run, wait_until
 
 pytestmark = [pytest.mark.minecraft, pytest.mark.asyncio(loop_scope="module")]
@@ -91,3 +93,24 @@ async def test_respawn_after_death(
     assert respawned.data["deaths"] == 1
     obs = await body.observe()
     assert obs.connected and obs.health > 0
+
+
+@pytest.mark.parametrize("kind", ["jspybridge", "stdio"])
+async def test_node_crash_is_reported_to_the_bodies(server: EmbeddedServer, kind: str) -> None:
+    cls: type[HostTransport] = StdioTransport if kind == "stdio" else JSPyBridgeTransport
+    doomed = cls()
+    async with doomed:
+        body = await connect(doomed, server, f"doomed{kind[0]}")
+        idle = asyncio.create_task(body.run_skill(SkillCall(skill="idle", args={"seconds": 60})))
+
+        async def running() -> bool:
+            return (await body.observe()).skill is not None
+
+        await wait_until(running, what="idle running")
+        pid = (await doomed.info())["pid"]
+        os.kill(pid, signal.SIGKILL)
+        gone = await next_event(body, "disconnected", within=10)
+        assert gone.data["fatal"] is True
+        outcome = await idle
+        assert not outcome.success and "exited" in outcome.reason
+        assert not body.connected

@@ -27,9 +27,13 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("per_process", [0, 1], ids=["in-bridge", "workers"])
+@pytest.mark.parametrize(
+    ("kind", "per_process"),
+    [("jspybridge", 0), ("jspybridge", 1), ("stdio", 0), ("stdio", 1)],
+    ids=["jspybridge-in-bridge", "jspybridge-workers", "stdio-in-sidecar", "stdio-workers"],
+)
 async def test_sigkill_python_leaves_no_node_process(
-    server: EmbeddedServer, per_process: int
+    server: EmbeddedServer, kind: str, per_process: int
 ) -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     child = await asyncio.create_subprocess_exec(
@@ -37,8 +41,9 @@ async def test_sigkill_python_leaves_no_node_process(
         str(CHILD),
         str(server.port),
         str(per_process),
-        f"orphan{per_process}x",
+        f"orph{kind[0]}{per_process}x",
         "wait",
+        kind,
         stdout=asyncio.subprocess.PIPE,
         env=env,
         cwd=str(REPO),

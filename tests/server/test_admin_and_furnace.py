@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import time
 
 import httpx
 import pytest
@@ -132,12 +133,19 @@ async def test_dead_player_respawns(admin: AdminClient, make_bot: BotFactory) ->
 
 
 async def test_killed_animal_drops_meat_and_disappears(
-    server: EmbeddedServer, make_bot: BotFactory
+    server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
 ) -> None:
     bot = await make_bot("hunter")
+    await admin.command("/give hunter stone_sword 1")
+    await bot.call("wait_count", item="stone_sword", atLeast=1)
+    await bot.call("equip", item="stone_sword")
     pasture = server.places["pasture"]
+    t0 = time.monotonic()
     await bot.call("goto", within=40, x=pasture.x - 6, y=pasture.y, z=pasture.z, range=3)
+    t1 = time.monotonic()
     res = await bot.call("kill_mob", within=40, mob="cow")
+    print(f"walk {t1 - t0:.1f}s, kill {time.monotonic() - t1:.1f}s, hits {res['hits']}")
+    assert res["hits"] <= 8  # by hand (1 damage) it takes 10 hits; a stone sword deals 5
     assert res["gone"]
     items = await bot.call("nearby_items", range=12)
     have = counts(await bot.call("inventory"))

@@ -16,7 +16,7 @@ from .conftest import BotFactory, JsBot, counts
 pytestmark = pytest.mark.minecraft
 
 
-@pytest.mark.timeout(150)
+@pytest.mark.timeout(240)
 async def test_tech_tree_chest_and_restart(
     server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
 ) -> None:
@@ -25,8 +25,10 @@ async def test_tech_tree_chest_and_restart(
     cave = server.places["cave"]
 
     async def step(action: str, **args: Any) -> dict[str, Any]:
+        t = time.monotonic()
         result = await bot.call(action, within=70, **args)
         assert isinstance(result, dict)
+        print(f"  {action} {args}: {time.monotonic() - t:.1f}s")
         return result
 
     # punch a tree, planks, crafting table, sticks, wooden pickaxe

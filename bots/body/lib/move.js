@@ -2,7 +2,9 @@
 // Pathfinding helpers: cancellable goto with failure reasons a model can act on.
 
 const { goals, Movements } = require('mineflayer-pathfinder')
-const { SkillError, SkillAborted } = require('./util')
+const { SkillError, SkillAborted, sleep } = require('./util')
+
+const EMPTY_PATH_RETRIES = 3
 
 /** Movements for this bot (built once per bot and setting: the constructor scans every block state). */
 function movementsFor (bot, { canDig = false } = {}) {
@@ -35,20 +37,23 @@ async function gotoGoal (ctx, goal, what, opts = {}) {
     ctx.signal.addEventListener('abort', onAbort, { once: true })
   })
   aborted.catch(() => {})
-  try {
-    await Promise.race([bot.pathfinder.goto(goal), aborted])
-  } catch (err) {
-    if (err instanceof SkillAborted) throw err
-    if (ctx.signal.aborted) throw new SkillAborted(String(ctx.signal.reason || 'aborted'))
-    if (err && (err.name === 'NoPath' || err.name === 'Timeout')) throw new SkillError(`no path to ${what}`)
-    if (err && err.name === 'GoalChanged') throw new SkillAborted('goal changed')
-    throw new SkillError(`could not reach ${what}: ${err && err.message}`)
-  } finally {
-    try { bot.pathfinder.setGoal(null) } catch (e) {}
-  }
-  // goto() resolves on an empty path too: check that the goal was really reached.
-  if (!goal.isEnd(bot.entity.position.floored())) {
-    throw new SkillError(`no path to ${what}`)
+  // goto() also resolves when the planner returns an empty path without reaching the
+  // goal (e.g. planning from a half block such as farmland): retry that a few times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await Promise.race([bot.pathfinder.goto(goal), aborted])
+    } catch (err) {
+      if (err instanceof SkillAborted) throw err
+      if (ctx.signal.aborted) throw new SkillAborted(String(ctx.signal.reason || 'aborted'))
+      if (err && (err.name === 'NoPath' || err.name === 'Timeout')) throw new SkillError(`no path to ${what}`)
+      if (err && err.name === 'GoalChanged') throw new SkillAborted('goal changed')
+      throw new SkillError(`could not reach ${what}: ${err && err.message}`)
+    } finally {
+      try { bot.pathfinder.setGoal(null) } catch (e) {}
+    }
+    if (goal.isEnd(bot.entity.position.floored())) return
+    if (attempt >= EMPTY_PATH_RETRIES) throw new SkillError(`no path to ${what}`)
+    await sleep(250 * attempt, ctx.signal)
   }
 }
 
@@ -62,4 +67,21 @@ function playerEntity (bot, name) {
   return null
 }
 
-module.exports = { goals, movementsFor, gotoGoal, playerEntity }
+/**
+ * The entity of player ``name``; when the player is online but its entity has not
+ * reached us yet (it just joined or came into view), wait up to ``ms`` for it.
+ * Null if the player is not in sight after that.
+ */
+async function awaitPlayerEntity (ctx, name, ms = 3000) {
+  const bot = ctx.bot
+  const deadline = Date.now() + ms
+  const online = () => Object.keys(bot.players).some(u => u.toLowerCase() === String(name).toLowerCase())
+  let entity = playerEntity(bot, name)
+  while (!entity && online() && Date.now() < deadline) {
+    await sleep(100, ctx.signal)
+    entity = playerEntity(bot, name)
+  }
+  return entity
+}
+
+module.exports = { goals, movementsFor, gotoGoal, playerEntity, awaitPlayerEntity }

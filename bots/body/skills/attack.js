@@ -1,11 +1,17 @@
 'use strict'
-// attack: fight the nearest mob of a kind (or a player by name) until it is gone.
-const { goals, movementsFor } = require('../lib/move')
+// attack: fight the nearest mob of a kind (or a player by name) until it is gone, with the
+// best sword or axe in the inventory.
+const { goals, movementsFor, awaitPlayerEntity } = require('../lib/move')
 const { SkillError, sleep } = require('../lib/util')
 
 const SEARCH_RADIUS = 32
 const REACH = 3.5
 const HIT_INTERVAL_MS = 400
+// Best first: swords, then axes (vanilla 1.16 attack damage).
+const WEAPONS = [
+  'netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
+  'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe'
+]
 
 module.exports = {
   name: 'attack',
@@ -15,11 +21,14 @@ module.exports = {
   async run (ctx, { target }) {
     const bot = ctx.bot
     const wanted = String(target).toLowerCase()
-    const entity = bot.nearestEntity(e => e !== bot.entity &&
+    let entity = bot.nearestEntity(e => e !== bot.entity &&
       e.position.distanceTo(bot.entity.position) <= SEARCH_RADIUS &&
       ((e.type === 'player' && String(e.username).toLowerCase() === wanted) ||
        (e.type !== 'player' && String(e.name).toLowerCase() === wanted)))
+    if (!entity && bot.players[target]) entity = await awaitPlayerEntity(ctx, target)
     if (!entity) throw new SkillError(`no ${target} within ${SEARCH_RADIUS} blocks`)
+    const weapon = WEAPONS.map(n => bot.inventory.items().find(i => i.name === n)).find(Boolean)
+    if (weapon && (!bot.heldItem || bot.heldItem.name !== weapon.name)) await bot.equip(weapon, 'hand')
     bot.pathfinder.setMovements(movementsFor(bot))
     bot.pathfinder.setGoal(new goals.GoalFollow(entity, 2), true)
     let hits = 0
@@ -44,6 +53,6 @@ module.exports = {
       bot.removeListener('entityDead', onDead)
       try { bot.pathfinder.setGoal(null) } catch (e) {}
     }
-    return { detail: { target, hits } }
+    return { detail: { target, hits, weapon: weapon ? weapon.name : null } }
   }
 }

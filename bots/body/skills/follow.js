@@ -1,6 +1,6 @@
 'use strict'
 // follow: keep within range of a player for a while.
-const { goals, movementsFor, playerEntity } = require('../lib/move')
+const { goals, movementsFor, playerEntity, awaitPlayerEntity } = require('../lib/move')
 const { SkillError, sleep } = require('../lib/util')
 
 module.exports = {
@@ -13,7 +13,7 @@ module.exports = {
   },
   async run (ctx, { player, range, duration }) {
     const bot = ctx.bot
-    const target = playerEntity(bot, player)
+    const target = await awaitPlayerEntity(ctx, player)
     if (!target) throw new SkillError(`player ${player} is not in sight`)
     bot.pathfinder.setMovements(movementsFor(bot))
     bot.pathfinder.setGoal(new goals.GoalFollow(target, Math.max(1, range)), true)

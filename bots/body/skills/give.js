@@ -1,7 +1,7 @@
 'use strict'
 // give: walk to a player and toss them N of an item. Success means tossed towards them;
 // detail.received says whether they picked it up within a few seconds (else detail.landed_at).
-const { gotoGoal, goals, playerEntity } = require('../lib/move')
+const { gotoGoal, goals, awaitPlayerEntity } = require('../lib/move')
 const { SkillError, resolveNames, inventoryCounts, sleep, vec } = require('../lib/util')
 
 const RECEIVE_WAIT_MS = 4000
@@ -19,7 +19,7 @@ module.exports = {
     const name = resolveNames(bot.registry.itemsByName, item).find(n => (have[n] || 0) > 0)
     if (!name) throw new SkillError(`no ${item} in inventory`)
     if (have[name] < count) throw new SkillError(`not enough ${name}: have ${have[name]}, want to give ${count}`)
-    const target = playerEntity(bot, player)
+    const target = await awaitPlayerEntity(ctx, player)
     if (!target) throw new SkillError(`player ${player} is not in sight`)
     ctx.progress(0.1, `walking to ${player}`)
     const p = target.position
@@ -38,6 +38,10 @@ module.exports = {
     bot.on('playerCollect', onCollect)
     try {
       await bot.toss(bot.registry.itemsByName[name].id, null, count)
+      // The server may confirm the click after a resync: wait until the items are gone.
+      const tossedBy = Date.now() + 3000
+      while ((inventoryCounts(bot)[name] || 0) > have[name] - count && Date.now() < tossedBy) await sleep(100, ctx.signal)
+      if ((inventoryCounts(bot)[name] || 0) > have[name] - count) throw new SkillError(`tossing ${name} failed: the server kept the items`)
       ctx.progress(0.8, `tossed ${count} ${name} to ${player}`)
       const deadline = Date.now() + RECEIVE_WAIT_MS
       while (!received && Date.now() < deadline) await sleep(100, ctx.signal)

@@ -1,6 +1,6 @@
 'use strict'
 // go_to: walk to a position or to a player.
-const { gotoGoal, goals, playerEntity } = require('../lib/move')
+const { gotoGoal, goals, awaitPlayerEntity } = require('../lib/move')
 const { SkillError, vec } = require('../lib/util')
 
 module.exports = {
@@ -16,7 +16,7 @@ module.exports = {
     const bot = ctx.bot
     let goal, what
     if (player) {
-      const target = playerEntity(bot, player)
+      const target = await awaitPlayerEntity(ctx, player)
       if (!target) throw new SkillError(`player ${player} is not in sight`)
       const p = target.position
       goal = new goals.GoalNear(p.x, p.y, p.z, Math.max(1, range))

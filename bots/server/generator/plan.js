@@ -21,7 +21,7 @@ const DEFAULT_LAYOUT = {
   tree_species: ['oak', 'birch'],
   forest_density: 0.55,
   sparse_tree_density: 0.04,
-  hills: { dx: 42, dz: -34, radius: 22 },
+  hills: { dx: 40, dz: 26, radius: 18 },
   hill_height: 22,
   cave: true,
   lake: { dx: -32, dz: 30, radius: 9 },

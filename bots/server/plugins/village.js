@@ -5,6 +5,8 @@
 
 const Vec3 = require('vec3').Vec3
 
+const HEALTH = { cow: 10, pig: 10, sheep: 8, chicken: 4, rabbit: 3 }
+
 module.exports.server = function (serv, settings) {
   const piano = settings.piano || {}
   let plan = null
@@ -34,7 +36,8 @@ module.exports.server = function (serv, settings) {
       if (!type) continue
       try {
         await serv.overworld.getColumnAt(new Vec3(a.x, a.y, a.z))
-        serv.spawnMob(type.id, serv.overworld, new Vec3(a.x, a.y, a.z), { yaw: ((n * 67) % 256) - 128 })
+        const mob = serv.spawnMob(type.id, serv.overworld, new Vec3(a.x, a.y, a.z), { yaw: ((n * 67) % 256) - 128 })
+        mob.health = HEALTH[a.name] || mob.health // vanilla max health (flying-squid: 20 for all)
         n++
       } catch (err) {
         serv.warn?.(`could not spawn ${a.name}: ${err}`)

@@ -1,0 +1,196 @@
+"""``HostTransport``: what every transport to ``bots/body/host.js`` shares.
+
+A subclass opens a channel to a Node process running the body host and
+implements :meth:`_call` (one request, one reply, with a timeout); it feeds the
+host's event batches (JSON arrays of events, skill outcomes and log lines) to
+:meth:`_dispatch` on the event loop. Options, routing of events to bodies,
+``connect`` and introspection live here.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import collections
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from agent_runtime.interfaces import BotSpec, BotTransport
+from agent_runtime.world import BodyEvent
+from bots.names import validate_minecraft_name
+from bots.transport._body import MineflayerBody
+from bots.transport._errors import BodyClosedError, BodyConnectError
+
+logger = logging.getLogger(__name__)
+node_logger = logging.getLogger("bots.body.node")
+
+__all__ = ["BODY_DIR", "HostTransport"]
+
+BODY_DIR = Path(__file__).resolve().parent.parent / "body"
+
+_LOG_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+}
+
+
+class HostTransport(BotTransport):
+    """Base of the transports that drive ``bots/body/host.js``.
+
+    Options: ``bots_per_process`` (0 = bots in the host process, N = forked
+    workers of up to N bots), ``call_timeout`` / ``spawn_timeout`` (seconds),
+    ``event_queue_size`` (per body, drop-oldest), ``stuck_seconds`` (stuck
+    detector), ``reconnect_base`` / ``reconnect_max`` (capped jittered backoff),
+    ``view_distance`` (mineflayer), ``notable_radius`` (blocks scanned for the
+    observation), ``path_tick_ms`` (A* time slice per tick and bot), ``seed``
+    (per-body RNG, e.g. explore directions).
+    """
+
+    def __init__(
+        self,
+        *,
+        bots_per_process: int = 0,
+        call_timeout: float = 10.0,
+        spawn_timeout: float = 30.0,
+        event_queue_size: int = 1024,
+        stuck_seconds: float = 20.0,
+        reconnect_base: float = 0.5,
+        reconnect_max: float = 10.0,
+        view_distance: str = "short",
+        notable_radius: float = 16.0,
+        path_tick_ms: int = 10,
+        seed: int = 0,
+        latency_samples: int = 100_000,
+    ) -> None:
+        if bots_per_process < 0:
+            raise ValueError("bots_per_process must be >= 0 (0 = all bots in the host process)")
+        if call_timeout <= 0 or spawn_timeout <= 0:
+            raise ValueError("timeouts must be positive")
+        if event_queue_size < 1:
+            raise ValueError("event_queue_size must be >= 1")
+        if not 0 < reconnect_base <= reconnect_max:
+            raise ValueError("need 0 < reconnect_base <= reconnect_max")
+        if not 1 <= notable_radius <= 64 or not 1 <= path_tick_ms <= 50:
+            raise ValueError("need 1 <= notable_radius <= 64 and 1 <= path_tick_ms <= 50")
+        self.bots_per_process = bots_per_process
+        self.call_timeout = call_timeout
+        self.spawn_timeout = spawn_timeout
+        self.event_queue_size = event_queue_size
+        self._host_opts = {
+            "bots_per_process": bots_per_process,
+            "stuck_ms": int(stuck_seconds * 1000),
+            "reconnect_base_ms": int(reconnect_base * 1000),
+            "reconnect_max_ms": int(reconnect_max * 1000),
+            "view_distance": view_distance,
+            "seed": seed,
+            "spawn_timeout_ms": int(spawn_timeout * 1000),
+            "notable_radius": notable_radius,
+            "path_tick_ms": path_tick_ms,
+        }
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._open = False
+        self._bodies: dict[str, MineflayerBody] = {}
+        self._closing = False
+        #: Seconds per bridge call (most recent ``latency_samples``), for benchmarks.
+        self.call_latencies: collections.deque[float] = collections.deque(maxlen=latency_samples)
+        self.calls = 0
+        self.failed_calls = 0
+        self.batches = 0
+        self._init_channel()
+
+    def _init_channel(self) -> None:
+        """Set up the subclass's channel attributes (no I/O)."""
+
+    @abc.abstractmethod
+    async def _call(self, method: str, *args: Any, limit: float | None = None) -> Any:
+        """One round trip to the host: ``host[method](*args)``; raises BridgeCallError."""
+
+    def _record(self, seconds: float) -> None:
+        self.call_latencies.append(seconds)
+
+    def _dispatch(self, batch_json: str) -> None:
+        self.batches += 1
+        try:
+            batch = json.loads(batch_json)
+        except (TypeError, ValueError):
+            logger.error("malformed event batch from the body host: %.200r", batch_json)
+            return
+        for item in batch:
+            kind = item.get("type")
+            if kind == "log":
+                level = _LOG_LEVELS.get(item.get("level", "info"), logging.INFO)
+                node_logger.log(level, "%s", item.get("msg", ""))
+                continue
+            body = self._bodies.get(item.get("bot", ""))
+            if body is None:
+                continue
+            if kind == "outcome":
+                body._resolve_outcome(str(item.get("call_id")), item.get("outcome") or {})
+            elif kind == "event":
+                try:
+                    event = BodyEvent(
+                        kind=item["kind"], bot=body.name, at=item.get("at", time.time()),
+                        data=item.get("data") or {},
+                    )
+                except (KeyError, ValidationError) as exc:
+                    logger.error("malformed body event %.200r: %s", item, exc)
+                    continue
+                body._push_event(event)
+
+    # --- BotTransport ---------------------------------------------------------------
+
+    async def connect(self, spec: BotSpec) -> MineflayerBody:
+        """Log a bot in (offline mode, ``spec.name``) and wait for its first spawn."""
+        validate_minecraft_name(spec.name)
+        if not self._open or self._closing:
+            raise BodyClosedError("transport is not open")
+        if spec.name in self._bodies:
+            raise BodyConnectError(f"a body named {spec.name} is already connected")
+        body = MineflayerBody(self, spec, event_queue_size=self.event_queue_size)
+        self._bodies[spec.name] = body
+        spec_json = json.dumps(
+            {
+                "name": spec.name,
+                "host": spec.host,
+                "port": spec.port,
+                "version": spec.version,
+                "spawn": list(spec.spawn) if spec.spawn else None,
+            }
+        )
+        try:
+            raw = await self._call(
+                "spawnBot", spec.name, spec_json, limit=self.spawn_timeout + 10
+            )
+            reply = json.loads(raw)
+        except BaseException:
+            self._bodies.pop(spec.name, None)
+            raise
+        if not reply.get("ok"):
+            self._bodies.pop(spec.name, None)
+            raise BodyConnectError(f"{spec.name}: {reply.get('error', 'unknown error')}")
+        body.worker_pid = reply.get("pid")
+        body.connected = True
+        return body
+
+    async def _disconnect(self, name: str) -> None:
+        self._bodies.pop(name, None)
+        if self._open:
+            await self._call("quitBot", name, limit=15)
+
+    # --- introspection ----------------------------------------------------------------
+
+    @property
+    def bodies(self) -> dict[str, MineflayerBody]:
+        return dict(self._bodies)
+
+    async def info(self) -> dict[str, Any]:
+        """Node-side facts: bridge pid, worker pids, bots, events dropped in JS."""
+        info: dict[str, Any] = json.loads(await self._call("info"))
+        return info

@@ -1,0 +1,1 @@
+"""Tests of the experiments (metrics on hand-made data; end-to-end smoke runs)."""

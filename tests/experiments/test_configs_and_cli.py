@@ -1,0 +1,121 @@
+"""The shipped experiment files follow the paper's protocols; the CLI runs and rejects bad input."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from agent_runtime.cli.main import main
+from agent_runtime.config.errors import ConfigError
+from agent_runtime.config.loader import load_config, resolve_agents
+from experiments.common import ExperimentOptions, load_experiment_file, parse_protocol, plan_runs
+from experiments.item_progression.runner import ItemProtocol, spawn_ring
+from experiments.registry import EXPERIMENTS, default_config
+from experiments.social_perception.runner import PerceptionProtocol
+from experiments.specialization.runner import SpecializationProtocol
+from experiments.tax.runner import TaxProtocol, make_config, roster
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_experiment_file_validates() -> None:
+    models = {"specialization": SpecializationProtocol, "tax": TaxProtocol,
+              "item_progression": ItemProtocol, "social_perception": PerceptionProtocol}
+    for name in EXPERIMENTS:
+        exp = load_experiment_file(default_config(name))
+        assert exp.experiment == name and exp.paper
+        parse_protocol(exp, models[name], name)
+
+
+def test_protocols_follow_the_paper() -> None:
+    spec = load_experiment_file(default_config("specialization"))
+    p = parse_protocol(spec, SpecializationProtocol, "s")
+    assert p.duration_s == 1200 and p.role_window == 5
+    assert [c.name for c in spec.conditions] == ["normal", "martial", "art", "no_social"]
+    assert spec.village["agent_templates"][0]["count"] == 30
+    goals = {c.name: c.community_goal for c in spec.conditions}
+    assert goals["no_social"] == goals["normal"]  # the ablation differs only by its modules
+    tax = load_experiment_file(default_config("tax"))
+    t = parse_protocol(tax, TaxProtocol, "t")
+    assert (t.duration_s, t.initial_tax_rate, t.season_period_s, t.season_window_s) == (
+        1200, 0.2, 120, 20)
+    assert (t.feedback_at_s, t.amendments_at_s, t.votes_at_s, t.tally_by_s,
+            t.distribute_at_s) == (300, 360, 420, 480, 600)
+    opens = [t.first_season_at_s + k * t.season_period_s for k in range(t.seasons)]
+    assert sum(o < t.distribute_at_s for o in opens) == 5 and len(opens) == 10
+    assert opens[-1] + t.season_window_s <= t.duration_s
+    assert (t.constituents, t.influencers) == (25, 3) and tax.repeats == 4
+    assert len(tax.conditions) == 6
+    items = parse_protocol(load_experiment_file(default_config("item_progression")),
+                           ItemProtocol, "i")
+    assert (items.agents, items.duration_s) == (25, 1800)
+
+
+def test_tax_roster_and_village() -> None:
+    exp = load_experiment_file(default_config("tax"))
+    p = parse_protocol(exp, TaxProtocol, "t")
+    members = roster(p, "anti", seed=3, voters=None)
+    assert len(members) == 28 and [m.role for m in members[:3]] == ["influencer"] * 3
+    assert all(m.stance == -1 for m in members[:3])
+    assert len({m.occupation for m in members[3:]}) == len(p.occupations)
+    opts = ExperimentOptions(out=Path("unused"), world="none", conditions=("full-pro",),
+                             repeats=1)
+    runs = list(plan_runs(exp, opts, Path("/tmp/unused"), make_config(p, opts)))
+    cfg = runs[0].config
+    assert len(cfg.agents) == 28 and cfg.world.kind == "none"
+    assert cfg.agents[0].role == "influencer:pro" and cfg.agents[3].inventory
+    small = roster(p, "pro", seed=3, voters=5)
+    assert [m.role for m in small].count("influencer") == 1 and len(small) == 5
+
+
+def test_spawn_ring_spacing() -> None:
+    pts = spawn_ring(25, 200.0, 0.0, 0.0, 80.0)
+    d = ((pts[0]["x"] - pts[1]["x"]) ** 2 + (pts[0]["z"] - pts[1]["z"]) ** 2) ** 0.5
+    assert len(pts) == 25 and d == pytest.approx(200.0, abs=0.5)
+
+
+def test_village_50_config() -> None:
+    cfg = load_config(ROOT / "configs" / "village_50.yaml")
+    agents = resolve_agents(cfg)
+    assert len(agents) == 50 and len({a.name for a in agents}) == 50
+    assert len({a.traits for a in agents}) == 50  # distinct personalities
+    assert cfg.world.kind == "embedded" and cfg.include_place_memories and cfg.community_goal
+
+
+def test_bad_experiment_files(tmp_path: Path, small_config: Callable[..., Path]) -> None:
+    bad = small_config("tax", {"season_window_s": -1})
+    exp = load_experiment_file(bad)
+    with pytest.raises(ConfigError) as err:
+        parse_protocol(exp, TaxProtocol, bad)
+    assert "protocol.season_window_s" in err.value.render()
+    unknown = small_config("specialization", {"no_such_knob": 1})
+    with pytest.raises(ConfigError):
+        parse_protocol(load_experiment_file(unknown), SpecializationProtocol, unknown)
+
+
+def test_cli_rejects_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["experiment", "tax", "--time-scale", "0", "--out", str(tmp_path)]) == 2
+    missing = str(tmp_path / "missing.yaml")
+    assert main(["experiment", "tax", missing, "--out", str(tmp_path)]) == 2
+    assert "file not found" in capsys.readouterr().err
+    wrong = str(default_config("specialization"))
+    assert main(["experiment", "tax", wrong, "--out", str(tmp_path)]) == 2
+    assert main(["experiment", "tax", "--conditions", "nope", "--world", "none",
+                 "--out", str(tmp_path)]) == 2
+
+
+@pytest.mark.services
+def test_cli_runs_an_experiment(
+    tmp_path: Path, small_config: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = small_config("specialization", {"duration_s": 120, "role_every_s": 30})
+    code = main(["experiment", "specialization", str(cfg), "--world", "none", "--agents", "2",
+                 "--time-scale", "0.02", "--conditions", "normal", "--out", str(tmp_path),
+                 "--quiet"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "results in" in out
+    (folder,) = [p for p in tmp_path.iterdir() if p.name.startswith("specialization-")]
+    assert (folder / "report.md").exists() and (folder / "metrics.json").exists()

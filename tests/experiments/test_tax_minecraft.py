@@ -1,0 +1,48 @@
+"""The tax experiment in the embedded Minecraft world: deposits measured from real chests
+and inventories (admin API) agree with the ledger of deposit skills."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from experiments.common import ExperimentOptions, read_csv
+from experiments.registry import run
+from modules.memory.encoder import HashingEncoder
+
+pytestmark = [pytest.mark.services, pytest.mark.minecraft]
+
+
+async def test_tax_in_the_embedded_world(tmp_path: Path, small_config: Callable[..., Path]) -> None:
+    cfg = small_config("tax", {"settle_min_wall_s": 1.5})
+    opts = ExperimentOptions(out=tmp_path / "out", world="embedded", llm="heuristic", repeats=1,
+                             agents=2, time_scale=0.03, conditions=("full-pro",),
+                             embedder=HashingEncoder())
+    out, metrics = await run("tax", cfg, opts)
+    deposits = read_csv(out / "deposits.csv")
+    assert len(deposits) == 10 * 2
+    assert {d["measured_by"] for d in deposits} == {"chests+inventories"}
+    first = [d for d in deposits if d["season"] == "0"]
+    assert all(int(d["inventory_open"]) > 0 for d in first)  # starting inventories were given
+    totals = read_csv(out / "season_totals.csv")
+    assert len(totals) == 10
+    for t in totals:
+        # what the chests gained is what the deposit skills reported, unless a deposit failed
+        # part-way (the body then may have moved items without saying so; see NEEDS.md)
+        if t["uncertain_deposits"] == "0":
+            assert t["match"] == "True", t
+        else:
+            assert int(t["ledger_total"]) <= int(t["chest_delta"]), t
+        # the per-agent measurement never attributes more than the chests gained
+        assert float(t["attributed"]) <= max(0, int(t["chest_delta"])) + 1e-6
+        per_agent = sum(float(d["deposited"]) for d in deposits if d["season"] == t["season"])
+        assert per_agent == pytest.approx(float(t["attributed"]), abs=0.01)
+    assert metrics["ledger_checks"]["seasons_checked"] == 10
+    for d in deposits:
+        for key in ("share", "share_ledger"):
+            assert d[key] == "" or 0.0 <= float(d[key]) <= 1.0
+    timeline = [json.loads(x) for x in (out / "timeline.jsonl").read_text().splitlines()]
+    assert [e["event"] for e in timeline if e["event"] == "distribute"] == ["distribute"]
