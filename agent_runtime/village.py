@@ -181,6 +181,7 @@ class Village:
         )
         from modules.registry import build_modules  # modules depend on the runtime, not back
 
+        await self.store.load_agents([a.name for a in self.resolved])
         for spec in self.resolved:
             body = await self.world.connect(spec)
             self.bodies[spec.name] = body

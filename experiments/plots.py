@@ -218,7 +218,8 @@ def graph(
     title: str,
     node_values: Mapping[str, float] | None = None,
 ) -> Path:
-    """Directed graph on a circle; edge colour = weight (0..10 sentiment), node colour = value."""
+    """Directed graph on a circle; edge colour = weight (0..10 sentiment: blue low, red high),
+    node colour = value."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 7))
     n = len(nodes)

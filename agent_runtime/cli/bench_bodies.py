@@ -57,7 +57,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument("--port", type=int, default=None, help="use a running server on this port")
     p.add_argument(
-        "--transport", choices=["jspybridge", "stdio"], default="jspybridge",
+        "--transport",
+        choices=["jspybridge", "stdio"],
+        default="jspybridge",
         help="JSPyBridge (default) or the JSON-lines Node sidecar",
     )
     p.add_argument("--seed", type=int, default=1)

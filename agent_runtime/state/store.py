@@ -49,6 +49,7 @@ class AgentState:
         self._module_states: dict[str, dict[str, Any]] = {}
         self._listeners: dict[str, list[Listener]] = {}
         self.version = 0
+        self.loaded = False
 
     def get(self, section: str, kind: type[S]) -> S:
         value = self._sections[section]
@@ -172,6 +173,8 @@ class StateStore:
     async def load_agent(self, name: str) -> AgentState:
         """Reload ``name`` from Redis (the source of truth) into the cache."""
         st = self.agent(name)
+        if st.loaded:
+            return st
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hgetall(keys.state(self.run_id, name))
             pipe.hgetall(keys.modules(self.run_id, name))
@@ -179,7 +182,24 @@ class StateStore:
             raw_state, raw_mods, _ = await pipe.execute()
         self.ops += 3
         st._load(raw_state, raw_mods)
+        st.loaded = True
         return st
+
+    async def load_agents(self, names: list[str], batch: int = 200) -> None:
+        """Reload many agents in a few pipelines (village start-up at scale)."""
+        for i in range(0, len(names), batch):
+            chunk = names[i : i + batch]
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for name in chunk:
+                    pipe.hgetall(keys.state(self.run_id, name))
+                    pipe.hgetall(keys.modules(self.run_id, name))
+                pipe.sadd(keys.agents(self.run_id), *chunk)
+                replies = await pipe.execute()
+            self.ops += 2 * len(chunk) + 1
+            for j, name in enumerate(chunk):
+                st = self.agent(name)
+                st._load(replies[2 * j], replies[2 * j + 1])
+                st.loaded = True
 
     def _mark_dirty(self, agent: str, field: str) -> None:
         self._dirty.add((agent, field))

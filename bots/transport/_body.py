@@ -46,9 +46,7 @@ class MineflayerBody(Body):
     :attr:`dropped_events`.
     """
 
-    def __init__(
-        self, transport: HostTransport, spec: BotSpec, *, event_queue_size: int
-    ) -> None:
+    def __init__(self, transport: HostTransport, spec: BotSpec, *, event_queue_size: int) -> None:
         self.name = spec.name
         self.spec = spec
         self._transport = transport
@@ -155,7 +153,10 @@ class MineflayerBody(Body):
             )
             if reply != "started":
                 return SkillOutcome(
-                    skill=call.skill, success=False, reason=str(reply), started_at=started,
+                    skill=call.skill,
+                    success=False,
+                    reason=str(reply),
+                    started_at=started,
                     ended_at=time.time(),
                 )
             try:
@@ -165,9 +166,12 @@ class MineflayerBody(Body):
                 logger.warning("%s: no outcome for %s; cancelling it", self.name, call.describe())
                 await self._cancel_quietly("timed out")
                 return SkillOutcome(
-                    skill=call.skill, success=False, timed_out=True,
+                    skill=call.skill,
+                    success=False,
+                    timed_out=True,
                     reason="timed out (the body did not report an outcome)",
-                    started_at=started, ended_at=time.time(),
+                    started_at=started,
+                    ended_at=time.time(),
                 )
         except asyncio.CancelledError:
             # The controller interrupted us: stop the skill in the world too.
@@ -176,8 +180,11 @@ class MineflayerBody(Body):
         except BodyError as exc:
             # The bridge or the Node side failed: report it as an outcome, do not raise.
             return SkillOutcome(
-                skill=call.skill, success=False, reason=f"body unavailable: {exc}"[:300],
-                started_at=started, ended_at=time.time(),
+                skill=call.skill,
+                success=False,
+                reason=f"body unavailable: {exc}"[:300],
+                started_at=started,
+                ended_at=time.time(),
             )
         finally:
             self._pending.pop(call_id, None)

@@ -136,7 +136,9 @@ class HostTransport(BotTransport):
             elif kind == "event":
                 try:
                     event = BodyEvent(
-                        kind=item["kind"], bot=body.name, at=item.get("at", time.time()),
+                        kind=item["kind"],
+                        bot=body.name,
+                        at=item.get("at", time.time()),
                         data=item.get("data") or {},
                     )
                 except (KeyError, ValidationError) as exc:
@@ -165,9 +167,7 @@ class HostTransport(BotTransport):
             }
         )
         try:
-            raw = await self._call(
-                "spawnBot", spec.name, spec_json, limit=self.spawn_timeout + 10
-            )
+            raw = await self._call("spawnBot", spec.name, spec_json, limit=self.spawn_timeout + 10)
             reply = json.loads(raw)
         except BaseException:
             self._bodies.pop(spec.name, None)

@@ -44,13 +44,20 @@ class StdioTransport(HostTransport):
         require_node_modules()
         self._loop = asyncio.get_running_loop()
         self._proc = await asyncio.create_subprocess_exec(
-            str(node_executable()), str(SIDECAR), json.dumps(self._host_opts),
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL, env=node_env(), limit=_LINE_LIMIT,
+            str(node_executable()),
+            str(SIDECAR),
+            json.dumps(self._host_opts),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=node_env(),
+            limit=_LINE_LIMIT,
         )
         self.pid = self._proc.pid
         ready: asyncio.Future[int] = self._loop.create_future()
-        self._reader = asyncio.create_task(self._read(ready), name=f"bodies-sidecar[{self.pid}].reader")
+        self._reader = asyncio.create_task(
+            self._read(ready), name=f"bodies-sidecar[{self.pid}].reader"
+        )
         try:
             async with asyncio.timeout(30):
                 await ready
@@ -115,7 +122,9 @@ class StdioTransport(HostTransport):
         t0 = time.perf_counter()
         self.calls += 1
         try:
-            proc.stdin.write(json.dumps({"id": call_id, "method": method, "args": args}).encode() + b"\n")
+            proc.stdin.write(
+                json.dumps({"id": call_id, "method": method, "args": args}).encode() + b"\n"
+            )
             async with asyncio.timeout(seconds):
                 await proc.stdin.drain()
                 result = await fut

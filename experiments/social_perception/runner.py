@@ -217,7 +217,7 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
                             bins=p.asymmetry_bins, title=f"Sentiment asymmetry ({cond})",
                             xlabel="s(a->b) - s(b->a)")
             plots.graph(plot_dir / f"social_graph_{cond}.png", sorted(truth), run["graph"],
-                        title=f"Social graph ({cond}); edge colour = sentiment",
+                        title=f"Social graph ({cond}): edges red = likes, blue = dislikes",
                         node_values=truth)
     write_csv(out / "impressions.csv", imp_rows,
               ["condition", "repeat", "observer", "person", "source", "score", "brain", "summary"])

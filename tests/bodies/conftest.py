@@ -54,9 +54,7 @@ async def transport() -> AsyncIterator[JSPyBridgeTransport]:
         yield t
 
 
-async def connect(
-    transport: HostTransport, server: EmbeddedServer, prefix: str
-) -> MineflayerBody:
+async def connect(transport: HostTransport, server: EmbeddedServer, prefix: str) -> MineflayerBody:
     return await transport.connect(BotSpec(unique_name(prefix), port=server.port))
 
 

@@ -8,10 +8,11 @@ import psutil
 import pytest
 import pytest_asyncio
 
+from agent_runtime.world import Observation
 from bots.admin import AdminClient
 from bots.server_host import EmbeddedServer
 from bots.transport import StdioTransport
-from tests.bodies.conftest import connect, next_event, place_xyz, run
+from tests.bodies.conftest import connect, next_event, place_xyz, run, wait_until
 
 pytestmark = [pytest.mark.minecraft, pytest.mark.asyncio(loop_scope="module")]
 
@@ -27,8 +28,13 @@ async def test_two_bodies_observe_chat_collect_craft_deposit_over_stdio(
 ) -> None:
     ada = await connect(sidecar, server, "ada")
     bo = await connect(sidecar, server, "bo")
-    obs = await ada.observe()
-    assert obs.connected and obs.position is not None and bo.name in {p.name for p in obs.players}
+
+    async def sees_bo() -> Observation | None:
+        obs = await ada.observe()
+        return obs if bo.name in {p.name for p in obs.players} else None
+
+    obs = await wait_until(sees_bo, what="ada to see bo")
+    assert obs.connected and obs.position is not None
     assert (await run(ada, "chat", message="over the sidecar")).success
     heard = await next_event(bo, "chat", where=lambda e: e.data["sender"] == ada.name)
     assert heard.data["message"] == "over the sidecar"
