@@ -91,10 +91,16 @@ class WorldHandle:
             return
         if spec.spawn_location is not None:
             p = spec.spawn_location
-            await self.admin.command(f"/tp {spec.name} {p.x:.1f} {p.y:.1f} {p.z:.1f}")
-        for item, count in spec.inventory.items():
-            if count > 0:
-                await self.admin.command(f"/give {spec.name} {item} {count}")
+            try:
+                await self.admin.teleport(spec.name, p.x, p.y, p.z)
+            except Exception as err:  # a refused teleport must not stop the village
+                log.warning("%s: teleport to its spawn location failed: %s", spec.name, err)
+        commands = [f"/give {spec.name} {item} {n}" for item, n in spec.inventory.items() if n > 0]
+        for command in commands:
+            try:
+                await self.admin.command(command)
+            except Exception as err:  # a refused command must not stop the village
+                log.warning("%s: %s failed: %s", spec.name, command.split()[0], err)
 
 
 @contextlib.asynccontextmanager

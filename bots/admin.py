@@ -84,6 +84,12 @@ class AdminClient:
         result: list[dict[str, Any]] = data["items"]
         return result
 
+    async def teleport(self, player: str, x: float, y: float, z: float) -> None:
+        """Move an online player (agents' spawn locations on the embedded world)."""
+        await self._request(
+            "POST", f"/players/{quote(player, safe='')}/teleport", {"x": x, "y": y, "z": z}
+        )
+
     async def position(self, player: str) -> tuple[float, float, float]:
         data = await self._request("GET", f"/players/{quote(player, safe='')}/position")
         return (float(data["x"]), float(data["y"]), float(data["z"]))

@@ -117,6 +117,8 @@ class CognitiveController(Module):
         self._decisions = 0
         self._tax_open_until = 0.0
         self._tax_rate = 0.2
+        self._tax_chests: list[tuple[Any, ...]] = []
+        self._tax_due: dict[str, int] | None = None
 
     def get_state(self) -> dict[str, Any]:
         return {"decisions": self._decisions, "last_spoke": self._last_spoke}
@@ -200,8 +202,11 @@ class CognitiveController(Module):
         if kind == "tax_season_open":
             self._tax_open_until = time.time() + float(payload.get("window_s", 20.0))
             self._tax_rate = float(payload.get("rate", self._tax_rate))
+            self._tax_chests = [tuple(c) for c in payload.get("chests", []) if len(c) == 3]
+            self._tax_due = None  # computed from the inventory at the first decision
         elif kind == "tax_season_close":
             self._tax_open_until = 0.0
+            self._tax_due = None
 
     # --- turning policy output into a decision ------------------------------------------
     def _to_decision(self, out: DecisionOut, brain: str, previous: Decision) -> Decision | None:
@@ -280,16 +285,27 @@ class CognitiveController(Module):
                         pending, str(last.get("text", "")), inv, sentiment, goal_text, action
                     )
 
-        # 2. tax season: pay the constitution's share into the community chest
-        if now < self._tax_open_until and inv:
-            item, have = max(inv.items(), key=lambda kv: kv[1])
-            share = max(1, round(have * self._tax_rate))
-            return DecisionOut(
-                intent=f"pay my tax: deposit {share} {item} in the community chest",
-                skill="deposit",
-                args={"item": item, "count": share},
-                reason="the tax season is open",
-            )
+        # 2. tax season: pay the constitution's share of every item kind, once per season
+        if now < self._tax_open_until:
+            if self._tax_due is None:
+                self._tax_due = {
+                    item: round(n * self._tax_rate)
+                    for item, n in sorted(inv.items(), key=lambda kv: -kv[1])
+                    if round(n * self._tax_rate) >= 1
+                }
+            if self._tax_due:
+                item, share = next(iter(self._tax_due.items()))
+                del self._tax_due[item]  # one attempt per item: never pay twice
+                args: dict[str, Any] = {"item": item, "count": min(share, inv.get(item, share))}
+                if self._tax_chests:
+                    x, y, z = self._tax_chests[hash(ctx.agent) % len(self._tax_chests)]
+                    args.update({"x": x, "y": y, "z": z})
+                return DecisionOut(
+                    intent=f"pay my tax: deposit {args['count']} {item} in the community chest",
+                    skill="deposit",
+                    args=args,
+                    reason=f"the tax season is open ({self._tax_rate:.0%} of what I hold)",
+                )
 
         # 3. hunger
         food = float(per.get("food", 20.0))

@@ -53,8 +53,13 @@ class PerceptionModule(Module):
         me = ctx.read("identity", Identity).name
         for msg in ctx.pending("topic:event"):
             await self._on_event(ctx, me, msg.payload)
+        for msg in ctx.pending("world:event"):
+            text = msg.payload.get("text") or msg.payload.get("message")
+            if text:  # world announcements (tax seasons, the constitution) become memories
+                remember(ctx, f"Announcement: {short(str(text), 400)}", "observation", importance=6)
         try:
-            obs = await asyncio.wait_for(ctx.body.observe(), timeout=self.observe_timeout)
+            async with asyncio.timeout(self.observe_timeout):
+                obs = await ctx.body.observe()
         except TimeoutError:
             obs = Observation(connected=False)
         except Exception as err:  # a dead bridge must not kill the module loop

@@ -22,7 +22,7 @@ from modules.talking import Talking
 
 #: module name -> (triggers, min_interval between triggered steps, seconds)
 TRIGGERS: dict[str, tuple[frozenset[str], float]] = {
-    "perception": (frozenset({"topic:event"}), 0.2),
+    "perception": (frozenset({"topic:event", "world:event"}), 0.2),
     "memory": (frozenset(), 0.0),
     "action_awareness": (frozenset({"topic:skill"}), 0.0),
     "goal_generation": (frozenset(), 0.0),

@@ -111,7 +111,8 @@ class SkillExecution(Module):
                     await ctx.body.cancel_skill()
                     break
             try:
-                outcome = await asyncio.wait_for(asyncio.shield(run), timeout=CANCEL_GRACE)
+                async with asyncio.timeout(CANCEL_GRACE):
+                    outcome = await asyncio.shield(run)
             except TimeoutError:
                 run.cancel()
                 outcome = SkillOutcome(

@@ -220,3 +220,40 @@ async def test_social_module_tracks_speakers() -> None:
         )
         await sa.step(ctx)
         assert st.get("social", Social).people["Bob"].sentiment == people["Bob"].sentiment
+
+
+async def test_controller_pays_tax_once_per_item_into_the_signalled_chest() -> None:
+    async with local_services() as svc:
+        st = svc.store.agent("Ann")
+        st.set("identity", Identity(name="Ann"), writer="runtime")
+        st.set(
+            "perception",
+            Perception(observation=Observation(inventory={"oak_log": 10, "bread": 5})),
+            writer="perception",
+        )
+        cc = CognitiveController(Schedule(cadence=3.0, triggers=frozenset({"world:event"})))
+        ctx = module_context(svc, cc, agent="Ann")
+        await svc.bus.publish(
+            topics.world(svc.run_id, "event"),
+            {
+                "kind": "tax_season_open",
+                "rate": 0.2,
+                "window_s": 20,
+                "season": 1,
+                "chests": [[3, 65, -20]],
+            },
+        )
+        calls = []
+        for _ in range(4):
+            await cc.step(ctx)
+            d = st.get("decision", Decision)
+            if (
+                d.skill is not None
+                and d.skill.skill == "deposit"
+                and d.id not in [c[0] for c in calls]
+            ):
+                calls.append((d.id, dict(d.skill.args)))
+        args = [c[1] for c in calls]
+        assert {"item": "oak_log", "count": 2, "x": 3.0, "y": 65.0, "z": -20.0} in args
+        assert {"item": "bread", "count": 1, "x": 3.0, "y": 65.0, "z": -20.0} in args
+        assert len(args) == 2  # once per item kind, never again in the same season

@@ -65,6 +65,14 @@ module.exports.server = function (serv, settings) {
     const [a, b, c, d] = parts
     if (method === 'GET' && a === 'health') return { ok: true, players: serv.players.length, tick: serv.tickCount, time: serv.time }
     if (method === 'GET' && a === 'places') return serv.piano.plan()
+    if (a === 'players' && method === 'POST' && c === 'teleport') {
+      const p = playerByName(decodeURIComponent(b))
+      if (!p) throw new HttpError(404, `no player ${b}`)
+      const [x, y, z] = [body.x, body.y, body.z].map(Number)
+      if ([x, y, z].some(v => !Number.isFinite(v))) throw new HttpError(400, 'body: {"x": .., "y": .., "z": ..}')
+      p.teleport(new (require('vec3').Vec3)(x, y, z))
+      return { ok: true, username: p.username, x, y, z }
+    }
     if (a === 'players') {
       if (method !== 'GET') throw new HttpError(405, 'method not allowed')
       if (!b) return { players: serv.players.map(playerJson) }
