@@ -172,6 +172,7 @@ class SkillExecution(Module):
             delta=o.inventory_delta,
             cancelled=o.cancelled,
             timed_out=o.timed_out,
+            detail=o.detail,
         )
         remember(
             ctx, f"I tried to {call.describe()}: {describe_outcome(o)}.", "action", importance=None

@@ -133,6 +133,20 @@ async def test_a_human_asks_an_agent_for_bread_and_gets_it(tmp_path: Path, run_i
             async def hugo_has_bread() -> bool:
                 return (await hugo.observe()).inventory.get("bread", 0) >= 1
 
+            def gave() -> dict[str, Any] | None:
+                for e in seen:
+                    if e["type"] == "skill_outcome" and e["call"]["skill"] == "give":
+                        return e
+                return None
+
+            await wait_until(lambda: gave() is not None, 40, "Ann's give to finish")
+            outcome = gave()
+            assert outcome is not None and outcome["success"], outcome
+            spot = (outcome.get("detail") or {}).get("landed_at")
+            if spot and not outcome["detail"].get("received"):
+                # the throw landed out of Hugo's pickup range (server item physics): fetch it
+                await hugo.run_skill(SkillCall(skill="go_to", args={**spot, "range": 1.0}))
+
             await wait_until_async(hugo_has_bread, 40, "bread in Hugo's inventory")
             # Ann remembers the human and has a sentiment towards him
             people = v.store.agent("Ann").get("social", Social).people if v.store else {}
