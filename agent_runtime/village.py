@@ -182,9 +182,9 @@ class Village:
         from modules.registry import build_modules  # modules depend on the runtime, not back
 
         await self.store.load_agents([a.name for a in self.resolved])
+        await self._connect_bodies(self.world)
         for spec in self.resolved:
-            body = await self.world.connect(spec)
-            self.bodies[spec.name] = body
+            body = self.bodies[spec.name]
             agent_rng = random.Random(self.rng.getrandbits(64))
             mods = build_modules(cfg, spec, agent_rng)
             agent = Agent(spec, mods, body, self.services, agent_rng, options=_module_options(cfg))
@@ -192,6 +192,21 @@ class Village:
         await bus.publish(
             topics.run_status(self.run_id), {"status": "running", "agents": len(self.agents)}
         )
+
+    async def _connect_bodies(self, world: WorldHandle, parallel: int = 5) -> None:
+        """Join all bodies to the world, ``parallel`` at a time (a failure cancels the rest)."""
+        gate = asyncio.Semaphore(parallel)
+
+        async def join(spec: ResolvedAgent) -> None:
+            async with gate:
+                self.bodies[spec.name] = await world.connect(spec)
+
+        try:
+            async with asyncio.TaskGroup() as tg:
+                for spec in self.resolved:
+                    tg.create_task(join(spec), name=f"village.join[{spec.name}]")
+        except ExceptionGroup as group:  # report the first failure as itself (e.g. WorldError)
+            raise group.exceptions[0] from None
 
     async def _open_llm(self, stack: contextlib.AsyncExitStack) -> Any:
         from agent_runtime.llm.factory import LLMService

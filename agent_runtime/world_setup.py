@@ -151,6 +151,8 @@ async def open_world(
         from bots.transport import JSPyBridgeTransport
 
         handle.transport = await stack.enter_async_context(
-            JSPyBridgeTransport(bots_per_process=w.bots_per_process, seed=cfg.run.seed)
+            JSPyBridgeTransport(
+                bots_per_process=w.bots_per_process, seed=cfg.run.seed, spawn_timeout=60.0
+            )
         )
         yield handle
