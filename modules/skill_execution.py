@@ -105,8 +105,6 @@ class SkillExecution(Module):
                         superseded = newer
                         await ctx.body.cancel_skill()
                         break
-                else:
-                    waiter.cancel()
                 if not done:  # the body did not honour its own timeout
                     await ctx.body.cancel_skill()
                     break

@@ -222,12 +222,21 @@ class Position(Strict):
 
 
 def check_minecraft_name(v: str) -> str:
-    """Minecraft account names: 3-16 characters of letters, digits and underscore."""
-    if not _MC_NAME.match(v):
+    """Return ``v`` if it is a valid Minecraft account name (3-16 of ``[A-Za-z0-9_]``),
+    else raise ValueError saying what is wrong with it."""
+    if not isinstance(v, str):
+        raise ValueError(f"Minecraft name must be a string, got {type(v).__name__}")
+    if _MC_NAME.match(v):
+        return v
+    if not 3 <= len(v) <= 16:
         raise ValueError(
-            f"{v!r} is not a valid Minecraft name (3-16 characters: letters, digits, underscore)"
+            f"{v!r} is not a valid Minecraft name: must be 3-16 characters long (got {len(v)})"
         )
-    return v
+    bad = sorted({ch for ch in v if not (ch.isascii() and (ch.isalnum() or ch == "_"))})
+    raise ValueError(
+        f"{v!r} is not a valid Minecraft name: only letters A-Z/a-z, digits and '_' are allowed "
+        f"(found {', '.join(repr(c) for c in bad)})"
+    )
 
 
 class AgentSpec(Strict):

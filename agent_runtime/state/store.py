@@ -171,19 +171,10 @@ class StateStore:
         return list(self._agents)
 
     async def load_agent(self, name: str) -> AgentState:
-        """Reload ``name`` from Redis (the source of truth) into the cache."""
-        st = self.agent(name)
-        if st.loaded:
-            return st
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hgetall(keys.state(self.run_id, name))
-            pipe.hgetall(keys.modules(self.run_id, name))
-            pipe.sadd(keys.agents(self.run_id), name)
-            raw_state, raw_mods, _ = await pipe.execute()
-        self.ops += 3
-        st._load(raw_state, raw_mods)
-        st.loaded = True
-        return st
+        """Reload ``name`` from Redis (the source of truth) into the cache, once."""
+        if not self.agent(name).loaded:
+            await self.load_agents([name])
+        return self.agent(name)
 
     async def load_agents(self, names: list[str], batch: int = 200) -> None:
         """Reload many agents in a few pipelines (village start-up at scale)."""

@@ -2,81 +2,38 @@
 
 from __future__ import annotations
 
-import asyncio
-import shutil
-import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
-from redis.exceptions import ConnectionError as RedisConnectionError
 
+from agent_runtime.services import RedisServer
 from modules.memory import HashingEncoder, MemoryStream, NewMemory
 
 pytestmark = pytest.mark.services
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class RedisProcess:
-    """One redis-server on a loopback port with its data in ``data_dir`` (AOF on, RDB off)."""
+    """The runtime's embedded redis-server (AOF on), restartable on the same port and data dir."""
 
     def __init__(self, data_dir: Path) -> None:
-        binary = shutil.which("redis-server")
-        assert binary, "redis-server must be on PATH for the services tests"
-        self.binary = binary
         self.data_dir = data_dir
-        self.port = _free_port()
-        self.proc: asyncio.subprocess.Process | None = None
+        self.port: int | None = None
+        self.server: RedisServer | None = None
 
     async def start(self) -> None:
-        self.proc = await asyncio.create_subprocess_exec(
-            self.binary,
-            "--port",
-            str(self.port),
-            "--bind",
-            "127.0.0.1",
-            "--dir",
-            str(self.data_dir),
-            "--save",
-            "",
-            "--appendonly",
-            "yes",
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
-        )
-        client = Redis(host="127.0.0.1", port=self.port)
-        try:
-            async with asyncio.timeout(10):
-                while True:  # poll until PING answers (or the timeout fails the test)
-                    assert self.proc.returncode is None, "redis-server exited early"
-                    try:
-                        if await client.ping():
-                            return
-                    except (RedisConnectionError, OSError):
-                        await asyncio.sleep(0.05)
-        finally:
-            await client.aclose()
+        self.server = RedisServer(self.data_dir, port=self.port)
+        await self.server.__aenter__()
+        self.port = self.server.port
 
     async def stop(self) -> None:
-        proc, self.proc = self.proc, None
-        if proc is None or proc.returncode is not None:
-            return
-        proc.terminate()  # SIGTERM: redis flushes the AOF and exits
-        try:
-            async with asyncio.timeout(10):
-                await proc.wait()
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
+        server, self.server = self.server, None
+        if server is not None:
+            await server.__aexit__(None, None, None)  # SIGTERM: redis flushes the AOF
 
     def client(self) -> Redis:
-        return Redis(host="127.0.0.1", port=self.port)
+        return Redis(host="127.0.0.1", port=self.port or 0)
 
 
 @pytest.fixture
