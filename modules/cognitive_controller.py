@@ -319,6 +319,10 @@ class CognitiveController(Module):
                         reason=f"food is {food:.0f}/20",
                     )
 
+        # someone to talk to now (greet new people, chat now and then);
+        # whatever the agent decides below, it may say what it is doing to them
+        to = self._talk_target(per, now, rng, ctx.clock.time_scale)
+
         # 4. the last action failed: adapt instead of repeating it blindly
         last = action.get("last_outcome")
         if last is not None and last.ended_at != self._last_outcome_at:
@@ -326,21 +330,27 @@ class CognitiveController(Module):
             self._failures = 0 if last.success else self._failures + 1
         if self._failures >= 4:
             self._failures = 0
-            return DecisionOut(
-                intent="pause and rethink after several failed attempts",
-                skill="idle",
-                args={"seconds": min(30.0, 5.0 * ctx.clock.time_scale + 5.0)},
-                reason=f"{last.reason if last else 'repeated failures'}",
+            return self._telling(
+                to,
+                DecisionOut(
+                    intent="pause and rethink after several failed attempts",
+                    skill="idle",
+                    args={"seconds": min(30.0, 5.0 * ctx.clock.time_scale + 5.0)},
+                    reason=f"{last.reason if last else 'repeated failures'}",
+                ),
             )
         if last is not None and not last.success and action.get("running") is None:
             reason = last.reason.lower()
             lost = "no path" in reason or "not found" in reason
             if lost or ("no " in reason and "within" in reason):
-                return DecisionOut(
-                    intent="explore to find what I need",
-                    skill="explore",
-                    args={"distance": 48},
-                    reason=f"last action failed: {last.reason}",
+                return self._telling(
+                    to,
+                    DecisionOut(
+                        intent="explore to find what I need",
+                        skill="explore",
+                        args={"distance": 48},
+                        reason=f"last action failed: {last.reason}",
+                    ),
                 )
             missing = _MISSING.search(reason)
             if missing:  # "missing ingredients: 2 oak_planks" -> get those first
@@ -352,28 +362,21 @@ class CognitiveController(Module):
                     inv,
                     seen,
                 )
-                return DecisionOut(
-                    intent=st.text,
-                    skill=st.call.skill,
-                    args=dict(st.call.args),
-                    reason=f"last action failed: {last.reason}",
+                return self._telling(
+                    to,
+                    DecisionOut(
+                        intent=st.text,
+                        skill=st.call.skill,
+                        args=dict(st.call.args),
+                        reason=f"last action failed: {last.reason}",
+                    ),
                 )
 
-        # 5. say something now and then when others are around (more if extroverted);
-        #    someone I have not spoken to yet gets a greeting
-        players = [p for p in per.get("players", []) if p not in self._spoke_to] or list(
-            per.get("players", [])
-        )
         running = action.get("running")
         doing = running.describe() if running is not None else ""
-        speech, to = "", None
-        p_talk = 0.15 + 0.1 * max(-1.0, min(2.0, self.extroversion))
-        if players and now - self._last_spoke > 45 * ctx.clock.time_scale:
-            fresh = players[0] not in self._spoke_to
-            if rng.random() < (0.8 if fresh else p_talk):
-                to = players[0]
+        speech = ""
 
-        # 6. a skill is running and nothing urgent happened: let it finish
+        # 5. a skill is running and nothing urgent happened: let it finish
         if running is not None:
             if to:
                 speech = f"tell {to} that I am working to {goal_text}"
@@ -403,6 +406,30 @@ class CognitiveController(Module):
             speech_intent=speech,
             speak_to=to,
             reason=f"next step of my goal ({kind})",
+        )
+
+    def _talk_target(self, per: dict[str, Any], now: float, rng: Any, scale: float) -> str | None:
+        """Someone to speak to now: a person not greeted yet (likely), else now and then
+        someone nearby (more often when extroverted); never more than every 45 s."""
+        if now - self._last_spoke <= 45 * scale:
+            return None
+        near = list(per.get("players", []))
+        fresh = [p for p in near if p not in self._spoke_to]
+        if fresh and rng.random() < 0.8:
+            return str(fresh[0])
+        p_talk = 0.15 + 0.1 * max(-1.0, min(2.0, self.extroversion))
+        if near and rng.random() < p_talk:
+            return str(near[0])
+        return None
+
+    @staticmethod
+    def _telling(to: str | None, out: DecisionOut) -> DecisionOut:
+        """Add "tell <to> what I am doing" to a decision that says nothing yet."""
+        if not to or out.speech_intent:
+            return out
+        what = out.intent[0].lower() + out.intent[1:] if out.intent else "keep busy"
+        return out.model_copy(
+            update={"speech_intent": f"tell {to} that I am going to {what}", "speak_to": to}
         )
 
     def _answer(
