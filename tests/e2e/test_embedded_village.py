@@ -142,10 +142,12 @@ async def test_a_human_asks_an_agent_for_bread_and_gets_it(tmp_path: Path, run_i
             await wait_until(lambda: gave() is not None, 40, "Ann's give to finish")
             outcome = gave()
             assert outcome is not None and outcome["success"], outcome
-            spot = (outcome.get("detail") or {}).get("landed_at")
-            if spot and not outcome["detail"].get("received"):
+            detail = outcome.get("detail") or {}
+            if not detail.get("received"):
                 # the throw landed out of Hugo's pickup range (server item physics): fetch it
-                await hugo.run_skill(SkillCall(skill="go_to", args={**spot, "range": 1.0}))
+                spot = detail.get("landed_at") or detail.get("giver_at")
+                args = {**spot, "range": 1.0} if spot else {"player": "Ann", "range": 1.0}
+                await hugo.run_skill(SkillCall(skill="go_to", args=args))
 
             await wait_until_async(hugo_has_bread, 40, "bread in Hugo's inventory")
             # Ann remembers the human and has a sentiment towards him
