@@ -39,7 +39,7 @@ from agent_runtime.config.loader import parse_config, problems_from_validation
 from agent_runtime.config.models import VillageConfig
 
 if TYPE_CHECKING:
-    from agent_runtime.village import Village
+    from agent_runtime.app.village import Village
 
 log = logging.getLogger(__name__)
 
@@ -239,7 +239,7 @@ async def run_village(
 ) -> None:
     """Open the run's village, run ``during`` next to it for ``duration_s`` protocol seconds,
     then ``after`` (final measurements) before the village shuts down."""
-    from agent_runtime.village import Village, VillageOptions
+    from agent_runtime.app.village import Village, VillageOptions
 
     vopts = VillageOptions(
         run_dir=spec.run_dir,

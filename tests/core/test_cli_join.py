@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent_runtime.cli.cmd_join import parse_command
-from agent_runtime.cli.main import main
+from agent_runtime.app.cli.cmd_join import parse_command
+from agent_runtime.app.cli.main import main
 from agent_runtime.world import SkillCall, validate_skill
 
 

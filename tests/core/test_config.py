@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from agent_runtime.cli.main import main
+from agent_runtime.app.cli.main import main
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents
 from agent_runtime.config.models import PRESETS

@@ -12,7 +12,7 @@ from agent_runtime.body.null import NullBody
 from agent_runtime.interfaces import Module, Schedule
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Goals
-from agent_runtime.testing import agent_spec, local_services
+from agent_runtime.app.testing import agent_spec, local_services
 from tests.core.helpers import wait_until
 
 

@@ -15,7 +15,7 @@ from redis.asyncio import Redis
 
 from agent_runtime.config.loader import parse_config
 from agent_runtime.state.sections import Decision, Goals
-from agent_runtime.village import Village, VillageOptions
+from agent_runtime.app.village import Village, VillageOptions
 from modules.memory.encoder import HashingEncoder
 from tests.core.helpers import wait_until
 
@@ -111,7 +111,7 @@ def test_cli_run_stops_cleanly_on_sigint(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "agent_runtime.cli.main",
+            "agent_runtime.app.cli.main",
             "run",
             str(cfg),
             "--out",
@@ -152,7 +152,7 @@ def test_cli_run_rejects_bad_config(tmp_path: Path) -> None:
     cfg = tmp_path / "bad.yaml"
     cfg.write_text("world: {kind: moon}\nagents:\n  - name: Ann\n")
     out = subprocess.run(
-        [sys.executable, "-m", "agent_runtime.cli.main", "run", str(cfg)],
+        [sys.executable, "-m", "agent_runtime.app.cli.main", "run", str(cfg)],
         capture_output=True,
         text=True,
         cwd=ROOT,

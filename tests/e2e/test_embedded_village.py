@@ -11,7 +11,7 @@ import pytest
 from agent_runtime.config.loader import parse_config
 from agent_runtime.interfaces import BotSpec
 from agent_runtime.state.sections import Perception, Social
-from agent_runtime.village import Village, VillageOptions
+from agent_runtime.app.village import Village, VillageOptions
 from agent_runtime.world import SkillCall
 from modules.memory.encoder import HashingEncoder
 from tests.core.helpers import wait_until, wait_until_async

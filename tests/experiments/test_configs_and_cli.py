@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_runtime.cli.main import main
+from agent_runtime.app.cli.main import main
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents
 from experiments.common import ExperimentOptions, load_experiment_file, parse_protocol, plan_runs

@@ -12,7 +12,7 @@ import pytest
 
 from agent_runtime.config.loader import parse_config
 from agent_runtime.llm.fake_server import FakeOpenAIServer, FakeReply, RecordedRequest
-from agent_runtime.village import Village, VillageOptions
+from agent_runtime.app.village import Village, VillageOptions
 from modules import prompts
 from modules.cognitive_controller import DecisionOut
 from modules.goal_generation import GoalOut

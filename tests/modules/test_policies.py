@@ -18,7 +18,7 @@ from agent_runtime.state.sections import (
     PersonView,
     Social,
 )
-from agent_runtime.testing import local_services, module_context
+from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.world import Observation, SkillCall, SkillOutcome
 from modules.action_awareness import ActionAwareness
 from modules.base import memory_inbox

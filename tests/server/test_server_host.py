@@ -186,7 +186,7 @@ def test_piano_server_command_foreground_and_ctrl_c(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "agent_runtime.cli.main",
+            "agent_runtime.app.cli.main",
             "server",
             "--port",
             "0",

@@ -35,11 +35,11 @@ from agent_runtime.config.models import VillageConfig
 from agent_runtime.interfaces import Body, Bus
 from agent_runtime.run.coherence import CoherenceTracker
 from agent_runtime.run.events import EventLog
-from agent_runtime.run.metrics import collect_metrics
+from agent_runtime.app.metrics import collect_metrics
 from agent_runtime.scheduling import SchedulerMetrics
 from agent_runtime.services import MosquittoBroker, RedisServer
 from agent_runtime.state.store import StateStore
-from agent_runtime.world_setup import WorldHandle, open_world
+from agent_runtime.app.world_setup import WorldHandle, open_world
 
 log = logging.getLogger(__name__)
 

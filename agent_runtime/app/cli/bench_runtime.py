@@ -23,7 +23,7 @@ from typing import Any
 import psutil
 
 from agent_runtime.config.loader import parse_config
-from agent_runtime.run.metrics import percentiles
+from agent_runtime.app.metrics import percentiles
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -90,7 +90,7 @@ def _snapshot(v: Any, proc: psutil.Process, services: list[psutil.Process]) -> d
 
 
 async def bench(args: argparse.Namespace) -> dict[str, Any]:
-    from agent_runtime.village import Village, VillageOptions
+    from agent_runtime.app.village import Village, VillageOptions
     from modules.memory.encoder import HashingEncoder
 
     cfg = _config(args.agents, args.llm_latency, args.heuristic)

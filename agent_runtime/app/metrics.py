@@ -10,7 +10,7 @@ import numpy as np
 from agent_runtime.state.sections import Goals, Social
 
 if TYPE_CHECKING:
-    from agent_runtime.village import Village
+    from agent_runtime.app.village import Village
 
 
 def percentiles(values: list[float], ps: tuple[float, ...] = (50, 90, 99)) -> dict[str, float]:

@@ -14,7 +14,7 @@ from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents, with_overrides
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.services import ServiceError
-from agent_runtime.world_setup import WorldError
+from agent_runtime.app.world_setup import WorldError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run(cfg: VillageConfig, run_id: str, run_dir: Path, args: argparse.Namespace) -> int:
-    from agent_runtime.village import Village, VillageOptions
+    from agent_runtime.app.village import Village, VillageOptions
 
     def progress(info: dict[str, Any]) -> None:
         if not args.quiet:

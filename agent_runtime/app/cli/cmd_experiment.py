@@ -11,7 +11,7 @@ from pathlib import Path
 
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.services import ServiceError
-from agent_runtime.world_setup import WorldError
+from agent_runtime.app.world_setup import WorldError
 
 NAMES = ("specialization", "tax", "item_progression", "social_perception")
 

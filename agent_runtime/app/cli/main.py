@@ -14,17 +14,17 @@ import sys
 from collections.abc import Sequence
 
 COMMANDS: dict[str, str] = {
-    "validate": "agent_runtime.cli.cmd_validate",
-    "run": "agent_runtime.cli.cmd_run",
-    "server": "agent_runtime.cli.cmd_server",
-    "join": "agent_runtime.cli.cmd_join",
-    "experiment": "agent_runtime.cli.cmd_experiment",
+    "validate": "agent_runtime.app.cli.cmd_validate",
+    "run": "agent_runtime.app.cli.cmd_run",
+    "server": "agent_runtime.app.cli.cmd_server",
+    "join": "agent_runtime.app.cli.cmd_join",
+    "experiment": "agent_runtime.app.cli.cmd_experiment",
 }
 
 BENCHES: dict[str, str] = {
-    "runtime": "agent_runtime.cli.bench_runtime",
-    "bodies": "agent_runtime.cli.bench_bodies",
-    "server": "agent_runtime.cli.bench_server",
+    "runtime": "agent_runtime.app.cli.bench_runtime",
+    "bodies": "agent_runtime.app.cli.bench_bodies",
+    "server": "agent_runtime.app.cli.bench_server",
 }
 
 
