@@ -2,6 +2,7 @@
 
 from agent_runtime.services.mosquitto import MosquittoBroker
 from agent_runtime.services.process import ChildProcess
-from agent_runtime.services.redis_server import RedisServer, ServiceError
+from agent_runtime.services.redis_server import RedisServer
+from agent_runtime.services.service import LoopbackService, ServiceError
 
-__all__ = ["ChildProcess", "MosquittoBroker", "RedisServer", "ServiceError"]
+__all__ = ["ChildProcess", "LoopbackService", "MosquittoBroker", "RedisServer", "ServiceError"]

@@ -4,41 +4,20 @@ from __future__ import annotations
 
 import os
 import pwd
-from pathlib import Path
 
-from agent_runtime.services.ports import free_port, wait_for_port
-from agent_runtime.services.process import ChildProcess
-from agent_runtime.services.redis_server import ServiceError, find_binary
+from agent_runtime.services.ports import wait_for_port
+from agent_runtime.services.service import LoopbackService
 
 
-class MosquittoBroker:
-    def __init__(
-        self,
-        data_dir: Path,
-        *,
-        host: str = "127.0.0.1",
-        port: int | None = None,
-        start_timeout: float = 15.0,
-    ) -> None:
-        self.data_dir = Path(data_dir)
-        self.host = host
-        self.port = port
-        self.start_timeout = start_timeout
-        self._proc: ChildProcess | None = None
+class MosquittoBroker(LoopbackService):
+    binary = "mosquitto"
+    log_name = "mosquitto.log"
 
     @property
     def url(self) -> str:
         return f"mqtt://{self.host}:{self.port}"
 
-    @property
-    def pid(self) -> int | None:
-        return self._proc.pid if self._proc else None
-
-    async def __aenter__(self) -> MosquittoBroker:
-        binary = find_binary("mosquitto")
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        if self.port is None:
-            self.port = free_port(self.host)
+    def command(self, binary: str) -> list[str]:
         conf = self.data_dir / "mosquitto.conf"
         conf.write_text(
             "\n".join(
@@ -57,20 +36,8 @@ class MosquittoBroker:
                 ]
             )
         )
-        self._proc = ChildProcess(
-            "mosquitto", [binary, "-c", str(conf)], log_path=self.data_dir / "mosquitto.log"
-        )
-        await self._proc.start()
-        try:
-            await wait_for_port(self.host, self.port, self.start_timeout)
-        except TimeoutError:
-            await self.__aexit__()
-            raise ServiceError(
-                f"mosquitto did not listen within {self.start_timeout}s; "
-                f"see {self.data_dir / 'mosquitto.log'}"
-            ) from None
-        return self
+        return [binary, "-c", str(conf)]
 
-    async def __aexit__(self, *exc: object) -> None:
-        if self._proc is not None:
-            await self._proc.stop()
+    async def wait_ready(self) -> None:
+        assert self.port is not None
+        await wait_for_port(self.host, self.port, self.start_timeout)

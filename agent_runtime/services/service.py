@@ -1,0 +1,95 @@
+"""One embedded service: a :class:`ChildProcess` on a loopback port, ready when it answers.
+
+Subclasses say which binary, which arguments and how to check readiness; this class owns
+the data folder, the port, the process and its stop. Services listen on loopback unless the
+caller passes another host.
+"""
+
+from __future__ import annotations
+
+import abc
+import shutil
+from pathlib import Path
+from typing import Self
+
+from agent_runtime.services.ports import free_port
+from agent_runtime.services.process import ChildProcess
+
+
+class ServiceError(RuntimeError):
+    """An embedded service could not be started; the message says why."""
+
+
+def find_binary(name: str, extra_dirs: tuple[str, ...] = ("/usr/sbin", "/usr/bin")) -> str:
+    found = shutil.which(name)
+    if found:
+        return found
+    for d in extra_dirs:
+        p = Path(d) / name
+        if p.exists():
+            return str(p)
+    raise ServiceError(f"{name} is not installed (apt-get install {name.split('-')[0]}-server?)")
+
+
+class LoopbackService(abc.ABC):
+    binary: str  # the executable's name, looked up on PATH and in /usr/sbin
+    log_name: str  # the log file in data_dir
+
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        start_timeout: float = 15.0,
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self.host = host
+        self.port = port
+        self.start_timeout = start_timeout
+        self._proc: ChildProcess | None = None
+
+    @property
+    @abc.abstractmethod
+    def url(self) -> str: ...
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    @property
+    def log_path(self) -> Path:
+        return self.data_dir / self.log_name
+
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.running()
+
+    @abc.abstractmethod
+    def command(self, binary: str) -> list[str]:
+        """The argv that starts the service on ``self.host:self.port``."""
+
+    @abc.abstractmethod
+    async def wait_ready(self) -> None:
+        """Return when the service answers; raise ``TimeoutError`` after ``start_timeout``."""
+
+    async def __aenter__(self) -> Self:
+        binary = find_binary(self.binary)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        if self.port is None:
+            self.port = free_port(self.host)
+        self._proc = ChildProcess(self.binary, self.command(binary), log_path=self.log_path)
+        await self._proc.start()
+        try:
+            await self.wait_ready()
+        except (TimeoutError, ServiceError) as err:
+            await self.__aexit__()
+            if isinstance(err, ServiceError):
+                raise
+            raise ServiceError(
+                f"{self.binary} did not answer within {self.start_timeout}s; see {self.log_path}"
+            ) from None
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._proc is not None:
+            await self._proc.stop()
