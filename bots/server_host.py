@@ -23,7 +23,6 @@ import json
 import logging
 import os
 import re
-import signal
 import struct
 import time
 from pathlib import Path
@@ -31,6 +30,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from agent_runtime.config.layout import Place, VillageLayout
+from agent_runtime.services.process import ChildProcess
 from bots.node import BOTS_DIR, node_env, node_executable, require_node_modules
 
 __all__ = ["PROTOCOL_VERSION", "EmbeddedServer", "EmbeddedServerError", "status_ping"]
@@ -158,6 +158,7 @@ class EmbeddedServer:
         self.stop_timeout = stop_timeout
         self.furnace_cook_ticks = furnace_cook_ticks
         self.pregen_radius = pregen_radius
+        self._child: ChildProcess | None = None
         self._proc: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[dict[str, Any]] | None = None
@@ -264,17 +265,17 @@ class EmbeddedServer:
         env["FORCE_COLOR"] = "0"
         t0 = time.monotonic()
         self._tail = []
-        self._proc = await asyncio.create_subprocess_exec(
-            str(node),
-            str(HOST_JS),
-            json.dumps(self._settings()),
-            cwd=str(BOTS_DIR),
+        self._child = ChildProcess(
+            "embedded-server",
+            [str(node), str(HOST_JS), json.dumps(self._settings())],
+            cwd=BOTS_DIR,
             env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,  # own process group: stop() signals the whole group
+            capture=True,
+            stop_timeout=self.stop_timeout,
         )
+        await self._child.start()  # own process group: stop() signals the whole group
+        self._proc = self._child.proc
+        assert self._proc is not None
         logger.info("embedded server starting (pid %s, world %s)", self._proc.pid, self.world_dir)
         loop = asyncio.get_running_loop()
         self._ready = loop.create_future()
@@ -355,18 +356,10 @@ class EmbeddedServer:
     async def stop(self) -> None:
         """SIGTERM the server's process group, SIGKILL it after ``stop_timeout``; idempotent."""
         proc = self._proc
-        if proc is not None and proc.returncode is None:
-            self._signal(proc.pid, signal.SIGTERM)
-            try:
-                async with asyncio.timeout(self.stop_timeout):
-                    await proc.wait()
-            except TimeoutError:
-                logger.warning("embedded server (pid %s) ignored SIGTERM; killing", proc.pid)
-                self._signal(proc.pid, signal.SIGKILL)
-                await proc.wait()
+        if self._child is not None:
+            await self._child.stop()
+            self._child = None
         if proc is not None:
-            # the group may still hold children if node died abruptly
-            self._signal(proc.pid, signal.SIGKILL, quiet=True)
             logger.info("embedded server (pid %s) stopped with code %s", proc.pid, proc.returncode)
         if self._reader is not None:
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -377,17 +370,6 @@ class EmbeddedServer:
             self._log.close()
             self._log = None
         self._proc = None
-
-    @staticmethod
-    def _signal(pid: int, sig: signal.Signals, *, quiet: bool = False) -> None:
-        try:
-            os.killpg(pid, sig)  # the group id is the pid (start_new_session)
-        except ProcessLookupError:
-            pass
-        except PermissionError:
-            if not quiet:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, sig)
 
     async def wait_stopped(self) -> int:
         """Wait until the server process exits (by itself or by stop()); returns its exit code."""

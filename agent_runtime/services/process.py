@@ -44,6 +44,7 @@ class ChildProcess:
         env: Mapping[str, str] | None = None,
         cwd: Path | None = None,
         stop_timeout: float = 5.0,
+        capture: bool = False,
     ) -> None:
         if not argv:
             raise ValueError("argv must not be empty")
@@ -53,6 +54,7 @@ class ChildProcess:
         self.env = dict(env) if env is not None else None
         self.cwd = cwd
         self.stop_timeout = stop_timeout
+        self.capture = capture  # stdout+stderr on a pipe (``self.proc.stdout``) instead of a log
         self.proc: asyncio.subprocess.Process | None = None
         self._log_file: IO[bytes] | None = None
 
@@ -61,10 +63,14 @@ class ChildProcess:
         return self.proc.pid if self.proc is not None else None
 
     async def start(self) -> None:
-        if self.log_path is not None:
+        if self.log_path is not None and not self.capture:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log_file = self.log_path.open("ab")
-        out = self._log_file if self._log_file is not None else asyncio.subprocess.DEVNULL
+        out: IO[bytes] | int = asyncio.subprocess.DEVNULL
+        if self.capture:
+            out = asyncio.subprocess.PIPE
+        elif self._log_file is not None:
+            out = self._log_file
         self.proc = await asyncio.create_subprocess_exec(
             *self.argv,
             stdin=asyncio.subprocess.DEVNULL,
@@ -94,6 +100,9 @@ class ChildProcess:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 await proc.wait()
+        # the group may still hold children of a child that died abruptly
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
         if self._log_file is not None:
             self._log_file.close()
             self._log_file = None
