@@ -14,6 +14,7 @@ retrieved memories into a prompt budget.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -22,6 +23,7 @@ __all__ = [
     "MEMORY_KINDS",
     "MemoryKind",
     "MemoryRecord",
+    "NewMemory",
     "estimate_tokens",
     "ticks_to_hours",
 ]
@@ -80,3 +82,15 @@ class MemoryRecord(BaseModel):
         if isinstance(data, dict) and not data.get("tokens") and isinstance(data.get("text"), str):
             return {**data, "tokens": estimate_tokens(data["text"])}
         return data
+
+
+@dataclass(frozen=True, slots=True)
+class NewMemory:
+    """One memory to add with :meth:`MemoryStream.add_many`."""
+
+    text: str
+    kind: MemoryKind
+    importance: int | None = None
+    evidence: tuple[int, ...] = ()
+    created: float | None = None
+    source: str | None = None

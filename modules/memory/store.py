@@ -1,18 +1,6 @@
 """Per-agent memory stream in Redis with an in-process numpy cache.
 
-Redis layout (``P = piano:{run}:agent:{name}:mem:``):
-
-============================  ======  ===================================================
-key                           type    content
-============================  ======  ===================================================
-``P records``                 hash    record id -> record JSON (:class:`MemoryRecord`)
-``P emb``                     hash    record id -> embedding, float32 little-endian bytes
-``P order``                   list    record ids in insertion order (for external readers)
-``P seq``                     string  last allocated record id (``INCR``)
-``P since_reflection``        string  importance summed since the last reflection (float)
-``P meta``                    hash    ``encoder`` name, ``dim``, ``reflections`` count,
-                                      ``last_reflection`` (game hours)
-============================  ======  ===================================================
+The Redis layout is described in :mod:`modules.memory.persistence`.
 
 One process owns an agent's stream. It loads everything once
 (:meth:`MemoryStream.load`, done by :meth:`MemoryStream.open`) into numpy
@@ -35,26 +23,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 from redis.asyncio import Redis
 
+from modules.memory.columns import KIND_CODE, Columns
 from modules.memory.encoder import Encoder, FloatArray, HashingEncoder
 from modules.memory.importance import ImportanceRater, heuristic_importance
-from modules.memory.records import MEMORY_KINDS, MemoryKind, MemoryRecord
-from modules.memory.retrieval import (
-    DEFAULT_DECAY,
-    DEFAULT_WEIGHTS,
-    Candidates,
-    ScoredMemory,
-    score,
-    select,
-)
+from modules.memory.persistence import KEY_NAMES, decode, read_stream, stream_prefix
+from modules.memory.records import MemoryKind, MemoryRecord, NewMemory
+from modules.memory.retrieval import DEFAULT_DECAY, DEFAULT_WEIGHTS, ScoredMemory, score, select
+from modules.memory.seeding import SEED_IMPORTANCE, seed_items, split_sentences
 
 __all__ = [
     "REFLECTION_COUNTED_KINDS",
@@ -73,42 +55,6 @@ T = TypeVar("T")
 REFLECTION_COUNTED_KINDS: frozenset[MemoryKind] = frozenset(
     {"observation", "action", "conversation", "plan"}
 )
-#: Importance given to seed memories, by origin.
-SEED_IMPORTANCE: dict[str, int] = {"trait": 6, "location": 5, "goal": 8}
-
-_KIND_CODE: dict[MemoryKind, int] = {k: i for i, k in enumerate(MEMORY_KINDS)}
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
-
-
-def stream_prefix(run: str, agent: str) -> str:
-    """Redis key prefix of one agent's memory stream."""
-    return f"piano:{run}:agent:{agent}:mem:"
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split on ``.``, ``!``, ``?`` or ``;`` followed by whitespace; trailing ``;`` dropped."""
-    out = []
-    for part in _SENTENCE_END.split(text.strip()):
-        s = part.strip().rstrip(";").strip()
-        if s:
-            out.append(s)
-    return out
-
-
-@dataclass(frozen=True, slots=True)
-class NewMemory:
-    """One memory to add with :meth:`MemoryStream.add_many`."""
-
-    text: str
-    kind: MemoryKind
-    importance: int | None = None
-    evidence: tuple[int, ...] = ()
-    created: float | None = None
-    source: str | None = None
-
-
-def _decode(v: bytes | str) -> str:
-    return v.decode("utf-8") if isinstance(v, bytes) else v
 
 
 class MemoryStream:
@@ -161,17 +107,11 @@ class MemoryStream:
         self.io_timeout = io_timeout
         self.counted_kinds = counted_kinds
         self.prefix = stream_prefix(run, agent)
-        self.keys = {
-            name: self.prefix + name
-            for name in ("records", "emb", "order", "seq", "since_reflection", "meta")
-        }
+        self.keys = {name: self.prefix + name for name in KEY_NAMES}
         #: Held by the reflection pipeline so that one agent never reflects twice at once.
         self.reflection_lock = asyncio.Lock()
         self._loaded = False
-        self._records: dict[int, MemoryRecord] = {}
-        self._row: dict[int, int] = {}
-        self._n = 0
-        self._alloc(64)
+        self.columns = Columns(encoder.dim)
         self._since_reflection = 0.0
         self._reflections = 0
         self._last_reflection: float | None = None
@@ -194,52 +134,6 @@ class MemoryStream:
         await stream.load()
         return stream
 
-    def _alloc(self, cap: int) -> None:
-        dim = self.encoder.dim
-        self._ids = np.zeros(cap, dtype=np.int64)
-        self._emb = np.zeros((cap, dim), dtype=np.float32)
-        self._norms = np.zeros(cap, dtype=np.float32)
-        self._created = np.zeros(cap, dtype=np.float64)
-        self._accessed = np.zeros(cap, dtype=np.float64)
-        self._importance = np.zeros(cap, dtype=np.float64)
-        self._tokens = np.zeros(cap, dtype=np.int64)
-        self._kind = np.zeros(cap, dtype=np.int8)
-
-    def _grow(self, need: int) -> None:
-        cap = self._ids.shape[0]
-        if need <= cap:
-            return
-        new_cap = max(need, cap * 2)
-        names = (
-            "_ids",
-            "_emb",
-            "_norms",
-            "_created",
-            "_accessed",
-            "_importance",
-            "_tokens",
-            "_kind",
-        )
-        old: dict[str, npt.NDArray[Any]] = {name: getattr(self, name) for name in names}
-        self._alloc(new_cap)
-        for name in names:
-            getattr(self, name)[: self._n] = old[name][: self._n]
-
-    def _append(self, record: MemoryRecord, vec: FloatArray) -> None:
-        self._grow(self._n + 1)
-        i = self._n
-        self._ids[i] = record.id
-        self._emb[i] = vec
-        self._norms[i] = np.linalg.norm(vec)
-        self._created[i] = record.created
-        self._accessed[i] = record.last_accessed
-        self._importance[i] = record.importance
-        self._tokens[i] = record.tokens
-        self._kind[i] = _KIND_CODE[record.kind]
-        self._row[record.id] = i
-        self._records[record.id] = record
-        self._n += 1
-
     async def _io(self, aw: Awaitable[T]) -> T:
         async with asyncio.timeout(self.io_timeout):
             return await aw
@@ -253,65 +147,16 @@ class MemoryStream:
 
     async def load(self) -> None:
         """(Re)load the whole stream from Redis into the in-process cache."""
-        k = self.keys
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.hgetall(k["records"])
-        pipe.hgetall(k["emb"])
-        pipe.get(k["since_reflection"])
-        pipe.hgetall(k["meta"])
-        pipe.get(k["seq"])
-        raw_records, raw_emb, raw_since, raw_meta, raw_seq = await self._io(pipe.execute())
-        meta = {_decode(a): _decode(b) for a, b in (raw_meta or {}).items()}
-        records = sorted(
-            (MemoryRecord.model_validate_json(v) for v in (raw_records or {}).values()),
-            key=lambda r: r.id,
-        )
-        dim = self.encoder.dim
-        same_space = meta.get("encoder") == self.encoder.name and meta.get("dim") == str(dim)
-        vectors: dict[int, FloatArray] = {}
-        if same_space:
-            for key, blob in (raw_emb or {}).items():
-                vec = np.frombuffer(blob, dtype="<f4")
-                if vec.shape[0] == dim:
-                    vectors[int(_decode(key))] = vec.astype(np.float32)
-        elif records:
-            log.warning(
-                "memory of %s/%s was embedded with %s; re-encoding %d records with %s",
-                self.run,
-                self.agent,
-                meta.get("encoder"),
-                len(records),
-                self.encoder.name,
-            )
-        missing = [r for r in records if r.id not in vectors]
-        if missing:
-            fresh = await self._encode([r.text for r in missing])
-            for r, vec in zip(missing, fresh, strict=True):
-                vectors[r.id] = vec
-            pipe = self.redis.pipeline(transaction=True)
-            pipe.hset(
-                k["emb"],
-                mapping={str(r.id): vectors[r.id].astype("<f4").tobytes() for r in missing},
-            )
-            await self._io(pipe.execute())
-        if records and (raw_seq is None or int(_decode(raw_seq)) < records[-1].id):
-            # never hand out an id twice, even if the counter was lost or restored from older data
-            log.warning("%s/%s: id counter behind the records; repairing", self.run, self.agent)
-            await self._io(self.redis.set(k["seq"], records[-1].id))
-        if not same_space:
-            await self._io(
-                self.redis.hset(k["meta"], mapping={"encoder": self.encoder.name, "dim": dim})
-            )
-        self._records, self._row, self._n = {}, {}, 0
-        self._alloc(max(64, len(records)))
+        stored = await read_stream(self.redis, self.keys, self.encoder, self._encode, self._io)
+        records, vectors = stored.records, stored.vectors
+        self.columns = Columns(self.encoder.dim, max(64, len(records)))
         for r in records:
-            self._append(r, vectors[r.id])
-        self._since_reflection = float(_decode(raw_since)) if raw_since is not None else 0.0
-        self._reflections = int(meta.get("reflections", "0"))
-        last = meta.get("last_reflection")
-        self._last_reflection = float(last) if last else None
+            self.columns.append(r, vectors[r.id])
+        self._since_reflection = stored.since_reflection
+        self._reflections = stored.reflections
+        self._last_reflection = stored.last_reflection
         self._loaded = True
-        log.debug("loaded %d memories of %s/%s", self._n, self.run, self.agent)
+        log.debug("loaded %d memories of %s/%s", self.columns.n, self.run, self.agent)
 
     def _check(self) -> None:
         if not self._loaded:
@@ -343,11 +188,11 @@ class MemoryStream:
         for item in items:
             if not item.text.strip():
                 raise ValueError("memory text must not be empty")
-            if item.kind not in _KIND_CODE:
+            if item.kind not in KIND_CODE:
                 raise ValueError(f"unknown memory kind {item.kind!r}")
             if item.importance is not None and not 1 <= item.importance <= 10:
                 raise ValueError(f"importance must be 1..10, got {item.importance}")
-            unknown = [e for e in item.evidence if e not in self._records]
+            unknown = [e for e in item.evidence if e not in self.columns.records]
             if unknown:
                 raise ValueError(f"evidence ids {unknown} are not in {self.agent}'s stream")
         vecs = await self._encode([it.text for it in items])
@@ -390,7 +235,7 @@ class MemoryStream:
             pipe.incrbyfloat(k["since_reflection"], counted)
         await self._io(pipe.execute())
         for r, v in zip(records, vecs, strict=True):
-            self._append(r, v)
+            self.columns.append(r, v)
         self._since_reflection += counted
         return records
 
@@ -409,30 +254,9 @@ class MemoryStream:
         sentences are stored as ``"Community goal: <sentence>"``.
         """
         self._check()
-        if self._n and bool(np.any(self._kind[: self._n] == _KIND_CODE["seed"])):
+        if self.columns.has_kind("seed"):
             return []
-        items: list[NewMemory] = []
-        for trait in traits:
-            items += [
-                NewMemory(s, "seed", SEED_IMPORTANCE["trait"], created=created, source="seed")
-                for s in split_sentences(trait)
-            ]
-        for loc in location_memories:
-            items += [
-                NewMemory(s, "seed", SEED_IMPORTANCE["location"], created=created, source="seed")
-                for s in split_sentences(loc)
-            ]
-        if community_goal:
-            items += [
-                NewMemory(
-                    f"Community goal: {s}",
-                    "seed",
-                    SEED_IMPORTANCE["goal"],
-                    created=created,
-                    source="seed",
-                )
-                for s in split_sentences(community_goal)
-            ]
+        items = seed_items(traits, location_memories, community_goal, created)
         return await self.add_many(items)
 
     # --- reading --------------------------------------------------------------------
@@ -440,33 +264,20 @@ class MemoryStream:
     async def get(self, ids: Iterable[int]) -> list[MemoryRecord]:
         """Records by id, in the order asked; unknown ids raise ``KeyError``."""
         self._check()
-        return [self._records[i] for i in ids]
+        return [self.columns.records[i] for i in ids]
 
     async def count(self) -> int:
         self._check()
-        return self._n
-
-    def _kind_mask(self, kinds: Iterable[MemoryKind] | None) -> npt.NDArray[np.bool_] | None:
-        if kinds is None:
-            return None
-        codes = [_KIND_CODE[k] for k in kinds]
-        return np.isin(self._kind[: self._n], codes)
+        return self.columns.n
 
     async def recent(self, n: int, kinds: Iterable[MemoryKind] | None = None) -> list[MemoryRecord]:
         """The ``n`` most recently created records (ties: higher id), oldest first."""
         self._check()
-        if n <= 0 or self._n == 0:
-            return []
-        rows = np.arange(self._n)
-        mask = self._kind_mask(kinds)
-        if mask is not None:
-            rows = rows[mask]
-        order = np.lexsort((self._ids[rows], self._created[rows]))
-        return [self._records[int(self._ids[r])] for r in rows[order][-n:]]
+        return self.columns.recent(n, kinds)
 
     def all_records(self) -> list[MemoryRecord]:
         """Every record, by id (a copy of the in-process view)."""
-        return [self._records[i] for i in sorted(self._records)]
+        return [self.columns.records[i] for i in sorted(self.columns.records)]
 
     async def retrieve(
         self,
@@ -491,40 +302,16 @@ class MemoryStream:
         else:
             qvec = np.asarray(query, dtype=np.float32).reshape(-1)
         now = self.clock() if now is None else float(now)
-        n = self._n
-        if n == 0 or k <= 0:
+        cands = self.columns.candidates(kinds)
+        if cands is None or k <= 0:
             return []
-        mask = self._kind_mask(kinds)
-        rows = np.arange(n) if mask is None else np.flatnonzero(mask)
-        if rows.size == 0:
-            return []
-        if mask is None:
-            cands = Candidates(
-                ids=self._ids[:n],
-                embeddings=self._emb[:n],
-                last_accessed=self._accessed[:n],
-                importance=self._importance[:n],
-                created=self._created[:n],
-                tokens=self._tokens[:n],
-                norms=self._norms[:n],
-            )
-        else:
-            cands = Candidates(
-                ids=self._ids[rows],
-                embeddings=self._emb[rows],
-                last_accessed=self._accessed[rows],
-                importance=self._importance[rows],
-                created=self._created[rows],
-                tokens=self._tokens[rows],
-                norms=self._norms[rows],
-            )
         s = score(cands, qvec, now, weights, decay)
         picked = select(s, cands, k, token_budget)
         results: list[ScoredMemory] = []
         touched: list[MemoryRecord] = []
         for j in picked.tolist():
             rid = int(cands.ids[j])
-            rec = self._records[rid]
+            rec = self.columns.records[rid]
             results.append(
                 ScoredMemory(
                     record=rec,
@@ -535,10 +322,8 @@ class MemoryStream:
                     cosine=float(s.raw_relevance[j]),
                 )
             )
-            if update_access and now > rec.last_accessed:
-                new = rec.model_copy(update={"last_accessed": now})
-                self._records[rid] = new
-                self._accessed[self._row[rid]] = now
+            new = self.columns.touch(rid, now) if update_access else None
+            if new is not None:
                 touched.append(new)
         if touched:
             await self._io(
@@ -587,7 +372,7 @@ class MemoryStream:
         if consumed is None:
             self._since_reflection = 0.0
         else:
-            self._since_reflection = max(0.0, float(_decode(res[0])))
+            self._since_reflection = max(0.0, float(decode(res[0])))
         self._reflections += 1
         self._last_reflection = now
 

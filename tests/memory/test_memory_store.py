@@ -163,7 +163,7 @@ async def test_restart_reloads_everything(
     assert await s2.count() == 6
     assert s2.reflections == 1 and s2.last_reflection == 6.0
     assert await s2.importance_since_reflection() == snapshot["since_reflection"]
-    np.testing.assert_array_equal(s2._emb[: s2._n], s1._emb[: s1._n])
+    np.testing.assert_array_equal(s2.columns.embeddings, s1.columns.embeddings)
     after_hits = await s2.retrieve("zombie", k=2, now=6.0)
     assert [h.record.id for h in after_hits] == [h.record.id for h in before_hits]
     # seeding is idempotent across restarts
@@ -180,7 +180,7 @@ async def test_reload_with_another_encoder_re_encodes(
     await s1.add("Bob gave me bread", "observation")
     other = HashingEncoder(bigrams=False)
     s2 = await open_stream(redis, other, clock)
-    np.testing.assert_allclose(s2._emb[0], other.encode(["Bob gave me bread"])[0])
+    np.testing.assert_allclose(s2.columns.embeddings[0], other.encode(["Bob gave me bread"])[0])
     assert (await raw(redis, P + "meta", "encoder")) == other.name.encode()
     stored = np.frombuffer(await raw(redis, P + "emb", "1"), dtype="<f4")
     np.testing.assert_allclose(stored, other.encode(["Bob gave me bread"])[0])
