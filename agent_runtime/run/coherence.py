@@ -9,6 +9,7 @@ An utterance *announces* an action when it says the speaker will do something
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -53,6 +54,9 @@ def announced_skills(text: str) -> set[str]:
 
 @dataclass
 class CoherenceTracker:
+    """Fed every event record; :meth:`summary` costs O(n log n) in the number of records
+    (skill starts are kept sorted per agent and each speech looks up its window)."""
+
     window_s: float = 30.0
     speeches: list[tuple[str, float, set[str], str | None]] = field(default_factory=list)
     skills: dict[str, list[tuple[float, str]]] = field(default_factory=lambda: defaultdict(list))
@@ -67,9 +71,8 @@ class CoherenceTracker:
             running = (record.get("decision_skill") or {}).get("skill")
             self.speeches.append((agent, float(record["t"]), ann, running))
         elif kind == "skill_started":
-            self.skills[agent].append(
-                (float(record["t"]), str((record.get("call") or {}).get("skill")))
-            )
+            started = (float(record["t"]), str((record.get("call") or {}).get("skill")))
+            bisect.insort(self.skills[agent], started)  # appends when records come in order
 
     def summary(self) -> dict[str, Any]:
         announcing = kept = contradicted = 0
@@ -77,9 +80,10 @@ class CoherenceTracker:
             if not ann:
                 continue
             announcing += 1
-            started = [
-                s for (ts, s) in self.skills.get(agent, []) if t - 2.0 <= ts <= t + self.window_s
-            ]
+            times = self.skills.get(agent, [])
+            lo = bisect.bisect_left(times, (t - 2.0, ""))
+            hi = bisect.bisect_right(times, (t + self.window_s, "\uffff"))
+            started = [s for _, s in times[lo:hi]]
             if decided in ann or any(s in ann for s in started):
                 kept += 1
             elif started:
