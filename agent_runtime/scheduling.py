@@ -34,6 +34,8 @@ class SchedulerMetrics:
     seen: int = 0
     stats: dict[str, list[ModuleStats]] = field(default_factory=lambda: defaultdict(list))
     expected_interval: dict[str, float] = field(default_factory=dict)
+    #: (agent, module) -> wall time its last step ended (see agent_runtime/run/responsiveness.py)
+    last_step: dict[tuple[str, str], float] = field(default_factory=dict)
     _rng: random.Random = field(default_factory=lambda: random.Random(0))
 
     def record_lag(self, lag_s: float) -> None:
@@ -220,6 +222,7 @@ class ModuleRunner:
                 finally:
                     ctx.stats.busy_s += time.perf_counter() - t0
                     ctx.stats.steps += 1
+                    self.metrics.last_step[(ctx.agent, module.name)] = time.time()
                 last_step = loop.time()
                 if interval is not None and (timed or not has_triggers):
                     interval = self._interval() or interval

@@ -44,6 +44,11 @@ def collect_metrics(v: Village) -> dict[str, Any]:
         "module_steps": sum(int(m["steps"]) for m in modules.values()),
         "module_errors": sum(int(m["errors"]) for m in modules.values()),
         "sched_lag_ms": percentiles(v.metrics.lags_ms),
+        "unresponsive_agents": v.unresponsive(),
+        "unresponsive_rule": {
+            "decide_s": v.responsiveness.decide_s,
+            "act_s": v.responsiveness.act_s,
+        },
     }
     out["coherence"] = v.coherence.summary()
     if v.store is not None:

@@ -28,6 +28,8 @@ from redis.asyncio import BlockingConnectionPool, Redis
 
 from agent_runtime.agent import Agent
 from agent_runtime.agent_services import AgentServices
+from agent_runtime.app.metrics import collect_metrics
+from agent_runtime.app.world_setup import WorldHandle, open_world
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
 from agent_runtime.clock import Clock
 from agent_runtime.config.loader import ResolvedAgent, resolve_agents
@@ -35,11 +37,15 @@ from agent_runtime.config.models import VillageConfig
 from agent_runtime.interfaces import Body, Bus
 from agent_runtime.run.coherence import CoherenceTracker
 from agent_runtime.run.events import EventLog
-from agent_runtime.app.metrics import collect_metrics
+from agent_runtime.run.responsiveness import ACT_S, DECIDE_S, Responsiveness
 from agent_runtime.scheduling import SchedulerMetrics
 from agent_runtime.services import MosquittoBroker, RedisServer
 from agent_runtime.state.store import StateStore
-from agent_runtime.app.world_setup import WorldHandle, open_world
+
+
+def in_shard(index: int, k: int, n: int) -> bool:
+    """Agent ``index`` (its place in the resolved list) belongs to shard ``k`` of ``n``."""
+    return index % n == k
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +63,11 @@ class VillageOptions:
     bus: Bus | None = None  # inject a bus (tests); default from config
     redis: Redis | None = None  # inject a client (tests); default from config
     extra_modules: dict[str, Any] = field(default_factory=dict)
+    # workers (see agent_runtime/app/workers.py): host only the agents of shard K of N, and
+    # reach an embedded world that another process started through its admin API
+    shard: tuple[int, int] | None = None
+    admin_url: str | None = None
+    host_agents: bool = True  # False: the coordinator of workers (services + world only)
 
 
 class Village:
@@ -74,6 +85,10 @@ class Village:
         self.events = EventLog(self.run_dir / "events.jsonl")
         self.coherence = CoherenceTracker(window_s=30.0 * config.run.time_scale)
         self.events.add_listener(self.coherence)
+        self.responsiveness = Responsiveness(
+            decide_s=DECIDE_S * config.run.time_scale, act_s=ACT_S * config.run.time_scale
+        )
+        self.events.add_listener(self.responsiveness)
         self.agents: dict[str, Agent] = {}
         self.bodies: dict[str, Body] = {}
         self.resolved: list[ResolvedAgent] = []
@@ -82,6 +97,8 @@ class Village:
         self.redis_server: RedisServer | None = None
         self.broker: MosquittoBroker | None = None
         self.bus: Bus | None = None
+        self.redis_url: str | None = None  # what workers connect to (None: injected client)
+        self.mqtt_url: str | None = None
         self.store: StateStore | None = None
         self._stack: contextlib.AsyncExitStack | None = None
         self.started_at = 0.0
@@ -133,6 +150,7 @@ class Village:
                     RedisServer(self.run_dir / "redis")
                 )
                 url = self.redis_server.url
+            self.redis_url = url
             pool = BlockingConnectionPool.from_url(url, max_connections=256, timeout=20)
             redis = Redis(connection_pool=pool)
             stack.push_async_callback(redis.aclose)
@@ -146,6 +164,7 @@ class Village:
                     MosquittoBroker(self.run_dir / "mqtt")
                 )
                 url = self.broker.url
+            self.mqtt_url = url
             host, port = parse_mqtt_url(url)
             bus = await stack.enter_async_context(MqttBus(host, port, self.run_id))
         self.bus = bus
@@ -159,13 +178,26 @@ class Village:
         llm_service = await self._open_llm(stack)
 
         # world and bodies
-        self.world = await stack.enter_async_context(open_world(cfg, self.run_dir, self.events))
+        self.world = await stack.enter_async_context(
+            open_world(
+                cfg,
+                self.run_dir,
+                self.events,
+                admin_url=self.options.admin_url,
+                bodies=self.options.host_agents,
+            )
+        )
         self.resolved = resolve_agents(
             cfg,
             place_memories=self.world.place_memories(),
             limit=self.options.agent_limit,
             rng=random.Random(self.rng.getrandbits(64)),
         )
+        if not self.options.host_agents:
+            self.resolved = []
+        elif self.options.shard is not None:
+            k, n = self.options.shard
+            self.resolved = [a for i, a in enumerate(self.resolved) if in_shard(i, k, n)]
         self.services = AgentServices(
             run_id=self.run_id,
             config=cfg,
@@ -185,7 +217,8 @@ class Village:
         await self._connect_bodies(self.world)
         for spec in self.resolved:
             body = self.bodies[spec.name]
-            agent_rng = random.Random(self.rng.getrandbits(64))
+            # seeded by the agent's name: the same wherever (in whichever worker) it runs
+            agent_rng = random.Random(f"{cfg.run.seed}:{spec.name}")
             mods = build_modules(cfg, spec, agent_rng)
             agent = Agent(spec, mods, body, self.services, agent_rng, options=_module_options(cfg))
             self.agents[spec.name] = await stack.enter_async_context(agent)
@@ -254,7 +287,7 @@ class Village:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(timeout):
                         await stop.wait()
-                self._progress()
+                await self._progress()
         finally:
             for sig in installed:
                 loop.remove_signal_handler(sig)
@@ -264,7 +297,17 @@ class Village:
         self.stop_reason = f"signal {signal.Signals(sig).name}"
         stop.set()
 
-    def _progress(self) -> None:
+    def unresponsive(self) -> dict[str, str]:
+        """Agents that count as unresponsive now (see agent_runtime/run/responsiveness.py)."""
+        return self.responsiveness.unresponsive(
+            self.agents,
+            self.metrics.last_step,
+            now=time.time(),
+            started=self.started_at,
+            bodies=self.world is not None and self.world.kind != "none",
+        )
+
+    async def _progress(self) -> None:
         info: dict[str, Any] = {
             "elapsed_s": round(time.time() - self.started_at, 1),
             "agents": len(self.agents),
@@ -272,8 +315,13 @@ class Village:
             "speech": self.events.counts.get("speech", 0),
             "skills": self.events.counts.get("skill_outcome", 0),
             "errors": self.events.counts.get("module_error", 0),
+            "unresponsive": len(self.unresponsive()),
         }
+        if self.options.shard is not None:
+            info["shard"] = list(self.options.shard)
         self.events.emit("progress", None, **info)
+        if self.bus is not None and self.options.host_agents:
+            await self.bus.publish(topics.run_progress(self.run_id), info)
         if self.options.progress is not None:
             self.options.progress(info)
 

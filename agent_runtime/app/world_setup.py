@@ -105,8 +105,16 @@ class WorldHandle:
 
 @contextlib.asynccontextmanager
 async def open_world(
-    cfg: VillageConfig, run_dir: Path, events: EventLog
+    cfg: VillageConfig,
+    run_dir: Path,
+    events: EventLog,
+    *,
+    admin_url: str | None = None,
+    bodies: bool = True,
 ) -> AsyncIterator[WorldHandle]:
+    """Open the configured world. ``admin_url`` reaches the admin API of an embedded server
+    that another process started (a worker's world is ``external`` plus that URL); with
+    ``bodies=False`` no bot transport is started (the coordinator of workers)."""
     w = cfg.world
     if w.kind == "none":
         yield WorldHandle(kind="none")
@@ -148,6 +156,15 @@ async def open_world(
                 admin_url=server.admin_url,
                 places={k: [p.x, p.y, p.z] for k, p in server.places.items()},
             )
+        elif admin_url is not None:
+            from bots.admin import AdminClient
+
+            handle.admin_url = admin_url
+            handle.admin = await stack.enter_async_context(AdminClient(admin_url))
+            handle.places = await _places(handle.admin)
+        if not bodies:
+            yield handle
+            return
         from bots.transport import JSPyBridgeTransport
 
         handle.transport = await stack.enter_async_context(
@@ -156,3 +173,14 @@ async def open_world(
             )
         )
         yield handle
+
+
+async def _places(admin: Any) -> dict[str, Any]:
+    """The named places of an embedded world, read through its admin API."""
+    from agent_runtime.config.layout import Place
+
+    raw = await admin.places()
+    items = raw.get("places", raw) if isinstance(raw, dict) else raw
+    if isinstance(items, dict):
+        items = [{"name": k, **v} if isinstance(v, dict) else v for k, v in items.items()]
+    return {p["name"]: Place(**p) for p in items}

@@ -11,6 +11,7 @@
 | ``piano/{run}/world/chat``             | perception (heard)    | {sender, message, whisper, to}   |
 | ``piano/{run}/world/event``            | experiments / world   | {kind, ...} e.g. tax_season_open |
 | ``piano/{run}/run/status``             | village               | {status, agents, t}              |
+| ``piano/{run}/run/progress``           | village / each worker | {shard, agents, decisions, ...}  |
 
 Subscribe to ``piano/{run}/#`` to follow a whole run.
 """
@@ -28,6 +29,10 @@ def world(run: str, kind: str) -> str:
 
 def run_status(run: str) -> str:
     return f"piano/{run}/run/status"
+
+
+def run_progress(run: str) -> str:
+    return f"piano/{run}/run/progress"
 
 
 def run_wildcard(run: str) -> str:

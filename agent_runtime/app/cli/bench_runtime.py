@@ -22,8 +22,8 @@ from typing import Any
 
 import psutil
 
-from agent_runtime.config.loader import parse_config
 from agent_runtime.app.metrics import percentiles
+from agent_runtime.config.loader import parse_config
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -9,9 +9,9 @@ import sys
 import time
 from pathlib import Path
 
+from agent_runtime.app.world_setup import WorldError
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.services import ServiceError
-from agent_runtime.app.world_setup import WorldError
 
 NAMES = ("specialization", "tax", "item_progression", "social_perception")
 

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
+import os
 import re
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.app.world_setup import WorldError
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents, with_overrides
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.services import ServiceError
-from agent_runtime.app.world_setup import WorldError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -31,6 +33,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--out", help="parent folder of run folders (default: the file's run.out)")
     p.add_argument("--run-id", help="run id (default: <config name>-<time>)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument(
+        "--workers",
+        default="auto",
+        help="worker processes sharing Redis and the broker: a number, or auto (one per "
+        f"{AGENTS_PER_WORKER} agents, at most one per core; 1 = all agents in this process)",
+    )
+
+
+AGENTS_PER_WORKER = 100
+
+
+def worker_count(value: str, agents: int) -> int:
+    """``--workers``: a positive number, or ``auto``."""
+    if value == "auto":
+        return max(1, min(os.cpu_count() or 1, math.ceil(agents / AGENTS_PER_WORKER)))
+    n = int(value)  # ValueError for anything else
+    if n < 1:
+        raise ValueError("--workers must be at least 1")
+    return n
 
 
 def apply_cli(cfg: VillageConfig, args: argparse.Namespace, file: str) -> VillageConfig:
@@ -62,6 +83,14 @@ def apply_cli(cfg: VillageConfig, args: argparse.Namespace, file: str) -> Villag
     return with_overrides(cfg, updates, file) if updates else cfg
 
 
+def progress_line(info: dict[str, Any]) -> str:
+    return (
+        f"[{info['elapsed_s']:>7.1f}s] agents {info['agents']}  decisions {info['decisions']}  "
+        f"speech {info['speech']}  skills {info['skills']}  errors {info['errors']}  "
+        f"unresponsive {info.get('unresponsive', 0)}"
+    )
+
+
 def _problem(path: str, msg: str) -> Any:
     from agent_runtime.config.errors import FieldProblem
 
@@ -79,7 +108,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"--run-id {run_id!r}: use letters, digits, '.', '_' or '-'", file=sys.stderr)
         return 2
     run_dir = Path(cfg.run.out) / run_id
+    agents = len(resolve_agents(cfg))
+    if args.agents is not None:
+        agents = min(agents, args.agents)
     try:
+        workers = worker_count(args.workers, agents)
+    except ValueError:
+        print(f"--workers {args.workers!r}: use a positive number or auto", file=sys.stderr)
+        return 2
+    try:
+        if workers > 1:
+            from agent_runtime.app.cli.coordinator import run_workers
+
+            def progress(info: dict[str, Any]) -> None:
+                if not args.quiet:
+                    print(progress_line(info), flush=True)
+
+            return asyncio.run(run_workers(cfg, run_id, run_dir, args, workers, progress))
         return asyncio.run(_run(cfg, run_id, run_dir, args))
     except (ServiceError, WorldError) as err:
         print(f"piano run: {err}", file=sys.stderr)
@@ -91,11 +136,7 @@ async def _run(cfg: VillageConfig, run_id: str, run_dir: Path, args: argparse.Na
 
     def progress(info: dict[str, Any]) -> None:
         if not args.quiet:
-            print(
-                f"[{info['elapsed_s']:>7.1f}s] agents {info['agents']}  decisions {info['decisions']}  "
-                f"speech {info['speech']}  skills {info['skills']}  errors {info['errors']}",
-                flush=True,
-            )
+            print(progress_line(info), flush=True)
 
     limit = args.agents if args.agents is not None else None
     opts = VillageOptions(run_dir=run_dir, run_id=run_id, agent_limit=limit, progress=progress)

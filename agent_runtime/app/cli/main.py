@@ -19,12 +19,15 @@ COMMANDS: dict[str, str] = {
     "server": "agent_runtime.app.cli.cmd_server",
     "join": "agent_runtime.app.cli.cmd_join",
     "experiment": "agent_runtime.app.cli.cmd_experiment",
+    "worker": "agent_runtime.app.cli.cmd_worker",
+    "llm": "agent_runtime.app.cli.cmd_llm",
 }
 
 BENCHES: dict[str, str] = {
     "runtime": "agent_runtime.app.cli.bench_runtime",
     "bodies": "agent_runtime.app.cli.bench_bodies",
     "server": "agent_runtime.app.cli.bench_server",
+    "llm": "agent_runtime.app.cli.bench_llm",
 }
 
 

@@ -1,0 +1,88 @@
+"""``piano worker CONFIG --shard K/N --redis URL --mqtt URL``: one worker of a village.
+
+Runs the agents of shard K of N (see :mod:`agent_runtime.app.workers`) against an external
+Redis and MQTT broker until SIGTERM/SIGINT (or ``--duration``), and the world named by
+``--world`` (``none`` or the HOST:PORT of a Minecraft server; with ``--admin-url`` the
+embedded server's admin API places agents and hands out their starting inventory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from agent_runtime.app.cli.cmd_run import apply_cli
+from agent_runtime.app.workers import parse_shard
+from agent_runtime.app.world_setup import WorldError
+from agent_runtime.config.errors import ConfigError
+from agent_runtime.config.loader import load_config, with_overrides
+from agent_runtime.config.models import VillageConfig
+from agent_runtime.services import ServiceError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("worker", help="run one shard of a village against shared Redis/MQTT")
+    p.add_argument("config", help="path to the village YAML")
+    p.add_argument("--shard", required=True, help="K/N: this worker hosts agents i with i%%N == K")
+    p.add_argument("--redis", required=True, help="redis:// URL shared by all workers")
+    p.add_argument("--mqtt", required=True, help="mqtt:// URL shared by all workers")
+    p.add_argument("--run-id", required=True, help="the run's id (the same for every worker)")
+    p.add_argument("--world", default="none", help="none | HOST:PORT of the Minecraft server")
+    p.add_argument("--admin-url", help="admin API of the embedded server (places, inventories)")
+    p.add_argument("--run-dir", help="this worker's folder (default: runs/<run-id>/workers/K)")
+    p.add_argument("--duration", type=float, help="seconds (default: until SIGTERM)")
+    p.add_argument("--agents", type=int, help="as `piano run --agents`")
+    p.add_argument("--llm", choices=["heuristic", "openai"], help="override llm.provider")
+
+
+def worker_config(args: argparse.Namespace) -> VillageConfig:
+    ns = argparse.Namespace(
+        duration=None, llm=args.llm, out=None, world=args.world, agents=args.agents
+    )
+    cfg = apply_cli(load_config(args.config), ns, args.config)
+    updates: dict[str, Any] = {
+        "services.redis": args.redis,
+        "services.mqtt": args.mqtt,
+        "run.duration": args.duration,
+    }
+    return with_overrides(cfg, updates, args.config)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        shard = parse_shard(args.shard)
+        cfg = worker_config(args)
+    except ValueError as err:
+        print(f"piano worker: {err}", file=sys.stderr)
+        return 2
+    except ConfigError as err:
+        print(err.render(), file=sys.stderr)
+        return 2
+    run_dir = Path(args.run_dir or Path(cfg.run.out) / args.run_id / "workers" / str(shard[0]))
+    try:
+        return asyncio.run(_run(cfg, args, shard, run_dir))
+    except (ServiceError, WorldError, ConnectionError, OSError) as err:
+        print(f"piano worker {args.shard}: {err}", file=sys.stderr)
+        return 1
+
+
+async def _run(
+    cfg: VillageConfig, args: argparse.Namespace, shard: tuple[int, int], run_dir: Path
+) -> int:
+    from agent_runtime.app.village import Village, VillageOptions
+
+    opts = VillageOptions(
+        run_dir=run_dir,
+        run_id=args.run_id,
+        agent_limit=args.agents,
+        shard=shard,
+        admin_url=args.admin_url,
+    )
+    async with Village(cfg, opts) as village:
+        print(f"worker {args.shard}: {len(village.agents)} agents running", flush=True)
+        reason = await village.run(cfg.run.duration)
+    print(f"worker {args.shard} stopped ({reason})", flush=True)
+    return 0

@@ -1,0 +1,124 @@
+"""Progress of long commands: live figures of a village and a terminal progress bar.
+
+``village_figures(village)`` is what the village adds to each ``progress`` record (and
+so to ``events.jsonl``, the live page and ``piano replay``): scheduling lag of the
+recent steps, LLM calls and tokens, coherence and agent positions. It reads counters the
+village already keeps; it is called once per progress tick, never per step.
+
+``ProgressBar`` renders those records: on a terminal, one line redrawn in place
+(``[#####-----] 42%  01:02 elapsed  01:28 left  agents 5  decisions 12  errors 0``);
+elsewhere (CI, a pipe, a log file) a plain line per record.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Mapping
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from agent_runtime.app.village import Village
+
+__all__ = ["ProgressBar", "format_duration", "village_figures"]
+
+#: How many of the newest lag samples the live figure is computed from.
+RECENT_LAGS = 5000
+
+
+def village_figures(v: Village) -> dict[str, Any]:
+    """Figures for one progress record (cheap: O(recent samples + agents))."""
+    out: dict[str, Any] = {}
+    lags = v.metrics.lags_ms[-RECENT_LAGS:]
+    if lags:
+        arr = np.asarray(lags, dtype=np.float64)
+        out["lag_ms_p50"] = round(float(np.percentile(arr, 50)), 2)
+        out["lag_ms_p95"] = round(float(np.percentile(arr, 95)), 2)
+    svc = v.services
+    accounting = getattr(getattr(svc, "llm", None), "accounting", None)
+    if accounting is not None:
+        total = accounting.stats()
+        out["llm_calls"] = int(total.calls)
+        out["llm_tokens"] = int(total.total_tokens)
+        out["llm_cost_usd"] = round(float(total.cost_usd), 6)
+    out["coherence"] = v.coherence.summary().get("kept_share")
+    if v.store is not None:
+        positions: dict[str, list[float]] = {}
+        for name in v.agents:
+            obs = getattr(v.store.agent(name).raw("perception"), "observation", None)
+            pos = getattr(obs, "position", None)
+            if pos is not None:
+                positions[name] = [round(pos.x, 2), round(pos.y, 2), round(pos.z, 2)]
+        out["positions"] = positions
+    return out
+
+
+def format_duration(seconds: float) -> str:
+    s = max(0, int(seconds))
+    h, rem = divmod(s, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+class ProgressBar:
+    """Renders progress records of a command that runs ``total_s`` seconds (None: open-ended).
+
+    ``update(info)`` takes a progress record (``elapsed_s``, ``agents``, ``decisions``,
+    ``errors`` and whatever else is known); ``close()`` ends the terminal line.
+    """
+
+    WIDTH = 24
+
+    def __init__(
+        self,
+        label: str,
+        total_s: float | None,
+        *,
+        stream: IO[str] | None = None,
+        tty: bool | None = None,
+        fields: tuple[str, ...] = ("agents", "decisions", "speech", "errors"),
+    ) -> None:
+        self.label = label
+        self.total_s = total_s if total_s and total_s > 0 else None
+        self.stream = stream if stream is not None else sys.stdout
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.fields = fields
+        self.started = time.monotonic()
+        self._drawn = False
+
+    def line(self, info: Mapping[str, Any]) -> str:
+        elapsed = float(info.get("elapsed_s", time.monotonic() - self.started))
+        parts = [self.label]
+        if self.total_s is not None:
+            frac = min(1.0, elapsed / self.total_s)
+            if self.tty:
+                filled = round(frac * self.WIDTH)
+                parts.append("[" + "#" * filled + "-" * (self.WIDTH - filled) + "]")
+            parts.append(f"{100 * frac:3.0f}%")
+            parts.append(f"{format_duration(elapsed)} elapsed")
+            parts.append(f"{format_duration(self.total_s - elapsed)} left")
+        else:
+            parts.append(f"{format_duration(elapsed)} elapsed")
+        for key in self.fields:
+            if key in info and info[key] is not None:
+                parts.append(f"{key} {info[key]}")
+        if info.get("lag_ms_p95") is not None:
+            parts.append(f"lag p95 {info['lag_ms_p95']:.0f} ms")
+        return "  ".join(parts)
+
+    def update(self, info: Mapping[str, Any]) -> None:
+        text = self.line(info)
+        if self.tty:
+            self.stream.write("\r\x1b[2K" + text)
+            self._drawn = True
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty and self._drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._drawn = False

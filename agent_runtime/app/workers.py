@@ -1,0 +1,242 @@
+"""A village spread over worker processes that share Redis and the MQTT broker.
+
+``piano worker CONFIG --shard K/N --redis URL --mqtt URL`` runs the agents of shard ``K``
+(every agent whose index in the resolved list is ``K`` modulo ``N``: every worker resolves
+the same list from the same file and seed, so the shards are disjoint and cover the
+village) in one process with its own event loop. It talks to the rest of the village only
+through Redis (Agent State, memory streams) and the broker (the broadcast), so the same
+command runs on another machine against an external Redis and broker.
+
+``piano run --workers N`` is the single-machine form: the *coordinator*
+(:mod:`agent_runtime.app.cli.coordinator`: a :class:`~agent_runtime.app.village.Village`
+that hosts no agents, plus this module's :class:`WorkerPool`) opens the shared parts itself (embedded Redis, broker and world), then runs N
+``piano worker`` children and supervises them: a worker that exits before the run ends is
+started again with capped backoff, and its agents resume from Redis. Each worker writes its
+own run folder ``<run>/workers/<K>``; at the end the coordinator merges their
+``metrics.json`` into the run's and concatenates their ``events.jsonl``.
+
+Workers report progress on ``piano/{run}/run/progress`` (see :mod:`agent_runtime.bus.topics`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_runtime.services.process import ChildProcess
+
+__all__ = ["WorkerPool", "WorkerSpec", "merge_metrics", "parse_shard"]
+
+log = logging.getLogger(__name__)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"K/N"`` -> ``(K, N)`` with ``0 <= K < N``; ``ValueError`` otherwise."""
+    try:
+        k_text, n_text = text.split("/")
+        k, n = int(k_text), int(n_text)
+    except ValueError:
+        raise ValueError(f"shard {text!r}: use K/N, e.g. 0/2") from None
+    if n < 1 or not 0 <= k < n:
+        raise ValueError(f"shard {text!r}: need 0 <= K < N")
+    return k, n
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """What every worker of one run shares; ``argv(k)`` is worker ``k``'s command."""
+
+    config: Path
+    run_id: str
+    run_dir: Path
+    count: int
+    redis_url: str
+    mqtt_url: str
+    world: str  # "none" or HOST:PORT
+    admin_url: str | None = None
+    duration: float | None = None
+    agents: int | None = None
+    llm: str | None = None
+    python: str = sys.executable
+
+    def folder(self, k: int) -> Path:
+        return self.run_dir / "workers" / str(k)
+
+    def argv(self, k: int) -> list[str]:
+        argv = [
+            self.python, "-m", "agent_runtime.app.cli.main", "worker", str(self.config),
+            "--shard", f"{k}/{self.count}", "--run-id", self.run_id,
+            "--redis", self.redis_url, "--mqtt", self.mqtt_url, "--world", self.world,
+            "--run-dir", str(self.folder(k)),
+        ]  # fmt: skip
+        if self.admin_url:
+            argv += ["--admin-url", self.admin_url]
+        if self.agents is not None:
+            argv += ["--agents", str(self.agents)]
+        if self.llm is not None:
+            argv += ["--llm", self.llm]
+        return argv
+
+
+@dataclass
+class _Worker:
+    k: int
+    child: ChildProcess | None = None
+    starts: int = 0
+    exits: list[int | None] = field(default_factory=list)
+
+
+class WorkerPool:
+    """Starts N workers, restarts the ones that die (capped backoff), stops them all.
+
+    An async context manager: ``__aenter__`` starts the workers and a supervisor task;
+    ``__aexit__`` SIGTERMs them (each checkpoints its agents and writes its metrics) and
+    waits for them, SIGKILLing any that take longer than ``stop_timeout``.
+    """
+
+    def __init__(
+        self,
+        spec: WorkerSpec,
+        *,
+        max_backoff: float = 10.0,
+        stop_timeout: float = 30.0,
+    ) -> None:
+        if spec.count < 1:
+            raise ValueError("need at least one worker")
+        self.spec = spec
+        self.max_backoff = max_backoff
+        self.stop_timeout = stop_timeout
+        self.workers = [_Worker(k) for k in range(spec.count)]
+        self._stopping = False
+        self._tasks: asyncio.TaskGroup | None = None
+        self._stack: contextlib.AsyncExitStack | None = None
+        self.restarted = asyncio.Event()  # set whenever a dead worker was started again
+
+    @property
+    def restarts(self) -> int:
+        return sum(max(0, w.starts - 1) for w in self.workers)
+
+    def pids(self) -> list[int | None]:
+        return [w.child.pid if w.child else None for w in self.workers]
+
+    async def _start(self, w: _Worker) -> None:
+        folder = self.spec.folder(w.k)
+        folder.mkdir(parents=True, exist_ok=True)
+        w.child = ChildProcess(
+            f"worker[{w.k}]",
+            self.spec.argv(w.k),
+            log_path=folder / "worker.log",
+            stop_timeout=self.stop_timeout,
+        )
+        await w.child.start()
+        w.starts += 1
+
+    async def _supervise(self, w: _Worker) -> None:
+        backoff = 0.5
+        while True:
+            child = w.child
+            assert child is not None and child.proc is not None
+            code = await child.proc.wait()
+            if self._stopping:
+                return
+            w.exits.append(code)
+            log.warning(
+                "worker %d exited with %s; restarting in %.1fs (its agents resume from Redis)",
+                w.k,
+                code,
+                backoff,
+            )
+            await child.stop()  # close its log, reap its process group
+            await asyncio.sleep(backoff)
+            backoff = min(self.max_backoff, backoff * 2)
+            if self._stopping:
+                return
+            await self._start(w)
+            self.restarted.set()
+
+    async def __aenter__(self) -> WorkerPool:
+        self._stack = contextlib.AsyncExitStack()
+        try:
+            for w in self.workers:
+                await self._start(w)
+            self._tasks = await self._stack.enter_async_context(asyncio.TaskGroup())
+            for w in self.workers:
+                self._tasks.create_task(self._supervise(w), name=f"workers.supervise[{w.k}]")
+        except BaseException:
+            await self.__aexit__()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._stopping = True
+        await asyncio.gather(
+            *(w.child.stop() for w in self.workers if w.child is not None),
+            return_exceptions=True,
+        )
+        if self._stack is not None:
+            stack, self._stack = self._stack, None
+            await stack.aclose()
+
+    def merge_into(self, run_dir: Path) -> dict[str, Any]:
+        """Concatenate the workers' events into ``run_dir/events.workers.jsonl``; merged metrics."""
+        parts: list[dict[str, Any]] = []
+        with (run_dir / "events.workers.jsonl").open("w", encoding="utf-8") as out:
+            for w in self.workers:
+                folder = self.spec.folder(w.k)
+                events = folder / "events.jsonl"
+                if events.exists():
+                    with events.open(encoding="utf-8") as src:
+                        for line in src:
+                            out.write(line)
+                metrics = folder / "metrics.json"
+                if metrics.exists():
+                    with contextlib.suppress(ValueError):
+                        parts.append(json.loads(metrics.read_text()))
+        merged = merge_metrics(parts)
+        merged["workers"] = {
+            "count": len(self.workers),
+            "restarts": self.restarts,
+            "exits": {str(w.k): w.exits for w in self.workers},
+        }
+        return merged
+
+
+def _sum_into(total: dict[str, Any], part: dict[str, Any]) -> None:
+    for key, value in part.items():
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int | float):
+            total[key] = total.get(key, 0) + value
+        elif isinstance(value, dict):
+            _sum_into(total.setdefault(key, {}), value)
+
+
+def merge_metrics(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One run's figures from its workers' ``metrics.json``: counts add up, per-agent maps
+    are joined (agents are disjoint), percentiles take the worst worker (an upper bound)."""
+    out: dict[str, Any] = {"agents": 0, "events": {}, "modules": {}, "module_steps": 0}
+    out["module_errors"] = 0
+    for part in parts:
+        out["agents"] += int(part.get("agents", 0))
+        out["module_steps"] += int(part.get("module_steps", 0))
+        out["module_errors"] += int(part.get("module_errors", 0))
+        _sum_into(out["events"], part.get("events", {}))
+        _sum_into(out["modules"], part.get("modules", {}))
+        for key in ("social_graph", "goal_histories", "unresponsive_agents"):
+            if isinstance(part.get(key), dict):
+                out.setdefault(key, {}).update(part[key])
+        for key in ("sched_lag_ms",):
+            for p, v in (part.get(key) or {}).items():
+                out.setdefault(key, {})[p] = max(out.get(key, {}).get(p, 0.0), v)
+    out["per_worker"] = [
+        {k: part.get(k) for k in ("agents", "wall_s", "stop_reason", "sched_lag_ms")}
+        for part in parts
+    ]
+    return out
