@@ -29,6 +29,7 @@ from redis.asyncio import BlockingConnectionPool, Redis
 from agent_runtime.agent import Agent
 from agent_runtime.agent_services import AgentServices
 from agent_runtime.app.metrics import collect_metrics
+from agent_runtime.app.progress import village_figures  # web view (issue 15)
 from agent_runtime.app.world_setup import WorldHandle, open_world
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
 from agent_runtime.clock import Clock
@@ -68,6 +69,8 @@ class VillageOptions:
     shard: tuple[int, int] | None = None
     admin_url: str | None = None
     host_agents: bool = True  # False: the coordinator of workers (services + world only)
+    # the live page (agent_runtime/app/web) in its own process: None = off, 0 = a free port
+    web_port: int | None = None
 
 
 class Village:
@@ -99,6 +102,7 @@ class Village:
         self.bus: Bus | None = None
         self.redis_url: str | None = None  # what workers connect to (None: injected client)
         self.mqtt_url: str | None = None
+        self.web: Any = None  # agent_runtime.app.web.WebView when the page runs
         self.store: StateStore | None = None
         self._stack: contextlib.AsyncExitStack | None = None
         self.started_at = 0.0
@@ -187,6 +191,7 @@ class Village:
                 bodies=self.options.host_agents,
             )
         )
+        await self._open_web(stack)  # web view (issue 15): before agents join, so it sees them
         self.resolved = resolve_agents(
             cfg,
             place_memories=self.world.place_memories(),
@@ -226,6 +231,25 @@ class Village:
             topics.run_status(self.run_id), {"status": "running", "agents": len(self.agents)}
         )
 
+    async def _open_web(self, stack: contextlib.AsyncExitStack) -> None:
+        """The live page, beside the village in its own process (see agent_runtime/app/web)."""
+        port = self.options.web_port
+        if port is None or not self.redis_url or not self.mqtt_url:
+            return
+        from agent_runtime.app.web import WebView
+
+        admin = self.world.admin_url if self.world is not None else None
+        self.web = await stack.enter_async_context(
+            WebView(
+                run_id=self.run_id,
+                redis_url=self.redis_url,
+                mqtt_url=self.mqtt_url,
+                run_dir=self.run_dir,
+                admin_url=admin,
+                port=port,
+            )
+        )
+
     async def _connect_bodies(self, world: WorldHandle, parallel: int = 5) -> None:
         """Join all bodies to the world, ``parallel`` at a time (a failure cancels the rest)."""
         gate = asyncio.Semaphore(parallel)
@@ -255,7 +279,10 @@ class Village:
     async def _embedder(self) -> Any:
         if self.options.embedder is not None:
             return self.options.embedder
-        from modules.memory.encoder import MiniLMEncoder
+        from modules.memory.encoder import HashingEncoder, MiniLMEncoder
+
+        if self.config.run.embedder == "hashing":
+            return HashingEncoder()
 
         encoder = MiniLMEncoder()
         await asyncio.to_thread(encoder.load)  # weights load off the event loop, once
@@ -317,6 +344,7 @@ class Village:
             "errors": self.events.counts.get("module_error", 0),
             "unresponsive": len(self.unresponsive()),
         }
+        info.update(village_figures(self))  # lag, LLM use, coherence, positions (issue 15)
         if self.options.shard is not None:
             info["shard"] = list(self.options.shard)
         self.events.emit("progress", None, **info)

@@ -8,12 +8,13 @@ through Redis (Agent State, memory streams) and the broker (the broadcast), so t
 command runs on another machine against an external Redis and broker.
 
 ``piano run --workers N`` is the single-machine form: the *coordinator*
-(:mod:`agent_runtime.app.cli.coordinator`: a :class:`~agent_runtime.app.village.Village`
-that hosts no agents, plus this module's :class:`WorkerPool`) opens the shared parts itself (embedded Redis, broker and world), then runs N
-``piano worker`` children and supervises them: a worker that exits before the run ends is
-started again with capped backoff, and its agents resume from Redis. Each worker writes its
-own run folder ``<run>/workers/<K>``; at the end the coordinator merges their
-``metrics.json`` into the run's and concatenates their ``events.jsonl``.
+(:mod:`agent_runtime.app.cli.coordinator`: a Village that hosts no agents, plus this
+module's :class:`WorkerPool`) opens the shared parts itself (embedded Redis, broker and
+world), then runs N ``piano worker`` children and supervises them: a worker that exits
+before the run ends is started again with capped backoff, and its agents resume from
+Redis. Each worker writes its own run folder ``<run>/workers/<K>``; at the end the
+coordinator merges their ``metrics.json`` into the run's and concatenates their
+``events.jsonl``.
 
 Workers report progress on ``piano/{run}/run/progress`` (see :mod:`agent_runtime.bus.topics`).
 """
@@ -64,6 +65,7 @@ class WorkerSpec:
     duration: float | None = None
     agents: int | None = None
     llm: str | None = None
+    measure_after: float | None = None  # benchmarks: forget lags of the warm-up
     python: str = sys.executable
 
     def folder(self, k: int) -> Path:
@@ -82,6 +84,8 @@ class WorkerSpec:
             argv += ["--agents", str(self.agents)]
         if self.llm is not None:
             argv += ["--llm", self.llm]
+        if self.measure_after is not None:
+            argv += ["--measure-after", str(self.measure_after)]
         return argv
 
 

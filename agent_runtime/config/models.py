@@ -93,6 +93,11 @@ class RunSettings(Strict):
     )
     out: str = "runs"
     progress_every: float = Field(default=10.0, gt=0)
+    embedder: Literal["minilm", "hashing"] = Field(
+        default="minilm",
+        description="memory's sentence encoder: minilm (all-MiniLM-L6-v2, numpy) or hashing "
+        "(a hashed bag of words without semantics, for benchmarks)",
+    )
 
 
 class ServicesSettings(Strict):

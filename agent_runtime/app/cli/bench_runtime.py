@@ -38,6 +38,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--heuristic", action="store_true", help="no simulated LLM: heuristic brain only"
     )
     p.add_argument("--out", help="keep the run folder here (default: a temporary folder)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes sharing Redis and the broker (1: all agents in this process)",
+    )
 
 
 def _config(agents: int, latency_ms: float, heuristic: bool) -> Any:
@@ -159,9 +165,16 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.agents < 1 or args.duration <= 0:
-        print("--agents must be >= 1 and --duration > 0")
+    if args.agents < 1 or args.duration <= 0 or args.workers < 1:
+        print("--agents and --workers must be >= 1 and --duration > 0")
         return 2
-    result = asyncio.run(bench(args))
+    if args.workers > 1:
+        from agent_runtime.app.cli.bench_workers import bench_workers
+
+        cfg = _config(args.agents, args.llm_latency, args.heuristic)
+        warmup = args.warmup if args.warmup is not None else 5.0 + 0.1 * args.duration
+        result = asyncio.run(bench_workers(args, cfg, warmup))
+    else:
+        result = asyncio.run(bench(args))
     print(json.dumps(result, indent=2))
     return 0

@@ -36,6 +36,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--duration", type=float, help="seconds (default: until SIGTERM)")
     p.add_argument("--agents", type=int, help="as `piano run --agents`")
     p.add_argument("--llm", choices=["heuristic", "openai"], help="override llm.provider")
+    p.add_argument(
+        "--measure-after",
+        type=float,
+        help="forget scheduling lags measured before this many seconds (benchmarks' warm-up)",
+    )
 
 
 def worker_config(args: argparse.Namespace) -> VillageConfig:
@@ -83,6 +88,8 @@ async def _run(
     )
     async with Village(cfg, opts) as village:
         print(f"worker {args.shard}: {len(village.agents)} agents running", flush=True)
+        if args.measure_after:
+            asyncio.get_running_loop().call_later(args.measure_after, village.metrics.reset_lags)
         reason = await village.run(cfg.run.duration)
     print(f"worker {args.shard} stopped ({reason})", flush=True)
     return 0

@@ -1,0 +1,126 @@
+"""``piano bench runtime --workers N`` (N > 1): the same village as the one-process bench,
+spread over N ``piano worker`` processes that share one redis-server and one mosquitto.
+
+Figures come from the workers themselves: decisions and unresponsive agents from their
+``run/progress`` messages (deltas over the measured window), scheduling lag from each
+worker's ``metrics.json`` (lags before the warm-up are dropped by ``--measure-after``; the
+p50/p99 printed is the worst worker's, an upper bound), CPU and RSS summed over the worker
+processes, the services measured as in the one-process bench.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+import yaml
+
+from agent_runtime.app.workers import WorkerPool, WorkerSpec
+from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
+from agent_runtime.config.models import VillageConfig
+from agent_runtime.services import MosquittoBroker, RedisServer
+
+
+def _cpu(procs: list[psutil.Process]) -> float:
+    total = 0.0
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            t = p.cpu_times()
+            total += t.user + t.system
+            for c in p.children(recursive=True):
+                with contextlib.suppress(psutil.Error):
+                    ct = c.cpu_times()
+                    total += ct.user + ct.system
+    return total
+
+
+def _rss_mb(procs: list[psutil.Process]) -> float:
+    total = 0
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            total += p.memory_info().rss
+    return total / 2**20
+
+
+async def bench_workers(
+    args: argparse.Namespace, cfg: VillageConfig, warmup: float
+) -> dict[str, Any]:
+    run_id = f"bench{int(time.time())}"
+    with tempfile.TemporaryDirectory(prefix="piano-bench-") as tmp:
+        run_dir = Path(args.out) if args.out else Path(tmp) / "run"
+        run_dir.mkdir(parents=True, exist_ok=True)
+        config = run_dir / "bench.yaml"
+        data = cfg.model_dump(mode="json", exclude_defaults=True)
+        data.setdefault("run", {})["embedder"] = "hashing"
+        config.write_text(yaml.safe_dump(data, sort_keys=False))
+        t_start = time.monotonic()
+        async with (
+            RedisServer(run_dir / "redis") as redis,
+            MosquittoBroker(run_dir / "mqtt") as broker,
+        ):
+            host, port = parse_mqtt_url(broker.url)
+            async with MqttBus(host, port, run_id) as bus:
+                latest: dict[str, dict[str, Any]] = {}
+                all_up = asyncio.Event()
+                sub = bus.subscribe(topics.run_progress(run_id), maxsize=4096)
+
+                def drain() -> None:
+                    while (msg := sub.get_nowait()) is not None:
+                        latest[str(msg.payload.get("shard", ["?"])[0])] = msg.payload
+                    if sum(int(p.get("agents", 0)) for p in latest.values()) >= args.agents:
+                        all_up.set()
+
+                sub.on_put = drain
+                spec = WorkerSpec(
+                    config=config,
+                    run_id=run_id,
+                    run_dir=run_dir,
+                    count=args.workers,
+                    redis_url=redis.url,
+                    mqtt_url=broker.url,
+                    world="none",
+                    measure_after=warmup,
+                )
+                async with WorkerPool(spec) as pool:
+                    async with asyncio.timeout(120 + args.agents / 10):
+                        await all_up.wait()
+                    startup_s = time.monotonic() - t_start
+                    await asyncio.sleep(warmup)
+                    procs = [psutil.Process(p) for p in pool.pids() if p]
+                    services = [psutil.Process(p) for p in (redis.pid, broker.pid) if p]
+                    a_dec = sum(int(p.get("decisions", 0)) for p in latest.values())
+                    a_cpu, a_svc, a_t = _cpu(procs), _cpu(services), time.monotonic()
+                    await asyncio.sleep(args.duration)
+                    b_dec = sum(int(p.get("decisions", 0)) for p in latest.values())
+                    b_cpu, b_svc, b_t = _cpu(procs), _cpu(services), time.monotonic()
+                    unresponsive = sum(int(p.get("unresponsive", 0)) for p in latest.values())
+                    errors = sum(int(p.get("errors", 0)) for p in latest.values())
+                    rss = _rss_mb(procs)
+                merged = pool.merge_into(run_dir)
+        wall = b_t - a_t
+        lag = merged.get("sched_lag_ms", {})
+        return {
+            "agents": args.agents,
+            "workers": args.workers,
+            "llm": "heuristic" if args.heuristic else f"simulated {args.llm_latency:.0f} ms",
+            "duration_s": round(wall, 2),
+            "startup_s": round(startup_s, 2),
+            "cc_decisions_per_s": round((b_dec - a_dec) / wall, 2),
+            "sched_lag_ms_p50": lag.get("p50"),
+            "sched_lag_ms_p99": lag.get("p99"),
+            "sched_lag_ms_per_worker": [w.get("sched_lag_ms") for w in merged["per_worker"]],
+            "cpu_pct": round(100 * (b_cpu - a_cpu) / wall, 1),
+            "cpu_us_per_agent_s": round(1e6 * (b_cpu - a_cpu) / wall / args.agents, 1),
+            "services_cpu_pct": round(100 * (b_svc - a_svc) / wall, 1),
+            "rss_mb": round(rss, 1),
+            "rss_mb_per_agent": round(rss / args.agents, 3),
+            "unresponsive_agents": unresponsive,
+            "errors": errors,
+            "worker_restarts": merged["workers"]["restarts"],
+        }
