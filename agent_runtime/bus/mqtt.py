@@ -1,12 +1,15 @@
 """The MQTT bus: one aiomqtt client per process, shared by all its agents.
 
-On entry it connects and subscribes once to the run's wildcard
-(``piano/{run}/#``); every message of the run — including this process's own
-publications, which is what makes a decision a real broadcast through the
-broker — is decoded and routed to local subscriptions. Publications go through
-a bounded outbox (oldest dropped and counted when full) drained by a sender
-task, so a slow broker never blocks an agent. If the connection drops, both
-loops reconnect with capped, jittered backoff.
+On entry it connects (MQTT 5) and subscribes once to the run's wildcard
+(``piano/{run}/#``) with *no local*: the broker delivers every message of the run
+published by other processes (other workers, observers, the web view, experiments),
+decoded and routed to local subscriptions. This process's own publications are delivered
+to its local subscribers at once, in process (the modules of one agent talk without a
+broker round trip), and are also sent to the broker, so for everyone outside the process
+a decision is still a broadcast on MQTT. Outgoing messages go through a bounded outbox
+(oldest dropped and counted when full) drained by a sender task, so a slow broker never
+blocks an agent. If the connection drops, both loops reconnect with capped, jittered
+backoff; local delivery goes on meanwhile.
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ from typing import Any
 from urllib.parse import urlparse
 
 import aiomqtt
+from paho.mqtt.subscribeoptions import SubscribeOptions
 from pydantic import BaseModel
 
 from agent_runtime.bus.local import LocalDispatch, encode
-from agent_runtime.bus.topics import run_wildcard
+from agent_runtime.bus.topics import matches, run_wildcard
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +61,7 @@ class MqttBus(LocalDispatch):
         self.connect_timeout = connect_timeout
         self.max_backoff = max_backoff
         self._rng = rng or random.Random()
+        self._wildcard = run_wildcard(run_id)
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(maxsize=outbox_size)
         self._client: aiomqtt.Client | None = None
         self._connected = asyncio.Event()
@@ -100,6 +105,8 @@ class MqttBus(LocalDispatch):
     async def publish(self, topic: str, payload: Mapping[str, Any] | BaseModel) -> None:
         self.published += 1
         data = encode(payload)
+        if matches(self._wildcard, topic):  # what the broker would have sent back to us
+            self.dispatch_raw(topic, data)
         if self._outbox.full():
             self._outbox.get_nowait()
             self._outbox.task_done()
@@ -115,10 +122,13 @@ class MqttBus(LocalDispatch):
                 identifier=f"piano-{self.run_id}-{uuid.uuid4().hex[:8]}",
                 keepalive=30,
                 timeout=self.connect_timeout,
+                protocol=aiomqtt.ProtocolVersion.V5,
             )
             try:
                 async with client:
-                    await client.subscribe(run_wildcard(self.run_id), qos=0)
+                    await client.subscribe(
+                        self._wildcard, options=SubscribeOptions(qos=0, noLocal=True)
+                    )
                     self._client = client
                     self._connected.set()
                     backoff = 0.2

@@ -52,3 +52,28 @@ async def test_mqtt_broadcast_through_real_broker(
             msg = await observer.get()
         assert msg.topic.endswith("/world/event")
         assert a.sent >= 1 and b.received >= 2
+
+
+@pytest.mark.services
+async def test_own_messages_are_delivered_in_process_once(
+    mqtt_broker: MosquittoBroker, run_id: str
+) -> None:
+    """A module's publication reaches the same process's subscribers at once and exactly
+    once (no echo from the broker), and still reaches other processes through the broker."""
+    assert mqtt_broker.port is not None
+    topic = topics.agent(run_id, "Ann", "decision")
+    async with (
+        MqttBus("127.0.0.1", mqtt_broker.port, run_id) as a,
+        MqttBus("127.0.0.1", mqtt_broker.port, run_id) as b,
+    ):
+        mine = a.subscribe(topic)
+        theirs = b.subscribe(topics.run_wildcard(run_id))
+        await a.publish(topic, {"n": 1})
+        first = mine.get_nowait()  # delivered before publish() returned
+        assert first is not None and first.payload == {"n": 1}
+        async with asyncio.timeout(10):
+            assert (await theirs.get()).payload == {"n": 1}  # the broadcast left the process
+        await b.publish(topic, {"n": 2})  # arrives at a through the broker, after any echo
+        async with asyncio.timeout(10):
+            nxt = await mine.get()
+        assert nxt.payload == {"n": 2}  # no second copy of n=1 came back from the broker

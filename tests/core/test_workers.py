@@ -21,6 +21,7 @@ from agent_runtime.app.workers import WorkerPool, WorkerSpec, merge_metrics, par
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
 from agent_runtime.services import ChildProcess, MosquittoBroker, RedisServer
 from modules.memory.persistence import stream_prefix
+from tests.core.helpers import wait_until_async
 
 pytestmark = pytest.mark.services
 
@@ -118,8 +119,12 @@ async def test_two_workers_on_loopback_share_one_village(tmp_path: Path, run_id:
             assert reports.latest[0]["agents"] == 3 and reports.latest[1]["agents"] == 2
             client: Redis = Redis.from_url(redis_url)
             try:
-                for name in NAMES:  # every agent's state and memory is in the shared Redis
-                    assert await client.hlen(stream_prefix(run_id, name) + "records") > 0
+
+                async def all_remember() -> bool:  # every agent's memory is in the shared Redis
+                    counts = [await client.hlen(stream_prefix(run_id, n) + "records") for n in NAMES]
+                    return all(c > 0 for c in counts)
+
+                await wait_until_async(all_remember, 30, "memories of all five agents in Redis")
             finally:
                 await client.aclose()
         for k, child in enumerate(children):
