@@ -29,6 +29,36 @@ def social_graph_of(v: Village) -> dict[str, dict[str, float]]:
     }
 
 
+class Cancellations:
+    """Event listener: ``decision_cancelled`` events (the controller replacing a running
+    skill) counted per agent and reason."""
+
+    def __init__(self) -> None:
+        self.by_agent: dict[str, dict[str, int]] = {}
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        if record.get("type") == "decision_cancelled" and record.get("agent"):
+            counts = self.by_agent.setdefault(str(record["agent"]), {})
+            reason = str(record.get("reason", "unknown"))
+            counts[reason] = counts.get(reason, 0) + 1
+
+    def summary(self, agents: int, wall_s: float) -> dict[str, Any]:
+        hours = max(1e-9, agents * wall_s / 3600.0)
+        by_reason: dict[str, int] = {}
+        for counts in self.by_agent.values():
+            for reason, n in counts.items():
+                by_reason[reason] = by_reason.get(reason, 0) + n
+        total = sum(by_reason.values())
+        return {
+            "total": total,
+            "per_agent_hour": round(total / hours, 3),
+            "per_agent_hour_by_reason": {
+                r: round(n / hours, 3) for r, n in sorted(by_reason.items())
+            },
+            "by_agent": {a: dict(c) for a, c in sorted(self.by_agent.items())},
+        }
+
+
 def collect_metrics(v: Village) -> dict[str, Any]:
     end = v.stopped_at or time.time()
     wall = max(1e-9, end - v.started_at) if v.started_at else 0.0
@@ -51,6 +81,9 @@ def collect_metrics(v: Village) -> dict[str, Any]:
         },
     }
     out["coherence"] = v.coherence.summary()
+    cancellations = getattr(v, "cancellations", None)
+    if isinstance(cancellations, Cancellations):
+        out["skills_cancelled"] = cancellations.summary(out["agents"], wall)
     if v.store is not None:
         out["social_graph"] = social_graph_of(v)
         out["goal_histories"] = {

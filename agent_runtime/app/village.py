@@ -25,28 +25,31 @@ from typing import Any
 
 import yaml
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.exceptions import RedisError
 
 from agent_runtime.agent import Agent
 from agent_runtime.agent_services import AgentServices
-from agent_runtime.app.metrics import collect_metrics
+from agent_runtime.app.metrics import Cancellations, collect_metrics
 from agent_runtime.app.progress import village_figures  # web view (issue 15)
 from agent_runtime.app.world_setup import WorldHandle, open_world
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
 from agent_runtime.clock import Clock
 from agent_runtime.config.loader import ResolvedAgent, resolve_agents
 from agent_runtime.config.models import VillageConfig
+from agent_runtime.config.urls import public_url
 from agent_runtime.interfaces import Body, Bus
 from agent_runtime.run.coherence import CoherenceTracker
 from agent_runtime.run.events import EventLog
 from agent_runtime.run.responsiveness import ACT_S, DECIDE_S, Responsiveness
 from agent_runtime.scheduling import SchedulerMetrics
-from agent_runtime.services import MosquittoBroker, RedisServer
+from agent_runtime.services import MosquittoBroker, RedisServer, ServiceError
 from agent_runtime.state.store import StateStore
 
 
 def in_shard(index: int, k: int, n: int) -> bool:
     """Agent ``index`` (its place in the resolved list) belongs to shard ``k`` of ``n``."""
     return index % n == k
+
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +91,8 @@ class Village:
         self.events = EventLog(self.run_dir / "events.jsonl")
         self.coherence = CoherenceTracker(window_s=30.0 * config.run.time_scale)
         self.events.add_listener(self.coherence)
+        self.cancellations = Cancellations()  # decision_cancelled per agent-hour, by reason
+        self.events.add_listener(self.cancellations)
         self.responsiveness = Responsiveness(
             decide_s=DECIDE_S * config.run.time_scale, act_s=ACT_S * config.run.time_scale
         )
@@ -113,7 +118,7 @@ class Village:
     async def __aenter__(self) -> Village:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "config.resolved.yaml").write_text(
-            yaml.safe_dump(self.config.model_dump(mode="json"), sort_keys=False)
+            yaml.safe_dump(_shown_config(self.config), sort_keys=False)
         )
         self._stack = contextlib.AsyncExitStack()
         try:
@@ -158,7 +163,11 @@ class Village:
             pool = BlockingConnectionPool.from_url(url, max_connections=256, timeout=20)
             redis = Redis(connection_pool=pool)
             stack.push_async_callback(redis.aclose)
-            await asyncio.wait_for(redis.ping(), timeout=10)
+            try:
+                async with asyncio.timeout(10):
+                    await redis.ping()
+            except (RedisError, OSError, TimeoutError) as err:
+                raise ServiceError(f"cannot reach Redis at {public_url(url)}: {err}") from None
         # MQTT
         bus = self.options.bus
         if bus is None:
@@ -170,7 +179,12 @@ class Village:
                 url = self.broker.url
             self.mqtt_url = url
             host, port = parse_mqtt_url(url)
-            bus = await stack.enter_async_context(MqttBus(host, port, self.run_id))
+            try:
+                bus = await stack.enter_async_context(MqttBus(host, port, self.run_id))
+            except ConnectionError as err:
+                raise ServiceError(
+                    f"cannot reach the MQTT broker at {public_url(url)}: {err}"
+                ) from None
         self.bus = bus
         await redis.hset(
             f"piano:{self.run_id}:meta",
@@ -363,6 +377,16 @@ class Village:
             (self.run_dir / "metrics.json").write_text(json.dumps(data, indent=2, default=str))
         except Exception:
             log.exception("could not write metrics.json")
+
+
+def _shown_config(cfg: VillageConfig) -> dict[str, Any]:
+    """The config as written to the run folder: service URLs without their secrets."""
+    data = cfg.model_dump(mode="json")
+    for key in ("redis", "mqtt"):
+        data["services"][key] = public_url(data["services"][key])
+    if isinstance(data.get("llm", {}).get("base_url"), str):
+        data["llm"]["base_url"] = public_url(data["llm"]["base_url"])
+    return data
 
 
 def _module_options(cfg: VillageConfig) -> dict[str, dict[str, object]]:

@@ -156,7 +156,9 @@ async def open_world(
                 admin_url=server.admin_url,
                 places={k: [p.x, p.y, p.z] for k, p in server.places.items()},
             )
-        elif admin_url is not None:
+        else:
+            await _check_reachable(w.host, w.port)
+        if w.kind != "embedded" and admin_url is not None:
             from bots.admin import AdminClient
 
             handle.admin_url = admin_url
@@ -184,3 +186,17 @@ async def _places(admin: Any) -> dict[str, Any]:
     if isinstance(items, dict):
         items = [{"name": k, **v} if isinstance(v, dict) else v for k, v in items.items()]
     return {p["name"]: Place(**p) for p in items}
+
+
+async def _check_reachable(host: str, port: int, within: float = 5.0) -> None:
+    """An external server must answer a server-list ping before bodies try to join it."""
+    from bots.server_host import status_ping
+
+    try:
+        status = await status_ping(host, port, within=within)
+    except (OSError, TimeoutError, ValueError, asyncio.IncompleteReadError) as err:
+        reason = str(err) or type(err).__name__
+        raise WorldError(f"cannot reach the Minecraft server at {host}:{port}: {reason}") from None
+    except Exception as err:  # the ping's own protocol errors
+        raise WorldError(f"{host}:{port} did not answer as a Minecraft server: {err}") from None
+    log.info("external world %s:%d answers: %s", host, port, status.get("version"))

@@ -65,6 +65,7 @@ class MqttBus(LocalDispatch):
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(maxsize=outbox_size)
         self._client: aiomqtt.Client | None = None
         self._connected = asyncio.Event()
+        self._ever_connected = False
         self._tasks: asyncio.TaskGroup | None = None
         self._conn_task: asyncio.Task[None] | None = None
         self._stack: contextlib.AsyncExitStack | None = None
@@ -131,12 +132,15 @@ class MqttBus(LocalDispatch):
                     )
                     self._client = client
                     self._connected.set()
+                    self._ever_connected = True
                     backoff = 0.2
                     async with asyncio.TaskGroup() as tg:
                         tg.create_task(self._reader(client), name=f"mqtt[{self.run_id}].reader")
                         tg.create_task(self._sender(client), name=f"mqtt[{self.run_id}].sender")
             except* aiomqtt.MqttError as group:
-                log.warning("MQTT connection lost: %s", group.exceptions[0])
+                # before the first connection the caller reports the failure itself
+                report = log.warning if self._ever_connected else log.debug
+                report("MQTT connection lost: %s", group.exceptions[0])
             self._connected.clear()
             self._client = None
             self.reconnects += 1

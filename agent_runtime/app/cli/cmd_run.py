@@ -16,7 +16,9 @@ from agent_runtime.app.world_setup import WorldError
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents, with_overrides
 from agent_runtime.config.models import VillageConfig
+from agent_runtime.llm.errors import LLMConfigError
 from agent_runtime.services import ServiceError
+from bots.node import NodeNotFoundError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -33,6 +35,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--out", help="parent folder of run folders (default: the file's run.out)")
     p.add_argument("--run-id", help="run id (default: <config name>-<time>)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    # web view (issue 15): the live page, served on loopback by its own process
+    p.add_argument("--web-port", type=int, default=0, help="port of the live page (0: a free one)")
+    p.add_argument("--no-web", action="store_true", help="do not serve the live page")
     p.add_argument(
         "--workers",
         default="auto",
@@ -42,6 +47,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 AGENTS_PER_WORKER = 100
+
+#: What a user can fix (a service, the world, a key, an install): one line, exit status 2.
+STARTUP_ERRORS: tuple[type[Exception], ...] = (
+    ServiceError,
+    WorldError,
+    LLMConfigError,
+    NodeNotFoundError,
+)
 
 
 def worker_count(value: str, agents: int) -> int:
@@ -126,20 +139,28 @@ def run(args: argparse.Namespace) -> int:
 
             return asyncio.run(run_workers(cfg, run_id, run_dir, args, workers, progress))
         return asyncio.run(_run(cfg, run_id, run_dir, args))
-    except (ServiceError, WorldError) as err:
+    except STARTUP_ERRORS as err:
         print(f"piano run: {err}", file=sys.stderr)
-        return 1
+        return 2
 
 
 async def _run(cfg: VillageConfig, run_id: str, run_dir: Path, args: argparse.Namespace) -> int:
+    from agent_runtime.app.progress import ProgressBar
     from agent_runtime.app.village import Village, VillageOptions
 
+    bar = ProgressBar(f"run {run_id}", cfg.run.duration)  # a bar on a terminal, else lines
+
     def progress(info: dict[str, Any]) -> None:
-        if not args.quiet:
+        if args.quiet:
+            return
+        if bar.tty:
+            bar.update(info)
+        else:
             print(progress_line(info), flush=True)
 
     limit = args.agents if args.agents is not None else None
     opts = VillageOptions(run_dir=run_dir, run_id=run_id, agent_limit=limit, progress=progress)
+    opts.web_port = None if getattr(args, "no_web", True) else args.web_port
     print(f"run {run_id}: starting {cfg.world.kind} world, run folder {run_dir}", flush=True)
     async with Village(cfg, opts) as village:
         if village.world is not None and village.world.join_address:
@@ -148,7 +169,10 @@ async def _run(cfg: VillageConfig, run_id: str, run_dir: Path, args: argparse.Na
                 "(offline mode)",
                 flush=True,
             )
+        if village.web is not None:
+            print(f"live view: {village.web.url or village.web.error}", flush=True)
         print(f"{len(village.agents)} agents running; Ctrl-C stops cleanly", flush=True)
         reason = await village.run(cfg.run.duration)
+        bar.close()
     print(f"run {run_id} stopped ({reason}); results in {run_dir}", flush=True)
     return 0

@@ -14,13 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.app.cli.cmd_run import apply_cli
+from agent_runtime.app.cli.cmd_run import STARTUP_ERRORS, apply_cli
 from agent_runtime.app.workers import parse_shard
-from agent_runtime.app.world_setup import WorldError
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, with_overrides
 from agent_runtime.config.models import VillageConfig
-from agent_runtime.services import ServiceError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -69,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
     run_dir = Path(args.run_dir or Path(cfg.run.out) / args.run_id / "workers" / str(shard[0]))
     try:
         return asyncio.run(_run(cfg, args, shard, run_dir))
-    except (ServiceError, WorldError, ConnectionError, OSError) as err:
+    except STARTUP_ERRORS as err:
         print(f"piano worker {args.shard}: {err}", file=sys.stderr)
-        return 1
+        return 2
 
 
 async def _run(
