@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import random
 import signal
 import time
@@ -31,6 +32,7 @@ from agent_runtime.agent import Agent
 from agent_runtime.agent_services import AgentServices
 from agent_runtime.app.metrics import Cancellations, collect_metrics
 from agent_runtime.app.progress import village_figures  # web view (issue 15)
+from agent_runtime.app.run_folder import RunFolderLock
 from agent_runtime.app.world_setup import WorldHandle, open_world
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
 from agent_runtime.clock import Clock
@@ -110,6 +112,7 @@ class Village:
         self.web: Any = None  # agent_runtime.app.web.WebView when the page runs
         self.store: StateStore | None = None
         self._stack: contextlib.AsyncExitStack | None = None
+        self._lock = RunFolderLock(self.run_dir)
         self.started_at = 0.0
         self.stopped_at = 0.0
         self.stop_reason = ""
@@ -117,6 +120,7 @@ class Village:
     # --- lifecycle ------------------------------------------------------------------
     async def __aenter__(self) -> Village:
         self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._lock.acquire()  # one village per run folder; RunFolderBusy otherwise
         (self.run_dir / "config.resolved.yaml").write_text(
             yaml.safe_dump(_shown_config(self.config), sort_keys=False)
         )
@@ -141,6 +145,7 @@ class Village:
                 await stack.aclose()
             finally:
                 self._write_metrics()
+                self._lock.release()
 
     async def _open(self, stack: contextlib.AsyncExitStack) -> None:
         cfg = self.config
@@ -188,7 +193,7 @@ class Village:
         self.bus = bus
         await redis.hset(
             f"piano:{self.run_id}:meta",
-            mapping={"config": cfg.model_dump_json(), "started": str(self.started_at)},
+            mapping={"config": json.dumps(_shown_config(cfg)), "started": str(self.started_at)},
         )
         self.store = await stack.enter_async_context(StateStore(redis, self.run_id))
 
@@ -206,6 +211,7 @@ class Village:
             )
         )
         await self._open_web(stack)  # web view (issue 15): before agents join, so it sees them
+        self._write_run_info()
         self.resolved = resolve_agents(
             cfg,
             place_memories=self.world.place_memories(),
@@ -301,6 +307,23 @@ class Village:
         encoder = MiniLMEncoder()
         await asyncio.to_thread(encoder.load)  # weights load off the event loop, once
         return encoder
+
+    def _write_run_info(self) -> None:
+        """``run.json``: who runs this folder and where its services are (no secrets)."""
+        info = {
+            "run_id": self.run_id,
+            "pid": os.getpid(),
+            "started": self.started_at,
+            "redis": public_url(self.redis_url) if self.redis_url else None,
+            "mqtt": public_url(self.mqtt_url) if self.mqtt_url else None,
+            "world": self.world.join_address if self.world is not None else None,
+            "shard": list(self.options.shard) if self.options.shard else None,
+            "service_pids": {
+                "redis": self.redis_server.pid if self.redis_server else None,
+                "mqtt": self.broker.pid if self.broker else None,
+            },
+        }
+        (self.run_dir / "run.json").write_text(json.dumps(info, indent=2))
 
     def _on_stopped(self) -> None:
         self.events.emit("run_stopped", reason=self.stop_reason or "exit")

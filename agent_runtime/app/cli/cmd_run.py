@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.app.run_folder import RunFolderBusy, resume_config
 from agent_runtime.app.world_setup import WorldError
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents, with_overrides
@@ -23,7 +24,12 @@ from bots.node import NodeNotFoundError
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("run", help="run a village")
-    p.add_argument("config", help="path to the village YAML")
+    p.add_argument("config", nargs="?", help="path to the village YAML (optional with --resume)")
+    p.add_argument(
+        "--resume",
+        metavar="RUN_DIR",
+        help="continue a stopped or killed run from its folder (memories, state, world)",
+    )
     p.add_argument(
         "--duration", type=float, help="seconds to run (default: the file's run.duration)"
     )
@@ -54,6 +60,7 @@ STARTUP_ERRORS: tuple[type[Exception], ...] = (
     WorldError,
     LLMConfigError,
     NodeNotFoundError,
+    RunFolderBusy,
 )
 
 
@@ -111,16 +118,28 @@ def _problem(path: str, msg: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.config is None and args.resume is None:
+        print("piano run: give a village file, or --resume RUN_DIR", file=sys.stderr)
+        return 2
     try:
-        cfg = apply_cli(load_config(args.config), args, args.config)
+        if args.resume is not None:
+            cfg = resume_config(Path(args.resume), args.config)
+            args.config = args.config or str(Path(args.resume) / "config.resolved.yaml")
+        else:
+            cfg = load_config(args.config)
+        cfg = apply_cli(cfg, args, args.config)
     except ConfigError as err:
         print(err.render(), file=sys.stderr)
         return 2
-    run_id = args.run_id or f"{Path(args.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+    if args.resume is not None:
+        run_dir = Path(args.resume)
+        run_id = run_dir.name
+    else:
+        run_id = args.run_id or f"{Path(args.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+        run_dir = Path(cfg.run.out) / run_id
     if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", run_id):
-        print(f"--run-id {run_id!r}: use letters, digits, '.', '_' or '-'", file=sys.stderr)
+        print(f"run id {run_id!r}: use letters, digits, '.', '_' or '-'", file=sys.stderr)
         return 2
-    run_dir = Path(cfg.run.out) / run_id
     agents = len(resolve_agents(cfg))
     if args.agents is not None:
         agents = min(agents, args.agents)
