@@ -16,6 +16,9 @@ Example::
       concurrency: 16
       requests_per_minute: 500
       tokens_per_minute: 200000
+      deadlines_s: {high: 10, normal: 6, low: 3}   # longest wait for a slot, then heuristic
+      priorities: {planning: high}     # per-module override of the name-derived class
+      adaptive_concurrency: true       # follow the endpoint's latency and 429s, <= concurrency
       budget: {max_tokens: 200000, max_usd: 0.50}   # per agent
       prices: {my-model: {input_per_mtok: 0.1, output_per_mtok: 0.2}}
       log_prompts: true
@@ -23,9 +26,12 @@ Example::
 
 from __future__ import annotations
 
+import difflib
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from agent_runtime.config.module_table import MODULE_NAMES
 
 
 class _Frozen(BaseModel):
@@ -65,6 +71,14 @@ class LLMBudget(_Frozen):
     max_usd: float | None = Field(default=None, ge=0)
 
 
+class LLMDeadlines(_Frozen):
+    """Longest wait for a limiter slot per priority class, in seconds (then: heuristic)."""
+
+    high: float = Field(default=10.0, gt=0)
+    normal: float = Field(default=6.0, gt=0)
+    low: float = Field(default=3.0, gt=0)
+
+
 class LLMSettings(_Frozen):
     provider: Literal["heuristic", "openai", "simulated"] = "heuristic"
     base_url: str | None = None  # None = the SDK default (api.openai.com)
@@ -72,8 +86,11 @@ class LLMSettings(_Frozen):
     model: str = "gpt-4o-mini"
     modules: dict[str, ModuleLLMSettings] = Field(default_factory=dict)
     temperature: float | None = Field(default=None, ge=0, le=2)  # None = the module's choice
-    # auto: json_schema, falling back per endpoint to json_object, then to prompt-only
-    structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = "auto"
+    # auto: json_schema, falling back per (endpoint, model) to json_object with the schema
+    # (llama.cpp's grammar), json_object, then prompt-only
+    structured_output: Literal[
+        "auto", "json_schema", "json_object_schema", "json_object", "prompt"
+    ] = "auto"
     timeout_s: float = Field(default=30.0, gt=0)
     max_retries: int = Field(default=3, ge=0, le=10)
     backoff_base_s: float = Field(default=0.5, ge=0)
@@ -82,16 +99,31 @@ class LLMSettings(_Frozen):
     requests_per_minute: float | None = Field(default=None, gt=0)
     tokens_per_minute: float | None = Field(default=None, gt=0)
     queue_timeout_s: float = Field(default=60.0, gt=0)  # longest wait for a limiter slot
+    deadlines_s: LLMDeadlines = Field(default_factory=LLMDeadlines)  # per priority, <= the above
+    priorities: dict[str, Literal["high", "normal", "low"]] = Field(default_factory=dict)
+    adaptive_concurrency: bool = True
     budget: LLMBudget = Field(default_factory=LLMBudget)
     prices: dict[str, ModelPrice] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
     log_prompts: bool = True
     simulated_latency_ms: float = Field(default=0.0, ge=0)  # provider "simulated" only
+    simulated_capacity: int | None = Field(default=None, ge=1)  # requests it serves at once
 
     @field_validator("modules", mode="before")
     @classmethod
     def _model_shorthand(cls, v: Any) -> Any:
         if isinstance(v, dict):
             return {k: ({"model": m} if isinstance(m, str) else m) for k, m in v.items()}
+        return v
+
+    @field_validator("modules")
+    @classmethod
+    def _no_misspelled_module(cls, v: dict[str, ModuleLLMSettings]) -> dict[str, ModuleLLMSettings]:
+        # keys are module names, or labels of experiments' own calls (e.g. tax_vote); a key
+        # that is almost a module name is a typo that would silently use the default model
+        for key in v:
+            close = difflib.get_close_matches(key, MODULE_NAMES, n=1, cutoff=0.8)
+            if close and close[0] != key:
+                raise ValueError(f"unknown module {key!r}; did you mean {close[0]!r}?")
         return v
 
     @field_validator("prices")

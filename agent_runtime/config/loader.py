@@ -34,6 +34,8 @@ def problems_from_validation(err: ValidationError) -> list[FieldProblem]:
             msg = "unknown field"
         elif e["type"] == "missing":
             msg = "field required"
+        elif e["type"] == "value_error":
+            msg = msg.removeprefix("Value error, ")
         problems.append(FieldProblem(_loc_to_path(loc), msg))
     return problems
 

@@ -24,41 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.llm import LLMSettings
+from agent_runtime.config.module_table import DEFAULT_CADENCES, MODULE_NAMES, PRESETS
 
-MODULE_NAMES: tuple[str, ...] = (
-    "perception",
-    "memory",
-    "action_awareness",
-    "goal_generation",
-    "social_awareness",
-    "talking",
-    "skill_execution",
-    "cognitive_controller",
-    "planning",
-    "reflection",
-)
-
-#: Ablation presets: which modules run (paper's baseline = skill execution, memory, CC).
-PRESETS: dict[str, frozenset[str]] = {
-    "full": frozenset(MODULE_NAMES),
-    "baseline": frozenset({"perception", "memory", "skill_execution", "cognitive_controller"}),
-    "no_action_awareness": frozenset(MODULE_NAMES) - {"action_awareness"},
-    "no_social": frozenset(MODULE_NAMES) - {"social_awareness"},
-}
-
-#: Default cadence (seconds) and jitter ceiling per module; None = trigger-only.
-DEFAULT_CADENCES: dict[str, tuple[float | None, float | None]] = {
-    "perception": (1.0, None),
-    "memory": (3.0, None),
-    "action_awareness": (None, None),
-    "goal_generation": (5.0, 10.0),
-    "social_awareness": (4.0, None),
-    "talking": (None, None),
-    "skill_execution": (None, None),
-    "cognitive_controller": (3.0, None),
-    "planning": (60.0, None),
-    "reflection": (10.0, None),
-}
+#: Minecraft versions the runtime's bodies are tested against (see shared/brief/WORLD.md).
+SUPPORTED_VERSIONS: tuple[str, ...] = ("1.16.5",)
 
 SECTION_NAMES: tuple[str, ...] = (
     "identity",
@@ -129,6 +98,16 @@ class WorldSettings(Strict):
     bots_per_process: int = Field(default=25, ge=1, le=200)
     admin_port: int | None = Field(default=None, ge=0, le=65535)
 
+    @field_validator("version")
+    @classmethod
+    def _supported(cls, v: str) -> str:
+        if v not in SUPPORTED_VERSIONS:
+            raise ValueError(
+                f"Minecraft {v} is not supported; use one of {list(SUPPORTED_VERSIONS)} "
+                "(mineflayer and the embedded server misbehave on the others)"
+            )
+        return v
+
 
 class ModuleSettings(Strict):
     enabled: bool | None = None  # None = decided by the preset
@@ -148,6 +127,10 @@ class ModulesSettings(Strict):
         unknown = sorted(set(v) - set(MODULE_NAMES))
         if unknown:
             raise ValueError(f"unknown module(s) {unknown}; known: {list(MODULE_NAMES)}")
+        for name, ov in v.items():
+            cad = ov.cadence if ov.cadence is not None else DEFAULT_CADENCES[name][0]
+            if cad is not None and ov.cadence_max is not None and ov.cadence_max < cad:
+                raise ValueError(f"{name}: cadence_max {ov.cadence_max} is below the cadence {cad}")
         return v
 
     def enabled(self) -> tuple[str, ...]:

@@ -61,6 +61,31 @@ def test_minimal_file_gets_defaults(tmp_path: Path) -> None:
         ("run:\n  seed: 1\n", "", "at least one"),
         ("llm:\n  provider: gpt\nagents:\n  - name: Ann\n", "llm.provider", ""),
         ("agent_templates:\n  - count: 0\n", "agent_templates[0].count", "greater than or equal"),
+        (
+            "agents: [{name: Ann}]\nbottleneck: {sections: [{section: goals, size: 3}]}\n",
+            "bottleneck.sections[0].size",
+            "unknown field",
+        ),
+        (
+            "agents: [{name: Ann}]\nmodules: {overrides: {memory: {cadence: 5, cadence_max: 2}}}\n",
+            "modules.overrides",
+            "memory: cadence_max 2.0 is below the cadence 5.0",
+        ),
+        (
+            "agents: [{name: Ann}]\nmodules: {overrides: {goal_generation: {cadence_max: 2}}}\n",
+            "modules.overrides",
+            "below the cadence 5.0",
+        ),
+        (
+            "agents: [{name: Ann}]\nllm: {modules: {cognitiv_controller: gpt-4o}}\n",
+            "llm.modules",
+            "did you mean 'cognitive_controller'",
+        ),
+        (
+            "agents: [{name: Ann}]\nworld: {kind: external, version: 1.20.1}\n",
+            "world.version",
+            "not supported",
+        ),
     ],
 )
 def test_bad_files_name_field(tmp_path: Path, text: str, path: str, words: str) -> None:
