@@ -25,6 +25,7 @@ import os
 import re
 import struct
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -160,6 +161,8 @@ class EmbeddedServer:
         self.pregen_radius = pregen_radius
         self._child: ChildProcess | None = None
         self._proc: asyncio.subprocess.Process | None = None
+        self._stopping = False  # set while stop() runs: the supervisor must not restart
+        self.restarts = 0
         self._reader: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[dict[str, Any]] | None = None
         self._info: dict[str, Any] = {}
@@ -253,6 +256,7 @@ class EmbeddedServer:
 
     async def start(self) -> None:
         """Start the server and wait until a client can connect."""
+        self._stopping = False
         if self.running:
             raise EmbeddedServerError("already running")
         require_node_modules()
@@ -355,6 +359,7 @@ class EmbeddedServer:
 
     async def stop(self) -> None:
         """SIGTERM the server's process group, SIGKILL it after ``stop_timeout``; idempotent."""
+        self._stopping = True
         proc = self._proc
         if self._child is not None:
             await self._child.stop()
@@ -382,3 +387,33 @@ class EmbeddedServer:
         """Stop and start again on the same world folder and ports."""
         await self.stop()
         await self.start()
+
+    async def supervise(
+        self,
+        on_restart: Callable[[str], None] | None = None,
+        *,
+        max_backoff: float = 30.0,
+    ) -> None:
+        """Run beside the server: when its process dies unasked, start it again on the same
+        world folder and ports (bodies then reconnect); ``on_restart(message)`` is told.
+        Returns when :meth:`stop` was called. Same contract as the runtime's services."""
+        backoff = 1.0
+        while True:
+            proc = self._proc
+            if proc is None:
+                return
+            code = await proc.wait()
+            if self._proc is None or self._stopping:
+                return  # stop() was called
+            logger.warning("embedded server (pid %s) exited with %s; restarting", proc.pid, code)
+            await asyncio.sleep(backoff)
+            try:
+                await self.restart()
+            except EmbeddedServerError as err:
+                backoff = min(max_backoff, backoff * 2)
+                logger.warning("embedded server did not come back: %s", err)
+                continue
+            backoff = 1.0
+            self.restarts += 1
+            if on_restart is not None:
+                on_restart(f"the Minecraft server exited with {code} and was restarted")

@@ -44,7 +44,7 @@ from agent_runtime.run.coherence import CoherenceTracker
 from agent_runtime.run.events import EventLog
 from agent_runtime.run.responsiveness import ACT_S, DECIDE_S, Responsiveness
 from agent_runtime.scheduling import SchedulerMetrics
-from agent_runtime.services import MosquittoBroker, RedisServer, ServiceError
+from agent_runtime.services import LoopbackService, MosquittoBroker, RedisServer, ServiceError
 from agent_runtime.state.store import StateStore
 
 
@@ -163,6 +163,7 @@ class Village:
                 self.redis_server = await stack.enter_async_context(
                     RedisServer(self.run_dir / "redis")
                 )
+                self._supervise(stack, self.redis_server)
                 url = self.redis_server.url
             self.redis_url = url
             pool = BlockingConnectionPool.from_url(url, max_connections=256, timeout=20)
@@ -181,6 +182,7 @@ class Village:
                 self.broker = await stack.enter_async_context(
                     MosquittoBroker(self.run_dir / "mqtt")
                 )
+                self._supervise(stack, self.broker)
                 url = self.broker.url
             self.mqtt_url = url
             host, port = parse_mqtt_url(url)
@@ -307,6 +309,24 @@ class Village:
         encoder = MiniLMEncoder()
         await asyncio.to_thread(encoder.load)  # weights load off the event loop, once
         return encoder
+
+    def _supervise(self, stack: contextlib.AsyncExitStack, service: LoopbackService) -> None:
+        """Restart ``service`` whenever it dies, until the village closes (the task is
+        cancelled before the service is stopped: callbacks unwind in reverse order)."""
+
+        def restarted(message: str) -> None:
+            self.events.emit("service_restarted", service=service.binary, message=message)
+
+        task = asyncio.create_task(
+            service.supervise(restarted), name=f"village.supervise[{service.binary}]"
+        )
+
+        async def cancel() -> None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+        stack.push_async_callback(cancel)
 
     def _write_run_info(self) -> None:
         """``run.json``: who runs this folder and where its services are (no secrets)."""

@@ -143,6 +143,7 @@ async def open_world(
                     f"{err} (see {run_dir / 'logs' / 'server.log'})"
                 ) from err
             handle.server = server
+            _supervise_server(stack, server, events)
             handle.port = server.port
             handle.admin_url = server.admin_url
             handle.places = dict(server.places)
@@ -200,3 +201,19 @@ async def _check_reachable(host: str, port: int, within: float = 5.0) -> None:
     except Exception as err:  # the ping's own protocol errors
         raise WorldError(f"{host}:{port} did not answer as a Minecraft server: {err}") from None
     log.info("external world %s:%d answers: %s", host, port, status.get("version"))
+
+
+def _supervise_server(stack: contextlib.AsyncExitStack, server: Any, events: EventLog) -> None:
+    """Restart the embedded server whenever it dies, until the world closes."""
+
+    def restarted(message: str) -> None:
+        events.emit("service_restarted", service="minecraft", message=message)
+
+    task = asyncio.create_task(server.supervise(restarted), name="world.supervise[minecraft]")
+
+    async def cancel() -> None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    stack.push_async_callback(cancel)

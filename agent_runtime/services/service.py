@@ -2,18 +2,24 @@
 
 Subclasses say which binary, which arguments and how to check readiness; this class owns
 the data folder, the port, the process and its stop. Services listen on loopback unless the
-caller passes another host.
+caller passes another host. :meth:`LoopbackService.supervise` restarts a service that dies
+(same port, same data folder, capped backoff) until the service is stopped.
 """
 
 from __future__ import annotations
 
 import abc
+import asyncio
+import logging
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Self
 
 from agent_runtime.services.ports import free_port
 from agent_runtime.services.process import ChildProcess
+
+log = logging.getLogger(__name__)
 
 
 class ServiceError(RuntimeError):
@@ -48,6 +54,8 @@ class LoopbackService(abc.ABC):
         self.port = port
         self.start_timeout = start_timeout
         self._proc: ChildProcess | None = None
+        self._stopping = False
+        self.restarts = 0
 
     @property
     @abc.abstractmethod
@@ -73,6 +81,11 @@ class LoopbackService(abc.ABC):
         """Return when the service answers; raise ``TimeoutError`` after ``start_timeout``."""
 
     async def __aenter__(self) -> Self:
+        self._stopping = False
+        await self._start()
+        return self
+
+    async def _start(self) -> None:
         binary = find_binary(self.binary)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         if self.port is None:
@@ -82,14 +95,48 @@ class LoopbackService(abc.ABC):
         try:
             await self.wait_ready()
         except (TimeoutError, ServiceError) as err:
-            await self.__aexit__()
+            await self._proc.stop()
             if isinstance(err, ServiceError):
                 raise
             raise ServiceError(
                 f"{self.binary} did not answer within {self.start_timeout}s; see {self.log_path}"
             ) from None
-        return self
 
     async def __aexit__(self, *exc: object) -> None:
+        self._stopping = True
         if self._proc is not None:
             await self._proc.stop()
+
+    async def supervise(
+        self,
+        on_restart: Callable[[str], None] | None = None,
+        *,
+        max_backoff: float = 10.0,
+    ) -> None:
+        """Run beside the service: when its process dies, start it again on the same port and
+        data folder (after 0.5 s, doubling up to ``max_backoff`` while restarts fail);
+        ``on_restart(message)`` is told each time. Returns when the service is stopped."""
+        backoff = 0.5
+        while not self._stopping:
+            proc = self._proc.proc if self._proc is not None else None
+            if proc is None:
+                return
+            code = await proc.wait()
+            if self._stopping:
+                return
+            log.warning("%s (pid %s) exited with %s; restarting", self.binary, proc.pid, code)
+            if self._proc is not None:
+                await self._proc.stop()  # close its log, reap what is left of its group
+            await asyncio.sleep(backoff)
+            try:
+                await self._start()
+            except ServiceError as err:
+                backoff = min(max_backoff, backoff * 2)
+                log.warning("%s did not come back: %s", self.binary, err)
+                continue
+            backoff = 0.5
+            self.restarts += 1
+            if on_restart is not None:
+                on_restart(
+                    f"{self.binary} exited with {code} and was restarted on port {self.port}"
+                )
