@@ -6,7 +6,9 @@ was written, or a bus message arrived for a ``topic:``/``world:`` trigger),
 steps the module, and records how late the step started against its due time.
 An exception in ``step`` is logged and recorded, the runner backs off
 (capped exponential with jitter), calls ``setup`` again ("restart") and goes on;
-the agent's other modules are not affected.
+the agent's other modules are not affected. A module whose first ``setup`` fails is
+reported (``module_disabled``) and disabled for that agent; the agent and the village
+go on without it.
 """
 
 from __future__ import annotations
@@ -145,7 +147,17 @@ class ModuleRunner:
         loop = asyncio.get_running_loop()
         module, ctx = self.module, self.ctx
         self.install_triggers()
-        await module.setup(ctx)
+        try:
+            await module.setup(ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # a module that cannot start is disabled for this agent only
+            ctx.stats.errors += 1
+            log.exception("agent[%s].%s setup failed; module disabled", ctx.agent, module.name)
+            ctx.emit("module_disabled", error=f"{type(err).__name__}: {err}")
+            for sub in ctx.inbox.values():
+                sub.close()
+            return
         interval = self._interval()
         # spread first steps over one interval so agents do not step in lockstep
         next_due = loop.time() + (self.rng.uniform(0, interval) if interval else 0.0)

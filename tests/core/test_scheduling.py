@@ -8,11 +8,11 @@ import time
 from typing import Any, ClassVar
 
 from agent_runtime.agent import Agent
+from agent_runtime.app.testing import agent_spec, local_services
 from agent_runtime.body.null import NullBody
 from agent_runtime.interfaces import Module, Schedule
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Goals
-from agent_runtime.app.testing import agent_spec, local_services
 from tests.core.helpers import wait_until
 
 
@@ -111,6 +111,31 @@ async def test_failing_module_is_restarted_and_others_keep_running() -> None:
         stats = svc.metrics.stats["flaky"][0]
         assert stats.errors == 3 and stats.restarts == 3 and flaky.setups == 4
         assert svc.events.counts["module_error"] == 3
+
+
+class BrokenSetup(Module):
+    name: ClassVar[str] = "broken"
+
+    async def setup(self, ctx: ModuleContext) -> None:
+        raise OSError("cannot open its model file")
+
+    async def step(self, ctx: ModuleContext) -> None:  # pragma: no cover - never reached
+        raise AssertionError("a module whose setup failed must not step")
+
+
+async def test_a_module_that_cannot_start_is_disabled_not_the_agent() -> None:
+    async with local_services() as svc:
+        tick = Ticker(Schedule(cadence=0.01))
+        broken = BrokenSetup(Schedule(cadence=0.01))
+        async with Agent(
+            agent_spec(), [broken, tick], NullBody("Ann"), svc, random.Random(1)
+        ) as agent:
+            await wait_until(lambda: agent.tasks["broken"].done(), 5, "the broken module to stop")
+            assert agent.tasks["broken"].exception() is None
+            ticks = len(tick.times)
+            await wait_until(lambda: len(tick.times) > ticks + 3, 5, "the agent going on")
+        assert svc.events.counts["module_disabled"] == 1
+        assert svc.metrics.stats["broken"][0].steps == 0
 
 
 async def test_module_state_is_checkpointed_and_restored(run_id: str) -> None:
