@@ -106,6 +106,21 @@ class Columns:
             norms=self._norms[rows],
         )
 
+    def remove(self, ids: Iterable[int]) -> None:
+        """Drop records (and their rows); the remaining rows keep their order."""
+        gone = {i for i in ids if i in self.records}
+        if not gone:
+            return
+        keep = ~np.isin(self._ids[: self.n], list(gone))
+        n = int(keep.sum())
+        for name in _NAMES:
+            col = getattr(self, name)
+            col[:n] = col[: self.n][keep]
+        self.n = n
+        for i in gone:
+            del self.records[i]
+        self._row = {int(self._ids[r]): r for r in range(n)}
+
     def touch(self, rid: int, now: float) -> MemoryRecord | None:
         """Move a record's last access to ``now`` (never backwards); the new record or None."""
         rec = self.records[rid]

@@ -6,9 +6,9 @@ One process owns an agent's stream. It loads everything once
 (:meth:`MemoryStream.load`, done by :meth:`MemoryStream.open`) into numpy
 columns; reads (``get``, ``recent``, ``retrieve``) are served from memory and
 every change is written through to Redis with a MULTI/EXEC pipeline, so a
-restarted process reloads exactly the same stream. If the stored embeddings
-come from another encoder (``meta.encoder`` differs) they are re-encoded on
-load and rewritten.
+restarted process reloads exactly the same stream (embeddings of another
+encoder are re-encoded on load). The stream is bounded: see
+:mod:`modules.memory.forgetting`.
 
 The Redis client must return bytes (``decode_responses=False``): embeddings
 are binary. Every Redis round trip runs under ``io_timeout`` seconds; retries
@@ -32,6 +32,7 @@ from redis.asyncio import Redis
 
 from modules.memory.columns import KIND_CODE, Columns
 from modules.memory.encoder import Encoder, FloatArray, HashingEncoder
+from modules.memory.forgetting import forget_routine
 from modules.memory.importance import ImportanceRater, heuristic_importance
 from modules.memory.persistence import KEY_NAMES, decode, read_stream, stream_prefix
 from modules.memory.records import MemoryKind, MemoryRecord, NewMemory
@@ -51,6 +52,9 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+#: Default bound on one stream (about 15 MB with MiniLM vectors; hours of a busy agent).
+DEFAULT_MAX_RECORDS = 10_000
+
 #: Kinds whose importance adds to the reflection trigger (reflections and seeds do not).
 REFLECTION_COUNTED_KINDS: frozenset[MemoryKind] = frozenset(
     {"observation", "action", "conversation", "plan"}
@@ -58,7 +62,7 @@ REFLECTION_COUNTED_KINDS: frozenset[MemoryKind] = frozenset(
 
 
 class MemoryStream:
-    """One agent's memory stream (see the module docstring for the Redis layout).
+    """One agent's memory stream.
 
     Args:
         redis: an ``redis.asyncio.Redis`` (or fakeredis) client with
@@ -71,6 +75,9 @@ class MemoryStream:
             yes unless the encoder is the cheap :class:`HashingEncoder`).
         io_timeout: seconds allowed per Redis round trip.
         counted_kinds: kinds whose importance feeds the reflection trigger.
+        max_records: the bound on the stream (see :mod:`modules.memory.forgetting`);
+            ``None`` keeps everything.
+        keep_recent: the newest records that are never forgotten.
     """
 
     def __init__(
@@ -85,7 +92,11 @@ class MemoryStream:
         offload_encoding: bool | None = None,
         io_timeout: float = 5.0,
         counted_kinds: frozenset[MemoryKind] = REFLECTION_COUNTED_KINDS,
+        max_records: int | None = DEFAULT_MAX_RECORDS,
+        keep_recent: int = 500,
     ) -> None:
+        if max_records is not None and max_records < 10:
+            raise ValueError("max_records must be at least 10 (or None)")
         if not run or ":" in run:
             raise ValueError(f"run must be non-empty without ':', got {run!r}")
         if not agent or ":" in agent:
@@ -106,6 +117,9 @@ class MemoryStream:
         self.offload_encoding = offload_encoding
         self.io_timeout = io_timeout
         self.counted_kinds = counted_kinds
+        self.max_records = max_records
+        self.keep_recent = keep_recent
+        self.forgotten = 0
         self.prefix = stream_prefix(run, agent)
         self.keys = {name: self.prefix + name for name in KEY_NAMES}
         #: Held by the reflection pipeline so that one agent never reflects twice at once.
@@ -115,8 +129,6 @@ class MemoryStream:
         self._since_reflection = 0.0
         self._reflections = 0
         self._last_reflection: float | None = None
-
-    # --- construction / loading -----------------------------------------------------
 
     @classmethod
     async def open(
@@ -134,7 +146,7 @@ class MemoryStream:
         await stream.load()
         return stream
 
-    async def _io(self, aw: Awaitable[T]) -> T:
+    async def io(self, aw: Awaitable[T]) -> T:
         async with asyncio.timeout(self.io_timeout):
             return await aw
 
@@ -147,7 +159,7 @@ class MemoryStream:
 
     async def load(self) -> None:
         """(Re)load the whole stream from Redis into the in-process cache."""
-        stored = await read_stream(self.redis, self.keys, self.encoder, self._encode, self._io)
+        stored = await read_stream(self.redis, self.keys, self.encoder, self._encode, self.io)
         records, vectors = stored.records, stored.vectors
         self.columns = Columns(self.encoder.dim, max(64, len(records)))
         for r in records:
@@ -161,8 +173,6 @@ class MemoryStream:
     def _check(self) -> None:
         if not self._loaded:
             raise RuntimeError("MemoryStream not loaded: use 'await MemoryStream.open(...)'")
-
-    # --- writing --------------------------------------------------------------------
 
     async def add(
         self,
@@ -197,7 +207,7 @@ class MemoryStream:
                 raise ValueError(f"evidence ids {unknown} are not in {self.agent}'s stream")
         vecs = await self._encode([it.text for it in items])
         k = self.keys
-        last_id = int(await self._io(self.redis.incrby(k["seq"], len(items))))
+        last_id = int(await self.io(self.redis.incrby(k["seq"], len(items))))
         first_id = last_id - len(items) + 1
         now = self.clock()
         records: list[MemoryRecord] = []
@@ -233,10 +243,12 @@ class MemoryStream:
         pipe.rpush(k["order"], *[r.id for r in records])
         if counted:
             pipe.incrbyfloat(k["since_reflection"], counted)
-        await self._io(pipe.execute())
+        await self.io(pipe.execute())
         for r, v in zip(records, vecs, strict=True):
             self.columns.append(r, v)
         self._since_reflection += counted
+        if self.max_records is not None and self.columns.n > self.max_records:
+            await forget_routine(self)
         return records
 
     async def seed_from_identity(
@@ -258,8 +270,6 @@ class MemoryStream:
             return []
         items = seed_items(traits, location_memories, community_goal, created)
         return await self.add_many(items)
-
-    # --- reading --------------------------------------------------------------------
 
     async def get(self, ids: Iterable[int]) -> list[MemoryRecord]:
         """Records by id, in the order asked; unknown ids raise ``KeyError``."""
@@ -326,15 +336,13 @@ class MemoryStream:
             if new is not None:
                 touched.append(new)
         if touched:
-            await self._io(
+            await self.io(
                 self.redis.hset(
                     self.keys["records"],
                     mapping={str(r.id): r.model_dump_json() for r in touched},
                 )
             )
         return results
-
-    # --- reflection bookkeeping -----------------------------------------------------
 
     async def importance_since_reflection(self) -> float:
         """Importance summed over counted kinds since the last :meth:`mark_reflected`."""
@@ -368,15 +376,13 @@ class MemoryStream:
             pipe.incrbyfloat(k["since_reflection"], -float(consumed))
         pipe.hincrby(k["meta"], "reflections", 1)
         pipe.hset(k["meta"], "last_reflection", repr(now))
-        res = await self._io(pipe.execute())
+        res = await self.io(pipe.execute())
         if consumed is None:
             self._since_reflection = 0.0
         else:
             self._since_reflection = max(0.0, float(decode(res[0])))
         self._reflections += 1
         self._last_reflection = now
-
-    # --- export ---------------------------------------------------------------------
 
     async def export(self) -> dict[str, Any]:
         """JSON-serialisable snapshot: records (no embeddings) and counters."""
