@@ -5,15 +5,22 @@
     async with AdminClient(server.admin_url) as admin:
         inv = await admin.inventory("alice")
         await admin.command("/give alice oak_log 4")
+
+The API answers only requests that carry its per-run token (``Authorization: Bearer``).
+``EmbeddedServer.admin_url`` carries it as the URL's password
+(``http://piano:TOKEN@127.0.0.1:PORT``), which this client turns into the header; show
+URLs with :func:`agent_runtime.config.urls.public_url`, never as they are.
 """
 
 from __future__ import annotations
 
 from types import TracebackType
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
+
+from agent_runtime.config.urls import public_url
 
 __all__ = ["AdminClient", "AdminError"]
 
@@ -30,18 +37,26 @@ class AdminError(RuntimeError):
 class AdminClient:
     """Async client for one server's admin API; an async context manager."""
 
-    def __init__(self, base_url: str, *, timeout: float = 10.0) -> None:
+    def __init__(
+        self, base_url: str, *, token: str | None = None, timeout: float = 10.0
+    ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme != "http" or parts.hostname not in {"127.0.0.1", "localhost", "::1"}:
-            raise ValueError(f"admin API is loopback-only http, got {base_url!r}")
+            raise ValueError(f"admin API is loopback-only http, got {public_url(base_url)!r}")
         if timeout <= 0:
             raise ValueError("timeout must be positive")
-        self.base_url = base_url.rstrip("/")
+        self.token = token or parts.password
+        host = parts.hostname if parts.hostname != "::1" else "[::1]"
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        self.base_url = urlunsplit(parts._replace(netloc=netloc)).rstrip("/")
         self.timeout = timeout
         self._client: httpx.AsyncClient | None = None
 
     async def __aenter__(self) -> AdminClient:
-        self._client = httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout)
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url, timeout=self.timeout, headers=headers
+        )
         return self
 
     async def __aexit__(

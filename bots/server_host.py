@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import re
+import secrets
 import struct
 import time
 from collections.abc import Callable
@@ -162,6 +163,7 @@ class EmbeddedServer:
         self._child: ChildProcess | None = None
         self._proc: asyncio.subprocess.Process | None = None
         self._stopping = False  # set while stop() runs: the supervisor must not restart
+        self.admin_token = secrets.token_urlsafe(24)  # per run; kept across restarts
         self.restarts = 0
         self._reader: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[dict[str, Any]] | None = None
@@ -184,8 +186,21 @@ class EmbeddedServer:
 
     @property
     def admin_url(self) -> str | None:
+        """The admin API with its token as the URL's password (never print it as it is:
+        see :attr:`admin_address`)."""
+        admin = self._info.get("adminPort")
+        return f"http://piano:{self.admin_token}@127.0.0.1:{admin}" if admin else None
+
+    @property
+    def admin_address(self) -> str | None:
+        """The admin API's address without its token, for people and logs."""
         admin = self._info.get("adminPort")
         return f"http://127.0.0.1:{admin}" if admin else None
+
+    @property
+    def admin_token_file(self) -> Path:
+        """Where the per-run token is kept (mode 0600, in the world's run folder)."""
+        return self.world_dir / "admin.token"
 
     @property
     def places(self) -> dict[str, Place]:
@@ -249,6 +264,7 @@ class EmbeddedServer:
             "layout": self.layout.to_generator(),
             "adminHost": "127.0.0.1",
             "adminPort": admin_port,
+            "adminTokenFile": str(self.admin_token_file.resolve()),
             "pregenRadius": self.pregen_radius,
             "parentPid": os.getpid(),
             "furnaceCookTicks": self.furnace_cook_ticks,
@@ -262,6 +278,10 @@ class EmbeddedServer:
         require_node_modules()
         node = node_executable()
         self.world_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.admin_token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(self.admin_token)
+        os.chmod(self.admin_token_file, 0o600)  # also when the file existed with other bits
         if self.log_path is not None:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = await asyncio.to_thread(open, self.log_path, "a", encoding="utf-8")
@@ -301,7 +321,7 @@ class EmbeddedServer:
             "embedded server ready on %s in %.2fs (admin %s)",
             self.address,
             self.start_seconds,
-            self.admin_url,
+            self.admin_address,
         )
 
     async def _wait_pingable(self) -> None:

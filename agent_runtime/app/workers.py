@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,7 +34,11 @@ from typing import Any
 
 from agent_runtime.services.process import ChildProcess
 
-__all__ = ["WorkerPool", "WorkerSpec", "merge_metrics", "parse_shard"]
+__all__ = ["ADMIN_URL_ENV", "WorkerPool", "WorkerSpec", "merge_metrics", "parse_shard"]
+
+#: The embedded server's admin API (with its token) reaches workers in this variable,
+#: never on their command line.
+ADMIN_URL_ENV = "PIANO_ADMIN_URL"
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +66,7 @@ class WorkerSpec:
     redis_url: str
     mqtt_url: str
     world: str  # "none" or HOST:PORT
-    admin_url: str | None = None
+    admin_url: str | None = None  # handed over in the environment: it carries a token
     duration: float | None = None
     agents: int | None = None
     llm: str | None = None
@@ -78,8 +83,6 @@ class WorkerSpec:
             "--redis", self.redis_url, "--mqtt", self.mqtt_url, "--world", self.world,
             "--run-dir", str(self.folder(k)),
         ]  # fmt: skip
-        if self.admin_url:
-            argv += ["--admin-url", self.admin_url]
         if self.agents is not None:
             argv += ["--agents", str(self.agents)]
         if self.llm is not None:
@@ -133,10 +136,14 @@ class WorkerPool:
     async def _start(self, w: _Worker) -> None:
         folder = self.spec.folder(w.k)
         folder.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ)
+        if self.spec.admin_url:
+            env[ADMIN_URL_ENV] = self.spec.admin_url
         w.child = ChildProcess(
             f"worker[{w.k}]",
             self.spec.argv(w.k),
             log_path=folder / "worker.log",
+            env=env,
             stop_timeout=self.stop_timeout,
         )
         await w.child.start()

@@ -154,7 +154,7 @@ async def open_world(
                 "world_started",
                 kind="embedded",
                 address=f"{w.host}:{server.port}",
-                admin_url=server.admin_url,
+                admin_url=server.admin_address,  # never the token
                 places={k: [p.x, p.y, p.z] for k, p in server.places.items()},
             )
         else:

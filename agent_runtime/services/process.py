@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
+from agent_runtime.config.urls import public_url
+
 log = logging.getLogger(__name__)
 
 _PR_SET_PDEATHSIG = 1
@@ -80,7 +82,8 @@ class ChildProcess:
             cwd=self.cwd,
             preexec_fn=_child_setup,
         )
-        log.info("started %s (pid %s): %s", self.name, self.proc.pid, " ".join(self.argv))
+        shown = " ".join(public_url(a) for a in self.argv)  # no secrets in logs
+        log.info("started %s (pid %s): %s", self.name, self.proc.pid, shown)
 
     def running(self) -> bool:
         return self.proc is not None and self.proc.returncode is None

@@ -61,8 +61,9 @@ async def test_admin_api(server: EmbeddedServer, admin: AdminClient, make_bot: B
 
 
 async def test_admin_api_is_loopback_only(server: EmbeddedServer) -> None:
-    assert server.admin_url is not None and server.admin_url.startswith("http://127.0.0.1:")
-    port = int(server.admin_url.rsplit(":", 1)[1])
+    address = server.admin_address
+    assert address is not None and address.startswith("http://127.0.0.1:")
+    port = int(address.rsplit(":", 1)[1])
     # not reachable on a non-loopback address of this machine (if it has one)
     addrs = {
         str(info[4][0])
@@ -75,6 +76,33 @@ async def test_admin_api_is_loopback_only(server: EmbeddedServer) -> None:
                 await client.get(f"http://{addr}:{port}/health")
     with pytest.raises(ValueError):
         AdminClient("http://10.0.0.1:8080")
+
+
+async def test_admin_api_needs_the_run_token(server: EmbeddedServer) -> None:
+    address = server.admin_address
+    assert address is not None and server.admin_url is not None
+    token_file = server.admin_token_file
+    assert token_file.stat().st_mode & 0o777 == 0o600
+    token = token_file.read_text().strip()
+    assert token == server.admin_token and len(token) >= 24
+    async with httpx.AsyncClient(base_url=address, timeout=5) as client:
+        for headers in (
+            {},
+            {"Authorization": "Bearer wrong-token-wrong-token"},
+            {"Authorization": token},
+        ):
+            r = await client.post("/command", json={"command": "/give x stone 1"}, headers=headers)
+            assert r.status_code == 401, headers
+        ok = await client.get("/health", headers={"Authorization": f"Bearer {token}"})
+        assert ok.status_code == 200 and ok.json()["ok"]
+    async with httpx.AsyncClient(base_url=server.admin_url, timeout=5) as basic:
+        assert (await basic.get("/health")).status_code == 200  # token as the URL's password
+    async with AdminClient(address) as tokenless:
+        with pytest.raises(AdminError) as err:
+            await tokenless.health()
+        assert err.value.status == 401
+    async with AdminClient(address, token=token) as client:
+        assert (await client.health())["ok"]
 
 
 async def test_furnace_smelts_with_fuel_over_time(

@@ -63,8 +63,12 @@ async def _serve(args: argparse.Namespace) -> int:
         async with server:
             host = "localhost" if server.host in ("127.0.0.1", "0.0.0.0") else server.host
             print(f"Minecraft 1.16.5 server ready: join {host}:{server.port}", flush=True)
-            if server.admin_url:
-                print(f"admin API: {server.admin_url}", flush=True)
+            if server.admin_address:
+                print(
+                    f"admin API: {server.admin_address} (Authorization: Bearer <the token in "
+                    f"{server.admin_token_file}>)",
+                    flush=True,
+                )
             print(f"world: {args.world_dir.resolve()} (seed {server.info.get('seed')})")
             for place in server.places.values():
                 print(f"  {place.name:15} {place.x:5} {place.y:4} {place.z:5}  {place.description}")

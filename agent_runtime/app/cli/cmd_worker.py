@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from agent_runtime.app.cli.cmd_run import STARTUP_ERRORS, apply_cli
-from agent_runtime.app.workers import parse_shard
+from agent_runtime.app.workers import ADMIN_URL_ENV, parse_shard
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, with_overrides
 from agent_runtime.config.models import VillageConfig
@@ -29,7 +30,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--mqtt", required=True, help="mqtt:// URL shared by all workers")
     p.add_argument("--run-id", required=True, help="the run's id (the same for every worker)")
     p.add_argument("--world", default="none", help="none | HOST:PORT of the Minecraft server")
-    p.add_argument("--admin-url", help="admin API of the embedded server (places, inventories)")
+    p.add_argument(
+        "--admin-url",
+        help=f"admin API of the embedded server, token included (default: ${ADMIN_URL_ENV})",
+    )
     p.add_argument("--run-dir", help="this worker's folder (default: runs/<run-id>/workers/K)")
     p.add_argument("--duration", type=float, help="seconds (default: until SIGTERM)")
     p.add_argument("--agents", type=int, help="as `piano run --agents`")
@@ -82,7 +86,7 @@ async def _run(
         run_id=args.run_id,
         agent_limit=args.agents,
         shard=shard,
-        admin_url=args.admin_url,
+        admin_url=args.admin_url or os.environ.get(ADMIN_URL_ENV),
     )
     async with Village(cfg, opts) as village:
         print(f"worker {args.shard}: {len(village.agents)} agents running", flush=True)

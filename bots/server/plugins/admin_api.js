@@ -2,6 +2,8 @@
 // Admin HTTP API (JSON), bound to loopback only; see bots/server/README.md.
 // For experiments and metrics: players never reach it.
 
+const crypto = require('crypto')
+const fs = require('fs')
 const http = require('http')
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
@@ -11,6 +13,24 @@ module.exports.server = function (serv, settings) {
   if (piano.adminPort === null || piano.adminPort === undefined || piano.adminPort === false) return
   const host = piano.adminHost || '127.0.0.1'
   if (!LOOPBACK.has(host)) throw new Error(`admin API must bind to loopback, not ${host}`)
+  // every request carries `Authorization: Bearer <token>`; the token is read from a file
+  // (mode 0600, in the run folder) so that it never appears in a process list
+  if (!piano.adminTokenFile) throw new Error('admin API needs adminTokenFile')
+  const token = Buffer.from(fs.readFileSync(piano.adminTokenFile, 'utf8').trim(), 'utf8')
+  if (token.length < 16) throw new Error('admin API token is too short')
+  // `Bearer <token>`, or HTTP Basic with the token as password (a URL's user info)
+  function authorised (req) {
+    const header = String(req.headers.authorization || '')
+    let given = null
+    if (header.startsWith('Bearer ')) given = header.slice(7).trim()
+    else if (header.startsWith('Basic ')) {
+      const pair = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8')
+      given = pair.slice(pair.indexOf(':') + 1)
+    }
+    if (given === null) return false
+    const g = Buffer.from(given, 'utf8')
+    return g.length === token.length && crypto.timingSafeEqual(g, token)
+  }
   const registry = serv.registry
 
   const itemJson = (it, slot) => ({ slot, name: registry.items[it.type]?.name, count: it.count })
@@ -145,6 +165,7 @@ module.exports.server = function (serv, settings) {
       res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
       res.end(text)
     }
+    if (!authorised(req)) return send(401, { ok: false, error: 'missing or wrong admin token' })
     try {
       const url = new URL(req.url, 'http://localhost')
       const parts = url.pathname.split('/').filter(Boolean)
