@@ -1,7 +1,14 @@
-"""Run time: wall seconds since the run started and the matching game hours."""
+"""The one clock of a run: wall time, protocol time (scaled) and game hours.
+
+Modules read time only through the :class:`Clock` their context holds (``ctx.clock``), so
+a run's time scale applies everywhere and tests can reason about it. *Protocol seconds*
+are the seconds of an experiment's protocol (the paper's timeline); with ``time_scale``
+0.5 one protocol second lasts half a wall second.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 
@@ -26,4 +33,19 @@ class Clock:
         return (t - self.started) * self.game_hours_per_second / self.time_scale
 
     def scaled(self, seconds: float) -> float:
+        """A protocol duration in wall seconds."""
         return seconds * self.time_scale
+
+    def protocol(self) -> float:
+        """Protocol seconds since the run started."""
+        return self.elapsed() / self.time_scale
+
+    def wall(self, t: float) -> float:
+        """Wall-clock (unix) time of protocol second ``t``."""
+        return self.started + t * self.time_scale
+
+    async def until(self, t: float) -> None:
+        """Return at protocol second ``t`` (at once if it has passed)."""
+        delay = self.wall(t) - time.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
