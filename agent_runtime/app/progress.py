@@ -2,7 +2,8 @@
 
 ``village_figures(village)`` is what the village adds to each ``progress`` record (and
 so to ``events.jsonl``, the live page and ``piano replay``): scheduling lag of the
-recent steps, LLM calls and tokens, coherence and agent positions. It reads counters the
+recent steps, LLM calls and tokens, coherence of the recent utterances and agent
+positions. It reads counters the
 village already keeps; it is called once per progress tick, never per step.
 
 ``ProgressBar`` renders those records: on a terminal, one line redrawn in place
@@ -12,20 +13,33 @@ elsewhere (CI, a pipe, a log file) a plain line per record.
 
 from __future__ import annotations
 
+import asyncio
+import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from agent_runtime.run.coherence import CoherenceTracker
+
 if TYPE_CHECKING:
     from agent_runtime.app.village import Village
 
-__all__ = ["ProgressBar", "format_duration", "village_figures"]
+__all__ = [
+    "ProgressBar",
+    "RunView",
+    "default_web_port",
+    "format_duration",
+    "tick",
+    "village_figures",
+]
 
 #: How many of the newest lag samples the live figure is computed from.
 RECENT_LAGS = 5000
+#: How many of the newest utterances the live coherence figure is computed from.
+RECENT_LINES = 1000
 
 
 def village_figures(v: Village) -> dict[str, Any]:
@@ -43,7 +57,12 @@ def village_figures(v: Village) -> dict[str, Any]:
         out["llm_calls"] = int(total.calls)
         out["llm_tokens"] = int(total.total_tokens)
         out["llm_cost_usd"] = round(float(total.cost_usd), 6)
-    out["coherence"] = v.coherence.summary().get("kept_share")
+    # over the newest utterances only: the full summary grows with the run (metrics.json has it)
+    c = v.coherence
+    recent = CoherenceTracker(
+        window_s=c.window_s, speeches=c.speeches[-RECENT_LINES:], skills=c.skills
+    )
+    out["coherence"] = recent.summary().get("kept_share")
     if v.store is not None:
         positions: dict[str, list[float]] = {}
         for name in v.agents:
@@ -122,3 +141,87 @@ class ProgressBar:
             self.stream.write("\n")
             self.stream.flush()
             self._drawn = False
+
+
+async def tick(
+    v: Village, total_s: float | None, label: str, *, stream: IO[str] | None = None
+) -> None:
+    """Show a village's progress on ``stream`` (default stderr) until cancelled.
+
+    For commands whose stdout is their result (benchmarks print JSON): every 2 s on a
+    terminal, every 10 s as a plain line elsewhere. Reads counters only.
+    """
+    bar = ProgressBar(label, total_s, stream=stream if stream is not None else sys.stderr)
+    started = time.monotonic()
+    try:
+        while True:
+            await asyncio.sleep(2.0 if bar.tty else 10.0)
+            bar.update(
+                {
+                    "elapsed_s": time.monotonic() - started,
+                    "agents": len(v.agents),
+                    "decisions": v.events.counts.get("decision", 0),
+                    "errors": v.events.counts.get("module_error", 0),
+                }
+            )
+    finally:
+        bar.close()
+
+
+def default_web_port() -> int | None:
+    """The live page's port for runs that other commands start (experiments).
+
+    ``PIANO_WEB_PORT``: ``off`` (no page) or a port (0: a free one); unset: a free port
+    when stdout is a terminal (someone is watching), no page otherwise (CI, tests).
+    """
+    raw = os.environ.get("PIANO_WEB_PORT", "").strip().lower()
+    if raw in ("off", "none", "no", "0ff"):
+        return None
+    if raw.isdigit():
+        return int(raw)
+    return 0 if sys.stdout.isatty() else None
+
+
+class RunView:
+    """The live page and the progress display of one run of a longer command.
+
+    ``options()`` goes into ``VillageOptions`` (``web_port``, ``progress``); ``started``
+    tells the page's address once the village is up; ``close`` ends the progress bar.
+    ``say`` is the command's own printer (None: quiet).
+    """
+
+    def __init__(
+        self,
+        label: str,
+        wall_s: float | None,
+        say: Callable[[str], None] | None,
+        *,
+        web_port: int | None = None,
+        line_every: float = 10.0,
+    ) -> None:
+        self.label = label
+        self.say = say
+        self.web_port = web_port
+        self.line_every = line_every
+        self.bar = ProgressBar(label, wall_s)
+        self._said = -line_every
+
+    def options(self) -> dict[str, Any]:
+        return {"web_port": self.web_port, "progress": self.progress if self.say else None}
+
+    def progress(self, info: dict[str, Any]) -> None:
+        if self.bar.tty:
+            self.bar.update(info)
+            return
+        now = time.monotonic()  # plain lines at most every ``line_every`` seconds
+        if self.say is not None and now - self._said >= self.line_every:
+            self._said = now
+            self.say(self.bar.line(info))
+
+    def started(self, village: Village) -> None:
+        web = village.web
+        if web is not None and self.say is not None:
+            self.say(f"{self.label}: live view {web.url or web.error}")
+
+    def close(self) -> None:
+        self.bar.close()

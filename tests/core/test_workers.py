@@ -154,8 +154,12 @@ async def test_a_dead_worker_restarts_and_its_agents_keep_their_memories(
                     lambda r: len(r) == 2 and r[0]["decisions"] >= 2, 60, "worker 0 deciding"
                 )
                 key = stream_prefix(run_id, "Ann") + "records"  # Ann is agent 0: worker 0
+
+                async def ann_remembers() -> bool:
+                    return bool(await client.hlen(key))
+
+                await wait_until_async(ann_remembers, 30, "Ann's first memories in Redis")
                 before = await client.hlen(key)
-                assert before > 0
                 pid = pool.pids()[0]
                 assert pid is not None
                 os.kill(pid, signal.SIGKILL)

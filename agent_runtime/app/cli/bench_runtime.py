@@ -23,6 +23,7 @@ from typing import Any
 import psutil
 
 from agent_runtime.app.metrics import percentiles
+from agent_runtime.app.progress import tick
 from agent_runtime.config.loader import parse_config
 
 
@@ -38,6 +39,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--heuristic", action="store_true", help="no simulated LLM: heuristic brain only"
     )
     p.add_argument("--out", help="keep the run folder here (default: a temporary folder)")
+    p.add_argument(  # web view (issue 15)
+        "--web",
+        action="store_true",
+        help="also measure scheduling lag with the live page open in headless Chromium",
+    )
     p.add_argument(
         "--workers",
         type=int,
@@ -108,8 +114,11 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         )
         proc = psutil.Process()
         t_start = time.monotonic()
+        web: dict[str, Any] | None = None
         async with Village(cfg, opts) as v:
             startup_s = time.monotonic() - t_start
+            total_s = warmup + args.duration * (4 if getattr(args, "web", False) else 1)
+            ticker = asyncio.create_task(tick(v, total_s, "bench runtime"), name="bench.progress")
             services = [
                 psutil.Process(p)
                 for p in (v.redis_server and v.redis_server.pid, v.broker and v.broker.pid)
@@ -127,6 +136,11 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             svc_rss = sum(s.memory_info().rss for s in services) / 2**20
             n_with = {k: len(lst) for k, lst in v.metrics.stats.items()}
             llm = v.services.llm.snapshot() if v.services and v.services.llm else {}
+            if getattr(args, "web", False):  # web view (issue 15): lag with/without the page
+                from agent_runtime.app.web.bench import lag_with_and_without_page
+
+                web = await lag_with_and_without_page(v, args.duration)
+            ticker.cancel()  # progress on stderr (issue 15)
         wall = b["t"] - a["t"]
         achieved = expected_total = 0.0
         per_module = {}
@@ -137,7 +151,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             achieved += got
             expected_total += exp
         pct = percentiles(lags, (50, 99))
-        return {
+        result: dict[str, Any] = {
             "agents": args.agents,
             "llm": "heuristic" if args.heuristic else f"simulated {args.llm_latency:.0f} ms",
             "duration_s": round(wall, 2),
@@ -162,6 +176,9 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             if llm
             else 0,
         }
+        if web is not None:  # web view (issue 15)
+            result["web"] = web
+        return result
 
 
 def run(args: argparse.Namespace) -> int:

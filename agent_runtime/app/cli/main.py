@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "server": "agent_runtime.app.cli.cmd_server",
     "join": "agent_runtime.app.cli.cmd_join",
     "experiment": "agent_runtime.app.cli.cmd_experiment",
+    "replay": "agent_runtime.app.cli.cmd_replay",  # web view (issue 15)
     "worker": "agent_runtime.app.cli.cmd_worker",
     "llm": "agent_runtime.app.cli.cmd_llm",
 }
