@@ -45,6 +45,7 @@ async def run_workers(
     from agent_runtime.app.village import Village, VillageOptions
 
     opts = VillageOptions(run_dir=run_dir, run_id=run_id, host_agents=False)
+    opts.web_port = None if getattr(args, "no_web", True) else args.web_port
     print(f"run {run_id}: {workers} workers, {cfg.world.kind} world, folder {run_dir}", flush=True)
     latest: dict[str, dict[str, Any]] = {}
     async with Village(cfg, opts) as village:
@@ -56,6 +57,8 @@ async def run_workers(
             print(
                 f"Minecraft {cfg.world.version} server: join at {world} (offline mode)", flush=True
             )
+        if village.web is not None:
+            print(f"live view: {village.web.url or village.web.error}", flush=True)
         reports = village.bus.subscribe(topics.run_progress(run_id), maxsize=1024)
 
         def on_report() -> None:
