@@ -1,4 +1,4 @@
-"""``piano``: validate, run, server, join, experiment, bench.
+"""``piano``: validate, run, server, join, experiment, worker, replay, llm, bench.
 
 Each command lives in its own module exporting ``add_parser(subparsers)`` and
 ``run(args) -> int``; modules are imported only when listed commands are built,
@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "experiment": "agent_runtime.app.cli.cmd_experiment",
     "replay": "agent_runtime.app.cli.cmd_replay",  # web view (issue 15)
     "worker": "agent_runtime.app.cli.cmd_worker",
+    "faults": "agent_runtime.app.cli.cmd_faults",
     "llm": "agent_runtime.app.cli.cmd_llm",
 }
 

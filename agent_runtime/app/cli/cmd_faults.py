@@ -1,0 +1,32 @@
+"""``piano faults``: break a small village on purpose and report how it recovers (JSON).
+
+See :mod:`agent_runtime.app.faults` for the faults and what is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import tempfile
+from pathlib import Path
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("faults", help="fault suite: kill services, bots and the run; JSON report")
+    p.add_argument("--world", choices=["none", "embedded"], default="embedded")
+    p.add_argument("--window", type=float, default=60.0, help="seconds allowed to recover")
+    p.add_argument("--out", help="keep the suite's folders here (default: a temporary folder)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from agent_runtime.app.faults import run_suite
+
+    if args.window <= 0:
+        print("--window must be positive")
+        return 2
+    with tempfile.TemporaryDirectory(prefix="piano-faults-") as tmp:
+        root = Path(args.out) if args.out else Path(tmp)
+        report = asyncio.run(run_suite(root, world=args.world, window=args.window))
+    print(json.dumps(report, indent=2))
+    return 0 if report["all_recovered"] and not report["orphans"] else 1

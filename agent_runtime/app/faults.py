@@ -1,0 +1,269 @@
+"""The fault suite behind ``piano faults``: break a small village on purpose, one fault after
+another, and measure how it recovers.
+
+Faults, in order (each waits for the village to be healthy first):
+
+- ``kill_redis`` / ``kill_broker``: SIGKILL of the embedded service (it is supervised);
+- ``kill_minecraft`` (embedded world only): SIGKILL of the Minecraft server (supervised;
+  the bodies reconnect);
+- ``kick_bot`` (embedded world only): the server kicks one agent's body, which rejoins;
+- ``sigkill_run``: SIGKILL of a whole ``piano run`` process, then ``piano run --resume``.
+
+For each: ``recovered`` (the village decides again, and for a service the process was
+restarted), ``seconds_to_recover`` (from the fault to the first decision after it),
+``decisions_in_window`` / ``errors_in_window`` over the recovery window, and for the kill of
+the run the memories counted in Redis before the kill and after the resume. At the end,
+``orphans`` lists processes that still reference the suite's folders (must be none).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+import yaml
+from redis.asyncio import Redis
+
+from agent_runtime.config.loader import parse_config
+from agent_runtime.config.models import VillageConfig
+from agent_runtime.services import RedisServer
+
+__all__ = ["FaultResult", "run_suite", "suite_config"]
+
+AGENTS = ("Ann", "Bob", "Cleo")
+
+
+@dataclass
+class FaultResult:
+    fault: str
+    recovered: bool = False
+    seconds_to_recover: float | None = None
+    decisions_in_window: int = 0
+    errors_in_window: int = 0
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "fault": self.fault,
+            "recovered": self.recovered,
+            "seconds_to_recover": None
+            if self.seconds_to_recover is None
+            else round(self.seconds_to_recover, 2),
+            "decisions_in_window": self.decisions_in_window,
+            "errors_in_window": self.errors_in_window,
+            **self.detail,
+        }
+
+
+def suite_config(world: str) -> dict[str, Any]:
+    """The small village the suite breaks (heuristic brain, fast clock)."""
+    return {
+        "run": {"seed": 11, "time_scale": 0.3, "progress_every": 1, "embedder": "hashing",
+                "duration": None},
+        "world": {"kind": world, "port": 0},
+        "llm": {"provider": "heuristic"},
+        "agents": [{"name": n, "traits": ["You are steady and helpful."]} for n in AGENTS],
+    }  # fmt: skip
+
+
+async def _until(cond: Callable[[], bool], limit: float) -> float | None:
+    """Seconds until ``cond()`` held, or None after ``limit``."""
+    t0 = time.monotonic()
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(limit):
+            while not cond():  # noqa: ASYNC110 - the village's counters, changed by its tasks
+                await asyncio.sleep(0.05)
+            return time.monotonic() - t0
+    return None
+
+
+async def _inject(
+    v: Any,
+    name: str,
+    fault: Callable[[], Awaitable[None]],
+    restarted: Callable[[], bool],
+    window: float,
+) -> FaultResult:
+    result = FaultResult(name)
+    counts = v.events.counts
+    await _until(lambda: counts["decision"] >= 3, window)  # healthy first
+    d0, e0 = counts["decision"], counts["module_error"]
+    try:
+        await fault()
+    except Exception as err:  # the fault could not be injected: reported, not recovered
+        result.detail["error"] = f"{type(err).__name__}: {err}"
+        return result
+    took = await _until(lambda: restarted() and counts["decision"] > d0 + 2, window)
+    result.recovered = took is not None
+    result.seconds_to_recover = took
+    result.decisions_in_window = counts["decision"] - d0
+    result.errors_in_window = counts["module_error"] - e0
+    return result
+
+
+async def _kill_service(v: Any, name: str, service: Any, window: float) -> FaultResult:
+    before = service.restarts
+
+    async def kill() -> None:
+        os.kill(service.pid, signal.SIGKILL)
+
+    def restarted() -> bool:
+        return bool(service.restarts > before)
+
+    return await _inject(v, name, kill, restarted, window)
+
+
+async def _in_process_faults(cfg: VillageConfig, run_dir: Path, window: float) -> list[FaultResult]:
+    from agent_runtime.app.village import Village, VillageOptions
+
+    results: list[FaultResult] = []
+    opts = VillageOptions(run_dir=run_dir, run_id=run_dir.name)
+    async with Village(cfg, opts) as v:
+        for name, service in (("kill_redis", v.redis_server), ("kill_broker", v.broker)):
+            assert service is not None
+            results.append(await _kill_service(v, name, service, window))
+        server = getattr(v.world, "server", None)
+        if server is not None and v.world is not None:
+            rejoined: set[str] = set()
+
+            def body_events(record: dict[str, Any]) -> None:
+                if record.get("type") == "body_event" and record.get("kind") == "reconnected":
+                    rejoined.add(str(record.get("agent")))
+
+            v.events.add_listener(body_events)
+            before = server.restarts
+
+            async def kill_server() -> None:
+                rejoined.clear()
+                os.kill(server.pid, signal.SIGKILL)
+
+            def world_back() -> bool:  # the server is up and every body joined it again
+                return bool(server.restarts > before) and rejoined >= set(AGENTS)
+
+            results.append(await _inject(v, "kill_minecraft", kill_server, world_back, window))
+            admin = v.world.admin
+            victim = AGENTS[0]
+
+            async def kick() -> None:
+                rejoined.clear()
+                await admin.command(f"/kick {victim}")
+
+            results.append(
+                await _inject(v, "kick_bot", kick, lambda: victim in rejoined, window)
+            )
+    return results
+
+
+async def _memories(run_dir: Path, run_id: str) -> int:
+    async with RedisServer(run_dir / "redis") as server:
+        client: Redis = Redis.from_url(server.url)
+        try:
+            total = 0
+            for name in AGENTS:
+                total += int(await client.hlen(f"piano:{run_id}:agent:{name}:mem:records"))
+            return total
+        finally:
+            await client.aclose()
+
+
+def _piano(*args: str) -> list[str]:
+    return [sys.executable, "-m", "agent_runtime.app.cli.main", *args]
+
+
+def _decisions(run_dir: Path) -> int:
+    path = run_dir / "events.jsonl"
+    if not path.exists():
+        return 0
+    return sum('"type":"decision"' in line for line in path.read_text().splitlines())
+
+
+async def _sigkill_and_resume(config_file: Path, root: Path, window: float) -> FaultResult:
+    result = FaultResult("sigkill_run")
+    run_dir = root / "runs" / "killed"
+    proc = await asyncio.create_subprocess_exec(
+        *_piano("run", str(config_file), "--out", str(root / "runs"), "--run-id", "killed",
+                "--quiet", "--no-web"),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        await _until(lambda: _decisions(run_dir) >= 6, window)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGKILL)
+        await proc.wait()
+    info = json.loads((run_dir / "run.json").read_text())
+    pids = [p for p in info.get("service_pids", {}).values() if p]
+    await _until(lambda: not any(psutil.pid_exists(p) for p in pids), 30)
+    before = await _memories(run_dir, "killed")
+    d0 = _decisions(run_dir)
+    t0 = time.monotonic()
+    resumed = await asyncio.create_subprocess_exec(
+        *_piano("run", "--resume", str(run_dir), "--duration", str(window / 2), "--quiet",
+                "--no-web"),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    first: float | None = None
+    while resumed.returncode is None:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(0.2):
+                await resumed.wait()
+        if first is None and _decisions(run_dir) > d0:
+            first = time.monotonic() - t0
+    after = await _memories(run_dir, "killed")
+    result.recovered = resumed.returncode == 0 and first is not None and after >= before
+    result.seconds_to_recover = first
+    result.decisions_in_window = _decisions(run_dir) - d0
+    result.detail = {
+        "memories_before": before,
+        "memories_after": after,
+        "memories_lost": max(0, before - after),
+    }
+    return result
+
+
+def _orphans(root: Path) -> list[dict[str, Any]]:
+    """Processes other than this one and its ancestors that still name the suite's folder."""
+    mark = str(root)
+    me = psutil.Process()
+    mine = {me.pid, *(p.pid for p in me.parents())}
+    out = []
+    for p in psutil.process_iter(["pid", "cmdline"]):
+        cmd = " ".join(p.info.get("cmdline") or [])
+        if mark in cmd and p.pid not in mine:
+            out.append({"pid": p.pid, "cmdline": cmd[:200]})
+    return out
+
+
+def _write_config(root: Path, data: dict[str, Any]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    config_file = root / "village.yaml"
+    config_file.write_text(yaml.safe_dump(data, sort_keys=False))
+    return config_file
+
+
+async def run_suite(root: Path, *, world: str = "none", window: float = 60.0) -> dict[str, Any]:
+    """Run every fault against fresh villages under ``root``; the JSON report."""
+    data = suite_config(world)
+    config_file = _write_config(root, data)
+    cfg = parse_config(data, str(config_file))
+    t0 = time.monotonic()
+    results = await _in_process_faults(cfg, root / "runs" / "faults", window)
+    results.append(await _sigkill_and_resume(config_file, root, window))
+    orphans = _orphans(root)
+    return {
+        "world": world,
+        "faults": [r.as_dict() for r in results],
+        "all_recovered": all(r.recovered for r in results),
+        "orphans": orphans,
+        "seconds": round(time.monotonic() - t0, 1),
+    }

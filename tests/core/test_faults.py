@@ -1,0 +1,25 @@
+"""`piano faults` at small scale (no Minecraft): every fault recovers, nothing is orphaned,
+no memory is lost across SIGKILL + resume."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_runtime.app.faults import run_suite
+
+pytestmark = [pytest.mark.services, pytest.mark.slow]
+
+
+@pytest.mark.timeout(300)
+async def test_fault_suite_without_a_world(tmp_path: Path) -> None:
+    report = await run_suite(tmp_path / "suite", world="none", window=60)
+    by_name = {f["fault"]: f for f in report["faults"]}
+    assert set(by_name) == {"kill_redis", "kill_broker", "sigkill_run"}
+    for fault in report["faults"]:
+        assert fault["recovered"], fault
+        assert fault["seconds_to_recover"] is not None and fault["seconds_to_recover"] < 60
+    assert by_name["sigkill_run"]["memories_lost"] == 0
+    assert by_name["sigkill_run"]["memories_after"] >= by_name["sigkill_run"]["memories_before"]
+    assert report["orphans"] == []
