@@ -11,7 +11,7 @@ Example::
       modules:                         # per-module overrides
         social_awareness: gpt-4o       # shorthand: just the model
         planning: {model: llama3.1, base_url: http://10.0.0.5:8000/v1, api_key_env: null}
-      timeout_s: 30
+      timeout_s: 60
       max_retries: 3
       concurrency: 16
       requests_per_minute: 500
@@ -91,7 +91,7 @@ class LLMSettings(_Frozen):
     structured_output: Literal[
         "auto", "json_schema", "json_object_schema", "json_object", "prompt"
     ] = "auto"
-    timeout_s: float = Field(default=30.0, gt=0)
+    timeout_s: float = Field(default=60.0, gt=0)  # per request; a timed-out one is not retried
     max_retries: int = Field(default=3, ge=0, le=10)
     backoff_base_s: float = Field(default=0.5, ge=0)
     backoff_max_s: float = Field(default=8.0, ge=0)

@@ -6,6 +6,7 @@ implementation detail except where a test needs a specific helper.
 """
 
 from agent_runtime.llm.accounting import Accounting, CallStats, PriceTable
+from agent_runtime.llm.adaptive import AdaptiveConcurrency
 from agent_runtime.llm.brain import HEURISTIC, Brain, Thought, think
 from agent_runtime.llm.budget import Budgets
 from agent_runtime.llm.errors import (
@@ -18,6 +19,7 @@ from agent_runtime.llm.errors import (
     LLMRateLimited,
     LLMRequestRejected,
     LLMServerError,
+    LLMShed,
     LLMTimeout,
 )
 from agent_runtime.llm.factory import PROMPT_LOG_NAME, LLMService
@@ -25,6 +27,7 @@ from agent_runtime.llm.fake_server import FakeOpenAIServer, FakeReply, RecordedR
 from agent_runtime.llm.limits import Limiter, TokenBucket
 from agent_runtime.llm.managed import ManagedLanguageModel
 from agent_runtime.llm.openai_model import EndpointState, OpenAILanguageModel, RetryPolicy
+from agent_runtime.llm.priority import Priority, SchedulingPolicy, priority_for
 from agent_runtime.llm.prompt_log import PromptLog, redact
 from agent_runtime.llm.scripted import ScriptedLanguageModel, ScriptExhausted
 from agent_runtime.llm.simulated import SimulatedLanguageModel
@@ -33,6 +36,7 @@ __all__ = [
     "HEURISTIC",
     "PROMPT_LOG_NAME",
     "Accounting",
+    "AdaptiveConcurrency",
     "Brain",
     "Budgets",
     "CallStats",
@@ -49,19 +53,23 @@ __all__ = [
     "LLMRequestRejected",
     "LLMServerError",
     "LLMService",
+    "LLMShed",
     "LLMTimeout",
     "Limiter",
     "ManagedLanguageModel",
     "OpenAILanguageModel",
     "PriceTable",
+    "Priority",
     "PromptLog",
     "RecordedRequest",
     "RetryPolicy",
+    "SchedulingPolicy",
     "ScriptExhausted",
     "ScriptedLanguageModel",
     "SimulatedLanguageModel",
     "Thought",
     "TokenBucket",
+    "priority_for",
     "redact",
     "think",
 ]

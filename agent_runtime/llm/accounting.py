@@ -8,6 +8,14 @@ Definitions (exact, the tests rely on them):
 
 * ``calls``: ``complete()`` invocations that reached the layer (including ones
   refused for budget); ``ok`` + ``failures`` == ``calls``.
+* ``parsed`` + ``repaired`` == ``ok``: replies valid at once / only after the
+  repair turn. ``shed`` + ``failed`` == ``failures``: calls given up before
+  they were sent (their priority's deadline or the backlog; by
+  ``<priority>:<reason>`` in ``shed_reasons``) / calls that failed otherwise
+  (by error kind in ``errors``, which also counts the shed ones as ``LLMShed``).
+* ``format_rejections``: requests whose ``response_format`` the endpoint
+  rejected (each is resent in the next mode at once); ``attempt_errors``:
+  every HTTP error or timeout of any attempt, retried or not, by kind.
 * ``attempts``: HTTP requests (or model invocations) made; ``retries`` =
   attempts beyond the first of each call (transport retries, the repair retry
   and the json_schema -> json_object switch).
@@ -24,7 +32,8 @@ from typing import Any
 
 from agent_runtime.config.llm import DEFAULT_PRICES, ModelPrice
 from agent_runtime.interfaces import LLMResult, Usage
-from agent_runtime.llm.errors import LLMError
+from agent_runtime.llm.calls import CallTrace
+from agent_runtime.llm.errors import LLMError, LLMShed
 
 __all__ = ["Accounting", "CallStats", "PriceTable"]
 
@@ -56,6 +65,11 @@ class CallStats:
     calls: int = 0
     ok: int = 0
     failures: int = 0
+    parsed: int = 0
+    repaired: int = 0
+    shed: int = 0
+    failed: int = 0
+    format_rejections: int = 0
     attempts: int = 0
     retries: int = 0
     heuristic: int = 0
@@ -67,15 +81,33 @@ class CallStats:
     latency_s_max: float = 0.0
     errors: Counter[str] = field(default_factory=Counter)
     fallback_reasons: Counter[str] = field(default_factory=Counter)
+    shed_reasons: Counter[str] = field(default_factory=Counter)
+    attempt_errors: Counter[str] = field(default_factory=Counter)
 
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    @property
+    def fallback_share(self) -> float:
+        """Share of the calls that wanted the model and got the heuristic."""
+        return self.fallbacks / self.calls if self.calls else 0.0
+
+    @property
+    def model_share(self) -> float:
+        """Share of all decisions (model or heuristic) the model made."""
+        decisions = self.ok + self.heuristic
+        return self.ok / decisions if decisions else 0.0
+
     def add(self, other: CallStats) -> None:
         self.calls += other.calls
         self.ok += other.ok
         self.failures += other.failures
+        self.parsed += other.parsed
+        self.repaired += other.repaired
+        self.shed += other.shed
+        self.failed += other.failed
+        self.format_rejections += other.format_rejections
         self.attempts += other.attempts
         self.retries += other.retries
         self.heuristic += other.heuristic
@@ -87,12 +119,19 @@ class CallStats:
         self.latency_s_max = max(self.latency_s_max, other.latency_s_max)
         self.errors.update(other.errors)
         self.fallback_reasons.update(other.fallback_reasons)
+        self.shed_reasons.update(other.shed_reasons)
+        self.attempt_errors.update(other.attempt_errors)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "calls": self.calls,
             "ok": self.ok,
             "failures": self.failures,
+            "parsed": self.parsed,
+            "repaired": self.repaired,
+            "shed": self.shed,
+            "failed": self.failed,
+            "format_rejections": self.format_rejections,
             "attempts": self.attempts,
             "retries": self.retries,
             "heuristic": self.heuristic,
@@ -105,6 +144,10 @@ class CallStats:
             "latency_s_max": round(self.latency_s_max, 6),
             "errors": dict(sorted(self.errors.items())),
             "fallback_reasons": dict(sorted(self.fallback_reasons.items())),
+            "shed_reasons": dict(sorted(self.shed_reasons.items())),
+            "attempt_errors": dict(sorted(self.attempt_errors.items())),
+            "fallback_share": round(self.fallback_share, 4),
+            "model_share": round(self.model_share, 4),
         }
 
 
@@ -122,20 +165,46 @@ class Accounting:
             s = self._stats[key] = CallStats()
         return s
 
-    def record_success(self, module: str, agent: str, result: LLMResult[Any]) -> None:
+    def record_success(
+        self, module: str, agent: str, result: LLMResult[Any], trace: CallTrace | None = None
+    ) -> None:
         s = self._get(module, agent)
         s.calls += 1
         s.ok += 1
+        if trace is not None and trace.repaired:
+            s.repaired += 1
+        else:
+            s.parsed += 1
+        self._trace(s, trace)
         self._usage(s, result.attempts, result.usage, result.cost_usd, result.latency_s)
 
     def record_failure(
-        self, module: str, agent: str, error: LLMError, *, cost_usd: float, latency_s: float
+        self,
+        module: str,
+        agent: str,
+        error: LLMError,
+        *,
+        cost_usd: float,
+        latency_s: float,
+        trace: CallTrace | None = None,
     ) -> None:
         s = self._get(module, agent)
         s.calls += 1
         s.failures += 1
         s.errors[error.kind] += 1
+        if isinstance(error, LLMShed):
+            s.shed += 1
+            s.shed_reasons[f"{error.priority}:{error.reason}"] += 1
+        else:
+            s.failed += 1
+        self._trace(s, trace)
         self._usage(s, error.attempts, error.usage, cost_usd, latency_s)
+
+    @staticmethod
+    def _trace(s: CallStats, trace: CallTrace | None) -> None:
+        if trace is not None:
+            s.format_rejections += trace.format_rejections
+            s.attempt_errors.update(trace.attempt_errors)
 
     @staticmethod
     def _usage(s: CallStats, attempts: int, usage: Usage, cost: float, latency: float) -> None:
@@ -181,6 +250,70 @@ class Accounting:
         modules = sorted({m for m, _ in self._stats})
         return {m: self.stats(module=m).as_dict() for m in modules}
 
+    def progress(self) -> dict[str, Any]:
+        """Figures for a run's progress line: the model's share and the real errors."""
+        t = self.stats()
+        return {
+            "llm_calls": t.calls,
+            "model_decisions": t.ok,
+            "heuristic_decisions": t.heuristic,
+            "model_share": round(t.model_share, 4),
+            "fallbacks": t.fallbacks,
+            "shed": t.shed,
+            "failed": t.failed,
+            "attempt_errors": sum(t.attempt_errors.values()),
+        }
+
+    def progress_text(self) -> str:
+        """E.g. ``model 82% of 150 decisions  fallbacks 27 (shed 20, failed 7)  http errors 3``."""
+        p = self.progress()
+        decisions = p["model_decisions"] + p["heuristic_decisions"]
+        return (
+            f"model {p['model_share']:.0%} of {decisions} decisions  "
+            f"fallbacks {p['fallbacks']} (shed {p['shed']}, failed {p['failed']})  "
+            f"http errors {p['attempt_errors']}"
+        )
+
+    def warnings(self, threshold: float = 0.2) -> list[str]:
+        """One line per module where more than ``threshold`` of the LLM calls fell back."""
+        out = []
+        for module, s in sorted(self._module_stats().items()):
+            if s.calls and s.fallback_share > threshold:
+                reasons = ", ".join(f"{k} {v}" for k, v in s.fallback_reasons.most_common(3))
+                out.append(
+                    f"warning: {module}: {s.fallbacks} of {s.calls} LLM calls "
+                    f"({s.fallback_share:.0%}) fell back to the heuristic ({reasons})"
+                )
+        return out
+
+    def report(self) -> list[str]:
+        """The end-of-run table: per module calls, parsed, repaired, shed, failed by reason."""
+        rows = [("module", "calls", "parsed", "repaired", "shed", "failed", "heuristic", "reasons")]
+        for module, s in sorted(self._module_stats().items()):
+            reasons = {f"shed {k}": v for k, v in s.shed_reasons.items()}
+            reasons.update({k: v for k, v in s.errors.items() if k != "LLMShed"})
+            rows.append(
+                (
+                    module,
+                    str(s.calls),
+                    str(s.parsed),
+                    str(s.repaired),
+                    str(s.shed),
+                    str(s.failed),
+                    str(s.heuristic),
+                    ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "-",
+                )
+            )
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+        lines = [
+            "  ".join(c.ljust(w) for c, w in zip(r[:-1], widths, strict=True)) + "  " + r[-1]
+            for r in rows
+        ]
+        return lines + self.warnings()
+
+    def _module_stats(self) -> dict[str, CallStats]:
+        return {m: self.stats(module=m) for m in sorted({m for m, _ in self._stats})}
+
     def snapshot(self) -> dict[str, Any]:
         """Everything, JSON-serialisable, for ``metrics.json``."""
         by_agent: dict[str, dict[str, Any]] = {}
@@ -190,4 +323,5 @@ class Accounting:
             "total": self.stats().as_dict(),
             "by_module": self.summary(),
             "by_agent": by_agent,
+            "warnings": self.warnings(),
         }

@@ -29,7 +29,9 @@ from typing import Generic
 
 from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, T
 from agent_runtime.llm.accounting import Accounting
+from agent_runtime.llm.calls import CallOptions, call_options
 from agent_runtime.llm.errors import LLMError
+from agent_runtime.llm.priority import Priority
 
 __all__ = ["HEURISTIC", "Brain", "Thought", "think"]
 
@@ -107,12 +109,19 @@ class Brain:
         self,
         request: LLMRequest[T] | Callable[[], LLMRequest[T]],
         heuristic: Heuristic[T],
+        *,
+        priority: Priority | str | None = None,
+        deadline_s: float | None = None,
     ) -> Thought[T]:
         """Decide with the model if there is one.
 
         ``request`` may be a factory so that prompts are only rendered when a
         model will read them. The request's ``module`` and ``agent`` are set
-        to the brain's.
+        to the brain's. ``priority`` (``"high"``, ``"normal"``, ``"low"``;
+        default: from the module's name) and ``deadline_s`` (the longest wait
+        for a slot; default: the priority's) decide how the call queues; a call
+        that would wait longer is shed to the heuristic
+        (``fallback_reason == "LLMShed"``).
         """
         model = self.model
         if model is None:
@@ -125,8 +134,12 @@ class Brain:
             if (req.module, req.agent) != (self.module, self.agent):
                 # budgets and accounting are per (module, agent): the brain's identity wins
                 req = dataclasses.replace(req, module=self.module, agent=self.agent)
-            return await model.complete(req)
+            with call_options(options):
+                return await model.complete(req)
 
+        options = CallOptions(
+            Priority.parse(priority) if priority is not None else None, deadline_s
+        )
         return await think(
             call, heuristic, module=self.module, agent=self.agent, accounting=self.accounting
         )

@@ -9,6 +9,8 @@ cancellation) propagates. ::
      ├── LLMConnectionError         could not reach the endpoint (after retries)
      ├── LLMRateLimited             HTTP 429 (after retries)
      │    └── LLMLimiterTimeout     our own limiter queue did not grant a slot in time
+     │         └── LLMShed          shed to the heuristic: its priority's deadline passed
+     │                              while queued, or the queue was too far behind to make it
      ├── LLMServerError             HTTP 5xx (after retries)
      ├── LLMRequestRejected         non-retryable 4xx: bad request, auth, unknown model
      ├── LLMInvalidOutput           reply still not valid JSON for the schema after one repair
@@ -30,6 +32,7 @@ __all__ = [
     "LLMRateLimited",
     "LLMRequestRejected",
     "LLMServerError",
+    "LLMShed",
     "LLMTimeout",
 ]
 
@@ -73,6 +76,20 @@ class LLMRateLimited(LLMError):
 
 class LLMLimiterTimeout(LLMRateLimited):
     pass
+
+
+class LLMShed(LLMLimiterTimeout):
+    """A request given up before it was sent, so its caller uses the heuristic at once.
+
+    ``reason`` is ``"deadline"`` (it waited its priority's whole deadline) or
+    ``"backlog"`` (the queue ahead of it could not be served within the deadline).
+    """
+
+    def __init__(self, message: str, *, reason: str, priority: str, waited_s: float) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.priority = priority
+        self.waited_s = waited_s
 
 
 class LLMServerError(LLMError):

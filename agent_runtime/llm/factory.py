@@ -41,10 +41,11 @@ from agent_runtime.llm.errors import LLMConfigError
 from agent_runtime.llm.limits import Limiter
 from agent_runtime.llm.managed import ManagedLanguageModel
 from agent_runtime.llm.openai_model import EndpointState, OpenAILanguageModel, RetryPolicy
+from agent_runtime.llm.priority import Priority, SchedulingPolicy
 from agent_runtime.llm.prompt_log import PromptLog
 from agent_runtime.llm.simulated import SimulatedLanguageModel
 
-__all__ = ["PROMPT_LOG_NAME", "LLMService"]
+__all__ = ["PROMPT_LOG_NAME", "LLMService", "scheduling_policy"]
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +79,8 @@ class LLMService:
             requests_per_minute=settings.requests_per_minute,
             tokens_per_minute=settings.tokens_per_minute,
             queue_timeout_s=settings.queue_timeout_s,
+            policy=scheduling_policy(settings),
+            adaptive=settings.adaptive_concurrency,
         )
         self.retry = RetryPolicy(
             max_retries=settings.max_retries,
@@ -90,10 +93,12 @@ class LLMService:
             else None
         )
         if backend is None and settings.provider == "simulated":
-            backend = SimulatedLanguageModel(settings.simulated_latency_ms, seed=seed)
+            backend = SimulatedLanguageModel(
+                settings.simulated_latency_ms, seed=seed, capacity=settings.simulated_capacity
+            )
         self._backend = backend
         self._clients: dict[tuple[str | None, str | None], AsyncOpenAI] = {}
-        self._endpoints: dict[str, EndpointState] = {}
+        self._endpoints: dict[tuple[str, str], EndpointState] = {}
         self._models: dict[str, LanguageModel] = {}
         self._started = False
 
@@ -196,10 +201,10 @@ class LLMService:
         resolved = self.settings.for_module(module)
         target = (resolved.base_url, resolved.api_key_env)
         client = self._clients[target]
-        endpoint_key = str(client.base_url)
+        endpoint_key = (str(client.base_url), resolved.model)
         endpoint = self._endpoints.get(endpoint_key)
         if endpoint is None:
-            endpoint = self._endpoints[endpoint_key] = EndpointState(endpoint_key)
+            endpoint = self._endpoints[endpoint_key] = EndpointState(*endpoint_key)
         inner = OpenAILanguageModel(
             client,
             resolved.model,
@@ -215,6 +220,29 @@ class LLMService:
 
     # --- metrics --------------------------------------------------------------------------
 
+    def progress(self) -> dict[str, Any]:
+        """For a run's progress line: the model's share of decisions, fallbacks, real errors,
+        and the limiter's current state."""
+        return {
+            **self.accounting.progress(),
+            "limit": self.limiter.limit,
+            "in_flight": self.limiter.in_flight,
+            "queued": self.limiter.queued,
+        }
+
+    def progress_text(self) -> str:
+        """One short line, e.g. ``model 82% of 150 decisions  fallbacks 27 (shed 20, failed 7)
+        http errors 3  slots 1/2``."""
+        return (
+            f"{self.accounting.progress_text()}  "
+            f"slots {self.limiter.in_flight}/{self.limiter.limit} queued {self.limiter.queued}"
+        )
+
+    def report(self) -> list[str]:
+        """The end-of-run lines: per module calls, parsed, repaired, shed, failed by reason,
+        then one warning line per module where more than 20% of the calls fell back."""
+        return self.accounting.report() if self.uses_llm else []
+
     def snapshot(self) -> dict[str, Any]:
         """Everything for ``metrics.json`` (no secrets)."""
         return {
@@ -223,9 +251,15 @@ class LLMService:
             "accounting": self.accounting.snapshot(),
             "budget": self.budgets.snapshot(),
             "limiter": self.limiter.snapshot(),
-            "endpoints": {
-                url: {"json_schema": state.json_schema}
-                for url, state in sorted(self._endpoints.items())
-            },
+            "endpoints": [state.snapshot() for _, state in sorted(self._endpoints.items())],
             "prompt_log": str(self.prompt_log.path) if self.prompt_log is not None else None,
         }
+
+
+def scheduling_policy(settings: LLMSettings) -> SchedulingPolicy:
+    """Priorities and deadlines from the ``llm:`` section."""
+    d = settings.deadlines_s
+    return SchedulingPolicy(
+        deadlines_s={Priority.HIGH: d.high, Priority.NORMAL: d.normal, Priority.LOW: d.low},
+        overrides={m: Priority.parse(p) for m, p in settings.priorities.items()},
+    )

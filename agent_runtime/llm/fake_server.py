@@ -1,9 +1,12 @@
 """A local fake OpenAI-compatible HTTP server for tests (no network beyond loopback).
 
 Speaks just enough HTTP/1.1 (keep-alive, ``Content-Length`` bodies) for the
-``openai`` SDK: ``POST /v1/chat/completions``. Behaviour is scripted
-(``reject_json_schema`` / ``reject_response_formats`` emulate endpoints
-without structured outputs or JSON mode)::
+``openai`` SDK: ``POST /v1/chat/completions`` and ``GET /v1/models``.
+Behaviour is scripted (``reject_json_schema`` / ``reject_response_formats``
+emulate endpoints without structured outputs or JSON mode; a format is a
+``response_format.type`` or ``"json_object_schema"`` for a json_object with a
+schema; ``reject_status`` / ``reject_message`` shape the rejection, e.g.
+llama-cpp-python's 500 "Input should be 'text' or 'json_object'")::
 
     async with FakeOpenAIServer(reject_json_schema=True) as server:
         server.push(FakeReply.error(429), FakeReply.json({"say": "hi"}))
@@ -93,6 +96,17 @@ class RecordedRequest:
         return None
 
     @property
+    def format_mode(self) -> str | None:
+        """The structured-output mode: ``response_format.type``, or ``"json_object_schema"``
+        for a json_object that carries a schema."""
+        t = self.response_format
+        if t == "json_object" and isinstance(self.body, dict):
+            rf = self.body.get("response_format")
+            if isinstance(rf, dict) and isinstance(rf.get("schema"), dict):
+                return "json_object_schema"
+        return t
+
+    @property
     def messages(self) -> list[dict[str, Any]]:
         if isinstance(self.body, dict) and isinstance(self.body.get("messages"), list):
             return list(self.body["messages"])
@@ -118,10 +132,16 @@ class FakeOpenAIServer:
         default: FakeReply | Responder | None = None,
         reject_json_schema: bool = False,
         reject_response_formats: Iterable[str] = (),
+        reject_status: int = 400,
+        reject_message: str | None = None,
+        models: Iterable[str] = ("gpt-4o-mini",),
         delay_s: float = 0.0,
         host: str = "127.0.0.1",
     ) -> None:
         self.default = default
+        self.reject_status = reject_status
+        self.reject_message = reject_message
+        self.models = list(models)
         self.reject_response_formats: set[str] = set(reject_response_formats)
         if reject_json_schema:
             self.reject_response_formats.add("json_schema")
@@ -254,11 +274,18 @@ class FakeOpenAIServer:
             writer.close()
 
     async def _respond(self, request: RecordedRequest) -> tuple[int, dict[str, str], bytes]:
+        if request.method == "GET" and request.path.rstrip("/").endswith("/models"):
+            listing = [{"id": m, "object": "model", "owned_by": "fake"} for m in self.models]
+            return 200, {}, json.dumps({"object": "list", "data": listing}).encode()
         if request.method != "POST" or not request.path.rstrip("/").endswith("/chat/completions"):
             return 404, {}, _error_body(404, f"no route {request.method} {request.path}")
-        if request.response_format in self.reject_response_formats:
-            message = f"response_format type '{request.response_format}' is not supported"
-            return 400, {}, _error_body(400, message, param="response_format")
+        rejected = self.reject_response_formats
+        if request.response_format in rejected or request.format_mode in rejected:
+            message = self.reject_message or (
+                f"response_format type '{request.response_format}' is not supported"
+            )
+            status = self.reject_status
+            return status, {}, _error_body(status, message, param="response_format")
         reply = await self._next_reply(request)
         delay = reply.delay_s or self.delay_s
         if delay:

@@ -1,10 +1,23 @@
 """Client-side limits shared by every model of a run.
 
-:class:`Limiter` combines a global concurrency semaphore with two token
-buckets (requests per minute, tokens per minute). A caller holds a
-:meth:`Limiter.slot` around each HTTP request; waiting for a slot is FIFO (the
-buckets are served under one lock, the semaphore queues in order) and bounded
-by ``queue_timeout_s``, after which :class:`LLMLimiterTimeout` is raised.
+:class:`Limiter` combines a concurrency limit with two token buckets
+(requests per minute, tokens per minute). A caller holds a
+:meth:`Limiter.slot` around each HTTP request. Waiting callers are served by
+priority (:class:`~agent_runtime.llm.priority.Priority`: the controller
+before goals before importance ratings), FIFO within a priority; the token
+buckets serve their waiters FIFO.
+
+No caller waits longer than its priority's deadline (and never longer than
+``queue_timeout_s``): it is shed with :class:`LLMShed` (``reason="deadline"``)
+and its module uses the heuristic. When others of its priority or higher are
+already waiting and the queue cannot be served within its deadline at the
+measured service time, it is shed at once (``reason="backlog"``): shedding,
+not queueing, absorbs an overload. While high-priority requests keep coming
+(one within the last service time), the last free slot is kept for them.
+
+The concurrency limit is either fixed or adaptive
+(:class:`~agent_runtime.llm.adaptive.AdaptiveConcurrency`, from latency and
+429s, never above ``concurrency``).
 
 Token use is not known until the reply arrives, so a slot takes an estimate
 up front and :meth:`Slot.settle` corrects the bucket afterwards (a bucket may
@@ -14,13 +27,19 @@ go into debt, which delays the next callers).
 from __future__ import annotations
 
 import asyncio
+import heapq
+import itertools
 import logging
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
-from agent_runtime.llm.errors import LLMLimiterTimeout
+from agent_runtime.llm.adaptive import AdaptiveConcurrency
+from agent_runtime.llm.errors import LLMShed
+from agent_runtime.llm.priority import Priority, SchedulingPolicy
 
 __all__ = ["Limiter", "Slot", "TokenBucket"]
 
@@ -78,12 +97,33 @@ class TokenBucket:
 
 
 class Slot:
-    """One granted request slot; :meth:`settle` reports the real token count."""
+    """One granted request slot.
 
-    def __init__(self, limiter: Limiter, estimated_tokens: float, waited_s: float) -> None:
+    :meth:`settle` reports the real token count; :meth:`succeeded` reports a
+    good reply (its hold time feeds the adaptive limit); :meth:`overloaded`
+    reports an HTTP 429.
+    """
+
+    def __init__(
+        self,
+        limiter: Limiter,
+        estimated_tokens: float,
+        waited_s: float,
+        *,
+        key: str,
+        priority: Priority,
+        saturated: bool,
+        in_flight: int = 1,
+    ) -> None:
         self._limiter = limiter
         self.estimated_tokens = estimated_tokens
         self.waited_s = waited_s
+        self.key = key
+        self.priority = priority
+        self.saturated = saturated
+        self.in_flight_at_grant = in_flight  # requests in flight once granted, itself included
+        self.granted_at = time.monotonic()
+        self.ok = False
         self._settled = False
 
     def settle(self, actual_tokens: int) -> None:
@@ -93,9 +133,30 @@ class Slot:
         if self._limiter.tokens is not None:
             self._limiter.tokens.adjust(self.estimated_tokens - actual_tokens)
 
+    def succeeded(self) -> None:
+        self.ok = True
+
+    def overloaded(self) -> None:
+        """HTTP 429: too many requests."""
+        self._limiter.concurrency_control.overloaded()
+
+    def timed_out(self) -> None:
+        """No answer within the request timeout: more than the server serves in time; the
+        time held is a lower bound of its service time."""
+        control = self._limiter.concurrency_control
+        control.overloaded()
+        control.note_service(time.monotonic() - self.granted_at)
+
+
+@dataclass(order=True, slots=True)
+class _Waiter:
+    priority: int
+    seq: int
+    future: asyncio.Future[None] = field(compare=False)
+
 
 class Limiter:
-    """Global concurrency + RPM + TPM limits for all LLM calls of a run."""
+    """Global concurrency + RPM + TPM limits for all LLM calls of a run, served by priority."""
 
     def __init__(
         self,
@@ -105,6 +166,9 @@ class Limiter:
         tokens_per_minute: float | None = None,
         queue_timeout_s: float = 60.0,
         window_s: float = 60.0,
+        policy: SchedulingPolicy | None = None,
+        adaptive: bool = False,
+        initial_concurrency: int | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if concurrency < 1:
@@ -113,7 +177,10 @@ class Limiter:
             raise ValueError("queue_timeout_s and window_s must be positive")
         self.concurrency = concurrency
         self.queue_timeout_s = queue_timeout_s
-        self._sem = asyncio.Semaphore(concurrency)
+        self.policy = policy if policy is not None else SchedulingPolicy()
+        self.concurrency_control = AdaptiveConcurrency(
+            concurrency, enabled=adaptive, initial=initial_concurrency
+        )
         self.requests = (
             TokenBucket(requests_per_minute, requests_per_minute / window_s, clock=clock)
             if requests_per_minute
@@ -124,63 +191,255 @@ class Limiter:
             if tokens_per_minute
             else None
         )
+        self._waiters: list[_Waiter] = []
+        self._seq = itertools.count()
         self.in_flight = 0
         self.max_in_flight = 0
         self.granted = 0
         self.timeouts = 0
+        self.shed: Counter[str] = Counter()  # "<priority>:<reason>"
         self.wait_s_total = 0.0
         self.wait_s_max = 0.0
+        self.wait_s_max_by_priority: dict[str, float] = {}
+        self._watchers: list[tuple[Callable[[Limiter], bool], asyncio.Future[None]]] = []
+        self._high_seen_at = float("-inf")
+
+    async def wait_for(self, predicate: Callable[[Limiter], bool]) -> None:
+        """Wait until ``predicate(limiter)`` holds (tests and tools; bound it with a timeout)."""
+        if predicate(self):
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._watchers.append((predicate, future))
+        try:
+            await future
+        finally:
+            self._watchers = [(p, f) for p, f in self._watchers if f is not future]
+
+    def _changed(self) -> None:
+        for predicate, future in self._watchers:
+            if not future.done() and predicate(self):
+                future.set_result(None)
+
+    @property
+    def limit(self) -> int:
+        """Requests allowed in flight now (the adaptive limit, or ``concurrency``)."""
+        return self.concurrency_control.effective
+
+    @property
+    def queued(self) -> int:
+        return sum(1 for w in self._waiters if not w.future.done())
+
+    def queued_ahead(self, priority: Priority) -> int:
+        """Waiters that would be served before a new request of ``priority``."""
+        return sum(1 for w in self._waiters if w.priority <= priority and not w.future.done())
+
+    def expected_wait_s(self, priority: Priority) -> float | None:
+        """Estimated wait for a slot for a new request of ``priority`` (None: not known yet)."""
+        ahead = self.queued_ahead(priority)
+        free = self.limit - self.in_flight
+        if free > ahead:
+            return 0.0
+        service = self.concurrency_control.service_s
+        if service is None:
+            return None
+        # each slot frees about once per service time, the first after half of one on
+        # average; we need (ahead - free + 1) of them
+        return (ahead - max(free, 0) + 0.5) * service / self.limit
+
+    def behind(self, priority: Priority) -> bool:
+        """True when a new request of ``priority`` would probably miss its deadline."""
+        expected = self.expected_wait_s(priority)
+        return expected is not None and expected > self._deadline(priority, None)
+
+    def _deadline(self, priority: Priority, deadline_s: float | None) -> float:
+        d = self.policy.deadline_s(priority) if deadline_s is None else deadline_s
+        return max(0.0, min(d, self.queue_timeout_s))
 
     @asynccontextmanager
-    async def slot(self, estimated_tokens: int = 0) -> AsyncIterator[Slot]:
-        """Hold one request slot; raises :class:`LLMLimiterTimeout` if none comes in time."""
+    async def slot(
+        self,
+        estimated_tokens: int = 0,
+        *,
+        module: str = "",
+        priority: Priority | None = None,
+        deadline_s: float | None = None,
+    ) -> AsyncIterator[Slot]:
+        """Hold one request slot; raises :class:`LLMShed` if none comes within the deadline."""
+        prio = priority if priority is not None else self.policy.priority(module)
+        deadline = self._deadline(prio, deadline_s)
         t0 = time.monotonic()
+        if prio == Priority.HIGH:
+            self._high_seen_at = t0
+        if not self._can_grant_now(prio):
+            # the first in line of its class always waits (up to its deadline) for the next
+            # free slot; behind others, it is shed at once when they cannot all be served
+            # within its deadline
+            expected = self.expected_wait_s(prio) if self.queued_ahead(prio) else None
+            if expected is not None and expected > deadline:
+                raise self._shed(prio, "backlog", 0.0, deadline, expected)
+            await self._wait_turn(prio, deadline, t0)
+        else:
+            self._take()
+        saturated = self.in_flight >= self.limit
+        in_flight = self.in_flight
         taken_requests = 0.0
         taken_tokens = 0.0
-        acquired = False
         try:
-            async with asyncio.timeout(self.queue_timeout_s):
-                await self._sem.acquire()
-                acquired = True
+            remaining = max(1e-3, deadline - (time.monotonic() - t0))
+            async with asyncio.timeout(remaining):
                 if self.requests is not None:
                     taken_requests = await self.requests.take(1)
                 if self.tokens is not None:
                     taken_tokens = await self.tokens.take(estimated_tokens)
         except TimeoutError:
-            self.timeouts += 1
-            if acquired:
-                self._sem.release()
+            self._release()
             if self.requests is not None and taken_requests:
                 self.requests.adjust(taken_requests)
-            raise LLMLimiterTimeout(
-                f"no LLM slot within {self.queue_timeout_s:g}s "
-                f"(concurrency={self.concurrency}, in flight={self.in_flight})"
-            ) from None
+            raise self._shed(prio, "rate_limit", time.monotonic() - t0, deadline, None) from None
         except BaseException:
-            if acquired:
-                self._sem.release()
+            self._release()
             raise
         waited = time.monotonic() - t0
         self.granted += 1
         self.wait_s_total += waited
         self.wait_s_max = max(self.wait_s_max, waited)
-        self.in_flight += 1
-        self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        slot = Slot(self, taken_tokens, waited)
+        label = prio.label
+        self.wait_s_max_by_priority[label] = max(self.wait_s_max_by_priority.get(label, 0), waited)
+        slot = Slot(
+            self,
+            taken_tokens,
+            waited,
+            key=module,
+            priority=prio,
+            saturated=saturated,
+            in_flight=in_flight,
+        )
         try:
             yield slot
         finally:
-            self.in_flight -= 1
-            self._sem.release()
+            if slot.ok:
+                self.concurrency_control.observe(
+                    module,
+                    time.monotonic() - slot.granted_at,
+                    saturated=slot.saturated,
+                    in_flight=slot.in_flight_at_grant,
+                )
+            self._release()
+
+    # --- the queue ----------------------------------------------------------------------
+
+    def _can_grant_now(self, priority: Priority) -> bool:
+        return (
+            self.in_flight < self.limit
+            and self.queued_ahead(priority) == 0
+            and not self._reserved_for_high(priority)
+        )
+
+    def _reserved_for_high(self, priority: Priority) -> bool:
+        """The last free slot is kept for high-priority requests while they keep coming.
+
+        A lower-priority request that took it would hold it for a whole call while the
+        next controller request waits; with one slot, that is every slot.
+        """
+        if priority == Priority.HIGH or self.limit - self.in_flight > 1:
+            return False
+        return time.monotonic() - self._high_seen_at < self._reserve_window()
+
+    def _reserve_window(self) -> float:
+        """How long high-priority demand keeps the last slot: a service time (none until
+        one is measured)."""
+        return self.concurrency_control.service_s or 0.0
+
+    def _take(self) -> None:
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        self._changed()
+
+    def _release(self) -> None:
+        self.in_flight -= 1
+        self._dispatch()
+        self._changed()
+
+    def _dispatch(self) -> None:
+        while self._waiters and self.in_flight < self.limit:
+            waiter = self._waiters[0]
+            if waiter.future.done():
+                heapq.heappop(self._waiters)
+                continue
+            if self._reserved_for_high(Priority(waiter.priority)):
+                # it waits on (up to its deadline); look again when the reservation lapses
+                lapse = self._high_seen_at + self._reserve_window() - time.monotonic()
+                delay = max(0.0, lapse) + 1e-3
+                asyncio.get_running_loop().call_later(delay, self._dispatch)
+                return
+            heapq.heappop(self._waiters)
+            self._take()
+            waiter.future.set_result(None)
+
+    async def _wait_turn(self, priority: Priority, deadline: float, t0: float) -> None:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._waiters, _Waiter(int(priority), next(self._seq), future))
+        self._changed()
+        try:
+            async with asyncio.timeout(deadline):
+                await future
+        except TimeoutError:
+            if future.done() and not future.cancelled():
+                self._release()  # granted just as the deadline passed: give it back
+            raise self._shed(priority, "deadline", time.monotonic() - t0, deadline, None) from None
+        except BaseException:
+            if future.done() and not future.cancelled():
+                self._release()
+            else:
+                future.cancel()
+            raise
+        finally:
+            self._prune()
+
+    def _prune(self) -> None:
+        if any(w.future.done() for w in self._waiters):
+            self._waiters = [w for w in self._waiters if not w.future.done()]
+            heapq.heapify(self._waiters)
+
+    def _shed(
+        self,
+        priority: Priority,
+        reason: str,
+        waited: float,
+        deadline: float,
+        expected: float | None,
+    ) -> LLMShed:
+        self.timeouts += 1
+        self.shed[f"{priority.label}:{reason}"] += 1
+        why = (
+            f"expected wait {expected:.1f}s > deadline {deadline:g}s"
+            if expected is not None
+            else f"waited {waited:.1f}s, deadline {deadline:g}s"
+        )
+        return LLMShed(
+            f"no LLM slot for a {priority.label}-priority request ({reason}: {why}; "
+            f"limit={self.limit}, in flight={self.in_flight}, queued={self.queued})",
+            reason=reason,
+            priority=priority.label,
+            waited_s=waited,
+        )
 
     def snapshot(self) -> dict[str, Any]:
         return {
             "concurrency": self.concurrency,
+            "limit": self.limit,
             "in_flight": self.in_flight,
+            "queued": self.queued,
             "max_in_flight": self.max_in_flight,
             "granted": self.granted,
             "timeouts": self.timeouts,
+            "shed": dict(sorted(self.shed.items())),
             "wait_s_total": round(self.wait_s_total, 6),
             "wait_s_max": round(self.wait_s_max, 6),
             "wait_s_mean": round(self.wait_s_total / self.granted, 6) if self.granted else 0.0,
+            "wait_s_max_by_priority": {
+                k: round(v, 4) for k, v in sorted(self.wait_s_max_by_priority.items())
+            },
+            "deadlines_s": {p.label: self.policy.deadline_s(p) for p in Priority},
+            "adaptive": self.concurrency_control.snapshot(),
         }

@@ -16,7 +16,8 @@ import time
 from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, T
 from agent_runtime.llm.accounting import Accounting, PriceTable
 from agent_runtime.llm.budget import Budgets
-from agent_runtime.llm.errors import LLMBudgetExceeded, LLMError, LLMInvalidOutput
+from agent_runtime.llm.calls import CallTrace, current_options, traced
+from agent_runtime.llm.errors import LLMBudgetExceeded, LLMError, LLMInvalidOutput, LLMShed
 from agent_runtime.llm.limits import Limiter
 from agent_runtime.llm.openai_model import estimate_tokens
 from agent_runtime.llm.prompt_log import PromptLog
@@ -46,6 +47,10 @@ class ManagedLanguageModel(LanguageModel):
         self.limiter = limiter
 
     async def complete(self, request: LLMRequest[T]) -> LLMResult[T]:
+        with traced() as trace:
+            return await self._complete(request, trace)
+
+    async def _complete(self, request: LLMRequest[T], trace: CallTrace) -> LLMResult[T]:
         t0 = time.monotonic()
         try:
             if self.budgets is not None:
@@ -54,22 +59,29 @@ class ManagedLanguageModel(LanguageModel):
                 result = await self.inner.complete(request)
             else:
                 estimate = sum(estimate_tokens(m.content) for m in request.messages)
-                async with self.limiter.slot(estimate + request.max_tokens) as slot:
+                options = current_options()
+                async with self.limiter.slot(
+                    estimate + request.max_tokens,
+                    module=request.module,
+                    priority=options.priority,
+                    deadline_s=options.deadline_s,
+                ) as slot:
                     try:
                         result = await self.inner.complete(request)
                     except LLMError as exc:
                         slot.settle(exc.usage.total_tokens)
                         raise
                     slot.settle(result.usage.total_tokens)
+                    slot.succeeded()
         except LLMError as exc:
-            self._failed(request, exc, time.monotonic() - t0)
+            self._failed(request, exc, time.monotonic() - t0, trace)
             raise
         result = dataclasses.replace(result, cost_usd=self.prices.cost(result.model, result.usage))
         if self.budgets is not None:
             self.budgets.charge(
                 request.agent, tokens=result.usage.total_tokens, usd=result.cost_usd
             )
-        self.accounting.record_success(request.module, request.agent, result)
+        self.accounting.record_success(request.module, request.agent, result, trace)
         if self.prompt_log is not None:
             self.prompt_log.write(
                 agent=request.agent,
@@ -86,15 +98,17 @@ class ManagedLanguageModel(LanguageModel):
             )
         return result
 
-    def _failed(self, request: LLMRequest[T], exc: LLMError, latency_s: float) -> None:
+    def _failed(
+        self, request: LLMRequest[T], exc: LLMError, latency_s: float, trace: CallTrace
+    ) -> None:
         model = exc.model or self.name
         cost = self.prices.cost(model, exc.usage)
         if self.budgets is not None and exc.usage.total_tokens:
             self.budgets.charge(request.agent, tokens=exc.usage.total_tokens, usd=cost)
         self.accounting.record_failure(
-            request.module, request.agent, exc, cost_usd=cost, latency_s=latency_s
+            request.module, request.agent, exc, cost_usd=cost, latency_s=latency_s, trace=trace
         )
-        if self.prompt_log is not None and not isinstance(exc, LLMBudgetExceeded):
+        if self.prompt_log is not None and not isinstance(exc, LLMBudgetExceeded | LLMShed):
             self.prompt_log.write(
                 agent=request.agent,
                 module=request.module,

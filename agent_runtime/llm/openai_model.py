@@ -1,23 +1,39 @@
-"""An OpenAI-compatible chat model with structured output and bounded retries.
+"""An OpenAI-compatible chat model with negotiated structured output and bounded retries.
 
 The SDK client is created with ``max_retries=0``; this module owns the retry
-policy so that every attempt passes through the shared :class:`Limiter` and
-is counted. Per call:
+policy so that every attempt passes through the shared :class:`Limiter` (by
+the request's priority) and is counted. Per call:
 
-1. Send the messages with ``response_format`` ``json_schema`` (strict where
-   the schema allows). If the endpoint answers 400 to that, remember it for
-   the endpoint (:class:`EndpointState`) and resend in JSON mode
-   (``json_object`` plus the schema as a system instruction); if that is
-   rejected too, resend with the instruction only (mode ``prompt``). What was
-   learned is forgotten again if the last mode is rejected as well (then the
-   400 was about something else, e.g. an unknown model).
-2. Retry 408/409/429/5xx, timeouts and connection errors up to
-   ``max_retries`` times with capped, jittered exponential backoff (honouring
-   ``Retry-After`` up to the cap); other 4xx fail at once.
-3. Parse the reply (```json fences and surrounding prose tolerated) and
-   validate it with the pydantic model. If that fails, make ONE repair request
+1. Send the messages in the best structured-output mode the endpoint is
+   known or hoped to support, in this order (``structured_output: auto``):
+
+   * ``json_schema``: ``response_format: {"type": "json_schema", ...}``
+     (OpenAI, vLLM, Ollama, LM Studio);
+   * ``json_object_schema``: ``{"type": "json_object", "schema": {...}}``,
+     which llama-cpp-python and the llama.cpp server turn into a grammar that
+     constrains decoding; the prompt names the fields (not the whole schema);
+   * ``json_object``: JSON mode, the schema only in the prompt;
+   * ``prompt``: no ``response_format``, the schema in the prompt.
+
+   A rejection of ``response_format`` (HTTP 400, 422 or 500 whose message is
+   about the response format, e.g. llama-cpp-python's 500 "Input should be
+   'text' or 'json_object'") is remembered for the (endpoint, model)
+   (:class:`EndpointState`), logged once, and the request is resent at once
+   in the next mode: never retried as if transient. A 400/422 with another
+   message also moves to the next mode, but what it taught is forgotten if
+   the last mode fails too (then it was about something else, e.g. an unknown
+   model).
+2. Retry 408/409/429/5xx and connection errors up to ``max_retries`` times
+   (timeouts not at all) with capped, jittered exponential backoff
+   (honouring ``Retry-After`` up to the cap); other 4xx fail at once. A 429
+   or a timeout also lowers the limiter's adaptive concurrency.
+3. Parse the reply (```json fences, surrounding prose and raw control
+   characters inside strings tolerated) and validate it with the pydantic model. If that fails, make ONE repair request
    that shows the model its reply and the error; if that fails too, raise
    :class:`LLMInvalidOutput`.
+
+What happened (mode, repair, rejections, attempt errors) is noted in the
+current :class:`~agent_runtime.llm.calls.CallTrace` for the accounting.
 """
 
 from __future__ import annotations
@@ -27,9 +43,10 @@ import contextlib
 import json
 import logging
 import random
+import re
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 import openai
@@ -39,6 +56,7 @@ from pydantic import ValidationError
 from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, Message, T, Usage
 from agent_runtime.llm import _prompts
 from agent_runtime.llm._schema import extract_json, schema_name, strict_json_schema
+from agent_runtime.llm.calls import current_options, current_trace
 from agent_runtime.llm.errors import (
     LLMConnectionError,
     LLMError,
@@ -51,17 +69,35 @@ from agent_runtime.llm.errors import (
 )
 from agent_runtime.llm.limits import Limiter, Slot
 
-__all__ = ["EndpointState", "OpenAILanguageModel", "RetryPolicy", "estimate_tokens"]
+__all__ = [
+    "MODES",
+    "EndpointState",
+    "Mode",
+    "OpenAILanguageModel",
+    "RetryPolicy",
+    "StructuredOutput",
+    "estimate_tokens",
+    "is_format_rejection",
+]
 
 logger = logging.getLogger(__name__)
 
-Mode = Literal["json_schema", "json_object", "prompt"]
-StructuredOutput = Literal["auto", "json_schema", "json_object", "prompt"]
+Mode = Literal["json_schema", "json_object_schema", "json_object", "prompt"]
+StructuredOutput = Literal["auto", "json_schema", "json_object_schema", "json_object", "prompt"]
+#: Best first; ``auto`` walks down this list per (endpoint, model).
+MODES: tuple[Mode, ...] = ("json_schema", "json_object_schema", "json_object", "prompt")
 _NEXT_MODE: dict[Mode, Mode | None] = {
-    "json_schema": "json_object",
+    "json_schema": "json_object_schema",
+    "json_object_schema": "json_object",
     "json_object": "prompt",
     "prompt": None,
 }
+_FORMAT_STATUSES = frozenset({400, 422, 500})
+_FORMAT_WORDS = re.compile(
+    r"response_format|response format|json_schema|json_object|schema|grammar|"
+    r"input should be 'text'|'text' or",
+    re.IGNORECASE,
+)
 
 
 def estimate_tokens(text: str) -> int:
@@ -71,24 +107,42 @@ def estimate_tokens(text: str) -> int:
 
 @dataclass(slots=True)
 class EndpointState:
-    """What has been learned about one endpoint; shared by every model using it."""
+    """What has been learned about one (endpoint, model); shared by every module using it."""
 
     base_url: str
-    json_schema: bool | None = None  # None = not known yet
-    json_object: bool | None = None
+    model: str = ""
+    modes: dict[str, bool | None] = field(default_factory=dict)  # mode -> supported (None: ?)
+
+    @property
+    def json_schema(self) -> bool | None:
+        return self.modes.get("json_schema")
 
     def supports(self, mode: Mode) -> bool | None:
-        if mode == "json_schema":
-            return self.json_schema
-        if mode == "json_object":
-            return self.json_object
-        return True
+        return True if mode == "prompt" else self.modes.get(mode)
 
-    def learn(self, mode: Mode, supported: bool | None) -> None:
-        if mode == "json_schema":
-            self.json_schema = supported
-        elif mode == "json_object":
-            self.json_object = supported
+    def learn(self, mode: Mode, supported: bool | None) -> bool:
+        """Record what ``mode`` did; True if that is news (the caller logs it once)."""
+        if mode == "prompt":
+            return False
+        old = self.modes.get(mode)
+        self.modes[mode] = supported
+        return old != supported and supported is not None
+
+    @property
+    def working_mode(self) -> Mode | None:
+        """The best mode known to work, if any."""
+        for mode in MODES:
+            if self.supports(mode):
+                return mode
+        return None
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "base_url": self.base_url,
+            "model": self.model,
+            "modes": {m: self.modes.get(m) for m in MODES if m != "prompt"},
+            "working_mode": self.working_mode,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +177,7 @@ class _CallState:
     attempts: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    last_error: tuple[type[LLMError], BaseException] | None = None  # being retried
 
     @property
     def usage(self) -> Usage:
@@ -154,7 +209,9 @@ class OpenAILanguageModel(LanguageModel):
         self.client = client
         self.model = model
         self.name = model
-        self.endpoint = endpoint if endpoint is not None else EndpointState(str(client.base_url))
+        self.endpoint = (
+            endpoint if endpoint is not None else EndpointState(str(client.base_url), model)
+        )
         self.retry = retry if retry is not None else RetryPolicy()
         self.timeout_s = timeout_s
         self.limiter = limiter
@@ -196,6 +253,9 @@ class OpenAILanguageModel(LanguageModel):
                     attempts=call.attempts,
                     usage=call.usage,
                 ) from None
+            trace = current_trace()
+            if trace is not None:
+                trace.repaired = True
         return LLMResult(
             value=value,
             usage=call.usage,
@@ -210,7 +270,7 @@ class OpenAILanguageModel(LanguageModel):
     def _mode(self) -> Mode:
         if self.structured_output != "auto":
             return self.structured_output
-        mode: Mode = "json_schema"
+        mode: Mode = MODES[0]
         while self.endpoint.supports(mode) is False:
             nxt = _NEXT_MODE[mode]
             if nxt is None:
@@ -227,73 +287,116 @@ class OpenAILanguageModel(LanguageModel):
         call: _CallState,
     ) -> str:
         retries = 0
-        learned: list[Mode] = []  # modes found unsupported during this exchange
+        tentative: list[Mode] = []  # modes dropped on a 400/422 not clearly about the format
+        trace = current_trace()
         while True:
             mode = self._mode()
             messages = _messages(turns, mode, schema)
             estimate = sum(estimate_tokens(m.content) for m in messages) + request.max_tokens
             call.attempts += 1
+            if trace is not None:
+                trace.mode = mode
             try:
-                async with self._slot(estimate) as slot:
+                async with self._slot(estimate, request.module) as slot:
                     reply = await self._send(request, messages, mode, schema, strict, slot)
             except LLMLimiterTimeout as exc:
                 call.attempts -= 1  # no request went out
+                if call.last_error is not None:
+                    # a retry found no slot: the call failed for the error it was retrying
+                    retried, cause = call.last_error
+                    raise self._error(retried, cause, call) from exc
                 exc.model, exc.attempts, exc.usage = self.model, call.attempts, call.usage
                 raise
-            except openai.BadRequestError as exc:
-                nxt = _NEXT_MODE[mode]
-                if self.structured_output == "auto" and nxt is not None:
-                    logger.warning(
-                        "%s rejected response_format %s (%s); trying %s",
-                        self.endpoint.base_url,
-                        mode,
-                        _short(exc),
-                        nxt,
-                    )
-                    self.endpoint.learn(mode, False)
-                    learned.append(mode)
+            except openai.APIStatusError as exc:
+                if trace is not None:
+                    trace.attempt_errors[f"HTTP {exc.status_code}"] += 1
+                rejection = mode != "prompt" and is_format_rejection(exc)
+                if rejection and trace is not None:
+                    trace.format_rejections += 1
+                nxt = _NEXT_MODE[mode] if self.structured_output == "auto" else None
+                if nxt is not None and (rejection or exc.status_code in (400, 422)):
+                    self._drop_mode(mode, nxt, exc, learned=rejection)
+                    if not rejection:
+                        tentative.append(mode)
                     continue
-                for m in learned:  # the 400 was about something else
-                    self.endpoint.learn(m, None)
-                raise self._error(LLMRequestRejected, exc, call) from exc
+                if rejection or exc.status_code in (400, 422):
+                    for m in tentative:  # the 400 was about something else
+                        self.endpoint.learn(m, None)
+                    raise self._error(LLMRequestRejected, exc, call) from exc
+                retries = await self._retry_or_raise(request, exc, call, retries)
+                continue
             except (
-                openai.APIStatusError,
                 openai.APIConnectionError,
                 openai.APIResponseValidationError,
                 json.JSONDecodeError,
                 TimeoutError,
             ) as exc:
-                kind = _classify(exc)
-                if kind is None:
-                    raise self._error(LLMRequestRejected, exc, call) from exc
-                if retries >= self.retry.max_retries:
-                    raise self._error(kind, exc, call) from exc
-                retries += 1
-                delay = self.retry.delay(retries, self._rng, _retry_after(exc))
-                logger.info(
-                    "%s/%s: %s from %s; retry %d/%d in %.2fs",
-                    request.agent,
-                    request.module,
-                    _short(exc),
-                    self.model,
-                    retries,
-                    self.retry.max_retries,
-                    delay,
-                )
-                await asyncio.sleep(delay)
+                if trace is not None:
+                    error = _classify(exc)
+                    trace.attempt_errors[error.__name__ if error else type(exc).__name__] += 1
+                retries = await self._retry_or_raise(request, exc, call, retries)
                 continue
-            if self.endpoint.supports(mode) is None:
-                self.endpoint.learn(mode, True)
+            if self.endpoint.supports(mode) is None and self.endpoint.learn(mode, True):
+                logger.info("%s (%s): structured output mode %s works", *self._where(), mode)
             call.prompt_tokens += reply[1].prompt_tokens
             call.completion_tokens += reply[1].completion_tokens
             return reply[0]
 
+    def _where(self) -> tuple[str, str]:
+        return self.endpoint.base_url, self.model
+
+    def _drop_mode(
+        self, mode: Mode, nxt: Mode, exc: openai.APIStatusError, *, learned: bool
+    ) -> None:
+        news = self.endpoint.learn(mode, False)
+        if news and learned:
+            logger.warning(
+                "%s (%s) rejects response_format %s (%s); using %s from now on",
+                *self._where(),
+                mode,
+                _short(exc),
+                nxt,
+            )
+        else:
+            logger.info("%s (%s): %s in mode %s; trying %s", *self._where(), _short(exc), mode, nxt)
+
+    async def _retry_or_raise(
+        self, request: LLMRequest[Any], exc: BaseException, call: _CallState, retries: int
+    ) -> int:
+        """Sleep before the next retry and return the new retry count, or raise for good."""
+        kind = _classify(exc)
+        if kind is None:
+            raise self._error(LLMRequestRejected, exc, call) from exc
+        # a timed-out request is not retried: a local server is most likely still working on
+        # it (a retry doubles its load), and the agent is waiting; the heuristic answers
+        limit = 0 if kind is LLMTimeout else self.retry.max_retries
+        if retries >= limit:
+            raise self._error(kind, exc, call) from exc
+        call.last_error = (kind, exc)
+        retries += 1
+        delay = self.retry.delay(retries, self._rng, _retry_after(exc))
+        logger.info(
+            "%s/%s: %s from %s; retry %d/%d in %.2fs",
+            request.agent,
+            request.module,
+            _short(exc),
+            self.model,
+            retries,
+            self.retry.max_retries,
+            delay,
+        )
+        await asyncio.sleep(delay)
+        return retries
+
     @contextlib.asynccontextmanager
-    async def _slot(self, estimate: int) -> AsyncIterator[Slot | None]:
+    async def _slot(self, estimate: int, module: str) -> AsyncIterator[Slot | None]:
         if self.limiter is None:
             yield None
         else:
-            async with self.limiter.slot(estimate) as slot:
+            options = current_options()
+            async with self.limiter.slot(
+                estimate, module=module, priority=options.priority, deadline_s=options.deadline_s
+            ) as slot:
                 yield slot
 
     async def _send(
@@ -315,6 +418,8 @@ class OpenAILanguageModel(LanguageModel):
                     "strict": strict,
                 },
             }
+        elif mode == "json_object_schema":
+            response_format = {"type": "json_object", "schema": schema}
         elif mode == "json_object":
             response_format = {"type": "json_object"}
         temperature = self.temperature if self.temperature is not None else request.temperature
@@ -343,7 +448,17 @@ class OpenAILanguageModel(LanguageModel):
                     sum(estimate_tokens(m.content) for m in messages), estimate_tokens(text)
                 )
             used = usage.total_tokens
+            if slot is not None:
+                slot.succeeded()
             return text, usage
+        except openai.RateLimitError:
+            if slot is not None:
+                slot.overloaded()
+            raise
+        except (openai.APITimeoutError, TimeoutError):
+            if slot is not None:
+                slot.timed_out()
+            raise
         finally:
             if slot is not None:
                 slot.settle(used)
@@ -362,14 +477,30 @@ class OpenAILanguageModel(LanguageModel):
 # --- helpers ------------------------------------------------------------------------------
 
 
+def is_format_rejection(exc: BaseException) -> bool:
+    """True if an HTTP error says the endpoint does not accept the ``response_format`` sent."""
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code not in _FORMAT_STATUSES:
+        return False
+    text = exc.message
+    body = exc.body
+    if body is not None:
+        text += " " + json.dumps(body, default=str)
+    return _FORMAT_WORDS.search(text) is not None
+
+
 def _messages(turns: list[Message], mode: Mode, schema: dict[str, Any]) -> list[Message]:
     if mode == "json_schema":
         return turns
-    # JSON mode / prompt mode: the schema travels as an instruction
-    # (OpenAI's JSON mode also requires the word "JSON" in the messages).
-    instruction = Message(
-        "system", _prompts.render("json_reply", schema=json.dumps(schema, separators=(",", ":")))
-    )
+    if mode == "json_object_schema":
+        # the server's grammar enforces the schema; the field names tell the model what
+        # it is filling in, at a fraction of the schema's prompt tokens
+        fields = ", ".join(schema.get("properties", {})) or "(any)"
+        text = _prompts.render("json_fields", fields=fields)
+    else:
+        # JSON mode / prompt mode: the whole schema travels as an instruction
+        # (OpenAI's JSON mode also requires the word "JSON" in the messages).
+        text = _prompts.render("json_reply", schema=json.dumps(schema, separators=(",", ":")))
+    instruction = Message("system", text)
     lead = 0
     while lead < len(turns) and turns[lead].role == "system":
         lead += 1
@@ -384,12 +515,21 @@ def _parse(model: type[T], raw: str) -> T:
         return model.model_validate_json(text)
     except ValidationError as exc:
         errors = exc.errors(include_url=False, include_input=False)
-        if errors and errors[0].get("type") == "json_invalid":
+    if errors and errors[0].get("type") == "json_invalid":
+        # raw newlines or tabs inside strings (some grammars let them through) are
+        # harmless: read them leniently instead of asking the model for a repair
+        try:
+            data = json.loads(text, strict=False)
+        except ValueError:
             raise _Invalid(f"not valid JSON: {errors[0].get('msg', '')}") from None
-        detail = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in errors[:8]
-        )
-        raise _Invalid(f"does not match the schema: {detail}") from None
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            errors = exc.errors(include_url=False, include_input=False)
+    detail = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in errors[:8]
+    )
+    raise _Invalid(f"does not match the schema: {detail}")
 
 
 def _classify(exc: BaseException) -> type[LLMError] | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 
 from pydantic import BaseModel
 
@@ -34,12 +35,17 @@ class SimulatedLanguageModel(LanguageModel):
         seed: int = 0,
         jitter: float = 0.0,
         name: str = "simulated",
+        capacity: int | None = None,
     ) -> None:
         if latency_ms < 0:
             raise ValueError("latency_ms must be >= 0")
         if not 0.0 <= jitter <= 1.0:
             raise ValueError("jitter must be within [0, 1]")
+        if capacity is not None and capacity < 1:
+            raise ValueError("capacity must be >= 1")
         self.latency_s = latency_ms / 1000.0
+        self.capacity = capacity
+        self._server = asyncio.Semaphore(capacity) if capacity is not None else None
         self.jitter = jitter
         self.name = name
         self._rng = random.Random(seed)
@@ -59,8 +65,12 @@ class SimulatedLanguageModel(LanguageModel):
         delay = self.latency_s
         if self.jitter and delay:
             delay *= 1.0 + self.jitter * self._rng.uniform(-1.0, 1.0)
-        if delay > 0:
-            await asyncio.sleep(delay)  # the simulated model's thinking time
+        t0 = time.monotonic()
+        if self._server is None:
+            await self._think(delay)
+        else:
+            async with self._server:  # queued inside the "server"
+                await self._think(delay)
         prompt_tokens = sum(
             estimate_tokens(m.content) + _MESSAGE_OVERHEAD_TOKENS for m in request.messages
         )
@@ -68,7 +78,12 @@ class SimulatedLanguageModel(LanguageModel):
             value=request.response_model.model_validate(data),
             usage=Usage(prompt_tokens, min(completion_tokens, request.max_tokens)),
             model=self.name,
-            latency_s=delay,
+            latency_s=time.monotonic() - t0 if self._server is not None else delay,
             attempts=1,
             brain=f"llm:{self.name}",
         )
+
+    @staticmethod
+    async def _think(delay: float) -> None:
+        if delay > 0:
+            await asyncio.sleep(delay)  # the simulated model's thinking time

@@ -10,17 +10,27 @@ Two raters share one scale:
   classes (>= 6) add one point.
 * the LLM rater: prompt ``prompts/importance.md`` rendered by
   :func:`render_importance_prompt`, answer parsed into
-  :class:`ImportanceRating` (see :mod:`modules.memory.llm_policies`).
+  :class:`ImportanceRating`; or, for several memories in one call,
+  ``prompts/importance_batch.md`` (:func:`render_importance_batch_prompt`)
+  answered as :func:`ratings_model` ``(n)`` (see :mod:`modules.memory.llm_policies`).
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from modules.memory.prompting import RenderedPrompt, quote_untrusted, render_prompt
+from modules.memory.prompting import (
+    FENCE_CLOSE,
+    FENCE_OPEN,
+    RenderedPrompt,
+    quote_untrusted,
+    render_prompt,
+)
 from modules.memory.records import MemoryKind
 
 __all__ = [
@@ -28,7 +38,10 @@ __all__ = [
     "AsyncImportanceRater",
     "ImportanceRater",
     "ImportanceRating",
+    "ImportanceRatings",
     "heuristic_importance",
+    "ratings_model",
+    "render_importance_batch_prompt",
     "render_importance_prompt",
 ]
 
@@ -42,6 +55,30 @@ class ImportanceRating(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     rating: int = Field(ge=1, le=10, description="1 = mundane, 10 = extremely poignant")
+
+
+Rating = Annotated[int, Field(ge=1, le=10)]
+
+
+class ImportanceRatings(BaseModel):
+    """Structured answer of the batch prompt: one rating per memory, in order."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    ratings: list[Rating]
+
+
+@functools.cache
+def ratings_model(n: int) -> type[ImportanceRatings]:
+    """:class:`ImportanceRatings` whose list must hold exactly ``n`` ratings (a schema
+    that a constrained decoder enforces, and a check on the reply)."""
+    if n < 1:
+        raise ValueError("n must be >= 1")
+    return create_model(
+        f"ImportanceRatings{n}",
+        __base__=ImportanceRatings,
+        ratings=(list[Rating], Field(min_length=n, max_length=n)),
+    )
 
 
 #: Starting value per kind before keywords are considered.
@@ -231,4 +268,20 @@ def render_importance_prompt(
         identity=identity.strip() or "(no description)",
         kind=kind,
         memory=quote_untrusted(text),
+    )
+
+
+def render_importance_batch_prompt(
+    items: Sequence[tuple[str, MemoryKind]], agent: str, identity: str = ""
+) -> RenderedPrompt:
+    """The LLM prompt rating several memories at once (answer: ``ratings_model(len(items))``)."""
+    lines = [FENCE_OPEN]
+    lines += [f"{i}. [{kind}] {quote_untrusted(text)}" for i, (text, kind) in enumerate(items, 1)]
+    lines.append(FENCE_CLOSE)
+    return render_prompt(
+        "importance_batch",
+        agent=agent,
+        identity=identity.strip() or "(no description)",
+        count=len(items),
+        memories="\n".join(lines),
     )

@@ -15,11 +15,14 @@ so reflection records say which brain produced them.
     await maybe_reflect(stream, refl.ask_questions, refl.make_insights,
                         source=lambda: refl.label)
     rating, label = await ImportanceBrain(brain, identity).rate(text, "observation")
+    # several memories: one batched request (or concurrent ``rate`` calls, batched alike)
+    pairs = await ImportanceBrain(brain, identity).rate_many([(t1, "observation"), ...])
     await stream.add(text, "observation", rating, source=label)
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -27,7 +30,10 @@ from typing import TYPE_CHECKING
 from agent_runtime.interfaces import LLMRequest, Message
 from modules.memory.importance import (
     ImportanceRating,
+    ImportanceRatings,
     heuristic_importance,
+    ratings_model,
+    render_importance_batch_prompt,
     render_importance_prompt,
 )
 from modules.memory.prompting import RenderedPrompt, numbered_memories, quote_untrusted
@@ -85,34 +91,102 @@ def render_insights_prompt(
 
 
 class ImportanceBrain:
-    """Importance 1..10 by the LLM, or by :func:`heuristic_importance` as fallback."""
+    """Importance 1..10 by the LLM, or by :func:`heuristic_importance` as fallback.
 
-    def __init__(self, brain: Brain, identity: str = "", *, temperature: float = 0.0) -> None:
+    Ratings asked for together (``rate_many``, or several ``rate`` calls started
+    in the same event-loop turn, e.g. by ``asyncio.gather``) go to the model as
+    ONE low-priority request for up to ``max_batch`` memories. When the model's
+    queue is behind, the LLM layer sheds that request and every memory in it is
+    rated by the heuristic at once (label ``"heuristic"``).
+    """
+
+    def __init__(
+        self,
+        brain: Brain,
+        identity: str = "",
+        *,
+        temperature: float = 0.0,
+        max_batch: int = 8,
+    ) -> None:
+        if max_batch < 1:
+            raise ValueError("max_batch must be >= 1")
         self.brain = brain
         self.identity = identity
         self.temperature = temperature
+        self.max_batch = max_batch
         self.label = "heuristic"
+        self.batches = 0  # LLM requests made (or shed) for ratings
+        self._pending: list[tuple[str, MemoryKind, asyncio.Future[tuple[int, str]]]] = []
 
     async def rate(self, text: str, kind: MemoryKind) -> tuple[int, str]:
-        """``(rating, brain label)`` for one memory."""
+        """``(rating, brain label)`` for one memory (batched with concurrent calls)."""
+        if not self.brain.uses_llm:
+            return heuristic_importance(text, kind), "heuristic"
+        future: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
+        self._pending.append((text, kind, future))
+        if len(self._pending) == 1:
+            # the first caller of this turn leads: let the others of the turn join, then ask
+            await asyncio.sleep(0)
+            batch, self._pending = self._pending, []
+            try:
+                for start in range(0, len(batch), self.max_batch):
+                    chunk = batch[start : start + self.max_batch]
+                    results = await self._ask([(t, k) for t, k, _ in chunk])
+                    for (_, _, f), r in zip(chunk, results, strict=True):
+                        if not f.done():
+                            f.set_result(r)
+            finally:
+                for t, k, f in batch:  # cancelled half-way: the rest get the heuristic
+                    if not f.done():
+                        f.set_result((heuristic_importance(t, k), "heuristic"))
+        return await future
 
-        def request() -> LLMRequest[ImportanceRating]:
-            prompt = render_importance_prompt(text, kind, self.brain.agent, self.identity)
+    async def rate_many(self, items: Sequence[tuple[str, MemoryKind]]) -> list[tuple[int, str]]:
+        """``(rating, label)`` for each ``(text, kind)``, in batches of ``max_batch``."""
+        return list(await asyncio.gather(*(self.rate(t, k) for t, k in items)))
+
+    async def _ask(self, items: list[tuple[str, MemoryKind]]) -> list[tuple[int, str]]:
+        self.batches += 1
+        if len(items) == 1:
+            text, kind = items[0]
+            one = await self.brain.think(
+                lambda: self._single_request(text, kind),
+                lambda: ImportanceRating(rating=heuristic_importance(text, kind)),
+            )
+            self.label = one.brain
+            return [(one.value.rating, one.brain)]
+        model = ratings_model(len(items))
+
+        def request() -> LLMRequest[ImportanceRatings]:
+            prompt = render_importance_batch_prompt(items, self.brain.agent, self.identity)
             return LLMRequest(
                 module=self.brain.module,
                 agent=self.brain.agent,
                 messages=_messages(prompt),
-                response_model=ImportanceRating,
+                response_model=model,
                 temperature=self.temperature,
-                max_tokens=20,
+                max_tokens=12 + 4 * len(items),
                 prompt_name=f"memory.{prompt.name}",
             )
 
         thought = await self.brain.think(
-            request, lambda: ImportanceRating(rating=heuristic_importance(text, kind))
+            request,
+            lambda: model(ratings=[heuristic_importance(t, k) for t, k in items]),
         )
         self.label = thought.brain
-        return thought.value.rating, thought.brain
+        return [(r, thought.brain) for r in thought.value.ratings]
+
+    def _single_request(self, text: str, kind: MemoryKind) -> LLMRequest[ImportanceRating]:
+        prompt = render_importance_prompt(text, kind, self.brain.agent, self.identity)
+        return LLMRequest(
+            module=self.brain.module,
+            agent=self.brain.agent,
+            messages=_messages(prompt),
+            response_model=ImportanceRating,
+            temperature=self.temperature,
+            max_tokens=20,
+            prompt_name=f"memory.{prompt.name}",
+        )
 
     async def __call__(self, text: str, kind: MemoryKind) -> int:
         """An :data:`~modules.memory.importance.AsyncImportanceRater`."""

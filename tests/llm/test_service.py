@@ -163,7 +163,10 @@ async def test_per_module_models_and_endpoints(tmp_path: Path) -> None:
             "social_awareness": "gpt-4o",
             "talking": "llama",
         }
-        assert snap["endpoints"][local.base_url + "/"]["json_schema"] is False
+        endpoints = {(e["base_url"], e["model"]): e for e in snap["endpoints"]}
+        local_llama = endpoints[(local.base_url + "/", "llama")]
+        assert local_llama["modes"]["json_schema"] is False
+        assert local_llama["working_mode"] == "json_object_schema"
         json.dumps(snap)  # metrics.json material
 
 

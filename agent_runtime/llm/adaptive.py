@@ -1,0 +1,178 @@
+"""Concurrency that follows what the endpoint can serve (AIMD on latency and 429s).
+
+A local model server answers one or two requests at a time; requests sent
+beyond that wait inside the server, where no priority applies, and every
+latency grows. :class:`AdaptiveConcurrency` keeps the number of requests in
+flight near what the endpoint serves without queueing:
+
+* per key (the module: its prompts have a typical size) it keeps a *baseline*:
+  the median of its last ``window`` latencies measured while it was the only
+  request in flight (nothing of ours could queue ahead of it in the server);
+  a key without one yet is compared with the baseline of all keys;
+* requests granted while others were in flight are compared with their key's
+  baseline; once ``judge_after`` of them were seen at the current limit, a mean
+  ratio above ``tolerance`` means they queue in the server: the limit shrinks
+  by ``decrease`` (at most once per baseline latency);
+* when no baseline exists after ``probe_after`` replies (e.g. two agents
+  always asking at once), or none was refreshed for ``refresh_after``
+  replies, the limit is 1 until one reply comes alone (a *probe*, as BBR's
+  ProbeRTT does);
+* an HTTP 429 or a timeout halves the limit;
+* while every slot is busy and the requests at this limit are not slower than
+  the baseline (or there are none yet: at limit 1), the limit grows: by one
+  per reply until the first sign of congestion (slow start), then by
+  ``increase/limit`` (slowly: a local server's capacity is small and fixed).
+
+With ``enabled=False`` the limit stays at ``max_limit`` and only the service
+time is measured (the limiter's backlog estimate uses it either way).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["AdaptiveConcurrency"]
+
+
+class AdaptiveConcurrency:
+    def __init__(
+        self,
+        max_limit: int,
+        *,
+        enabled: bool = True,
+        initial: int | None = None,
+        tolerance: float = 1.35,
+        decrease: float = 0.75,
+        window: int = 32,
+        increase: float = 0.1,
+        judge_after: int = 3,
+        probe_after: int = 8,
+        refresh_after: int = 200,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if max_limit < 1:
+            raise ValueError("max_limit must be >= 1")
+        self.max_limit = max_limit
+        self.enabled = enabled
+        start = initial if initial is not None else min(max_limit, 2)
+        self.limit = float(max(1, min(max_limit, start))) if enabled else float(max_limit)
+        self.tolerance = tolerance
+        self.decrease = decrease
+        self._clock = clock
+        self._window = window
+        self.increase = increase
+        self.judge_after = judge_after
+        self.probe_after = probe_after
+        self.refresh_after = refresh_after
+        self._since_alone = 0  # replies since the last one that came alone
+        self.probes = 0
+        self._ratios: deque[float] = deque(maxlen=16)  # latency / baseline at this limit
+        self._recent: dict[str, deque[float]] = {}
+        self._any: deque[float] = deque(maxlen=window)
+        self._slow_start = True
+        self._last_decrease = float("-inf")
+        self.service_s: float | None = None  # EWMA of slot hold times (successful calls)
+        self.observed = 0
+        self.decreases = 0
+        self.overloads = 0
+        self.min_seen = self.limit
+        self.max_seen = self.limit
+
+    @property
+    def probing(self) -> bool:
+        if not self.enabled:
+            return False
+        wait = self.probe_after if not self._any else self.refresh_after
+        return self._since_alone >= wait
+
+    @property
+    def effective(self) -> int:
+        """Requests allowed in flight now (1 while probing for a baseline)."""
+        if self.probing:
+            return 1
+        return max(1, min(self.max_limit, int(self.limit)))
+
+    def observe(self, key: str, latency_s: float, *, saturated: bool, in_flight: int = 1) -> None:
+        """A successful request of ``key`` held its slot ``latency_s`` seconds.
+
+        ``saturated``: every allowed slot was busy when it was granted;
+        ``in_flight``: requests in flight just after it was granted (itself included).
+        """
+        latency_s = max(latency_s, 1e-4)
+        self.observed += 1
+        self.service_s = (
+            latency_s if self.service_s is None else 0.8 * self.service_s + 0.2 * latency_s
+        )
+        recent = self._recent.get(key)
+        if recent is None:
+            recent = self._recent[key] = deque(maxlen=self._window)
+        if in_flight <= 1:
+            recent.append(latency_s)
+            self._any.append(latency_s)
+            self._since_alone = 0
+        else:
+            self._since_alone += 1
+            if self._since_alone == (self.probe_after if not self._any else self.refresh_after):
+                self.probes += 1
+        if not self.enabled or not self._any:
+            return  # no unqueued latency known yet: no evidence either way
+        # this kind's own baseline, else (until it has one) that of all kinds
+        baseline = statistics.median(recent or self._any)
+        now = self._clock()
+        if in_flight > 1:
+            self._ratios.append(latency_s / baseline)
+        judged = len(self._ratios) >= self.judge_after
+        mean = statistics.fmean(self._ratios) if judged else 1.0
+        if judged and mean > self.tolerance:
+            if now - self._last_decrease >= baseline:
+                self._shrink(self.decrease, now)
+        elif (
+            saturated
+            and (judged or in_flight <= 1)
+            and mean <= 1.15
+            and self.limit < self.max_limit
+        ):
+            step = 1.0 if self._slow_start else self.increase / self.limit
+            self._set(min(float(self.max_limit), self.limit + step))
+
+    def _set(self, limit: float) -> None:
+        if int(limit) != int(self.limit):
+            self._ratios.clear()  # judge every level afresh
+        self.limit = limit
+        self.min_seen = min(self.min_seen, limit)
+        self.max_seen = max(self.max_seen, limit)
+
+    def note_service(self, seconds: float) -> None:
+        """A slot was held ``seconds`` without a usable answer (e.g. until a timeout)."""
+        self.service_s = seconds if self.service_s is None else max(self.service_s, seconds)
+
+    def overloaded(self) -> None:
+        """The endpoint answered 429 (too many requests)."""
+        self.overloads += 1
+        if self.enabled:
+            self._shrink(0.5, self._clock())
+
+    def _shrink(self, factor: float, now: float) -> None:
+        self._slow_start = False
+        self._last_decrease = now
+        self.decreases += 1
+        self._set(max(1.0, self.limit * factor))
+        self._ratios.clear()
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "adaptive": self.enabled,
+            "limit": round(self.limit, 3),
+            "effective": self.effective,
+            "max_limit": self.max_limit,
+            "min_seen": round(self.min_seen, 3),
+            "max_seen": round(self.max_seen, 3),
+            "decreases": self.decreases,
+            "probes": self.probes,
+            "overloads": self.overloads,
+            "service_s_ewma": round(self.service_s, 4) if self.service_s is not None else None,
+        }
