@@ -51,12 +51,19 @@ def village_figures(v: Village) -> dict[str, Any]:
         out["lag_ms_p50"] = round(float(np.percentile(arr, 50)), 2)
         out["lag_ms_p95"] = round(float(np.percentile(arr, 95)), 2)
     svc = v.services
-    accounting = getattr(getattr(svc, "llm", None), "accounting", None)
+    llm = getattr(svc, "llm", None)
+    accounting = getattr(llm, "accounting", None)
     if accounting is not None:
         total = accounting.stats()
         out["llm_calls"] = int(total.calls)
         out["llm_tokens"] = int(total.total_tokens)
         out["llm_cost_usd"] = round(float(total.cost_usd), 6)
+    if llm is not None and getattr(llm, "uses_llm", False):
+        # the model's share and every fallback, so a failing endpoint never reads "errors 0"
+        p = llm.progress()
+        for key in ("model_share", "fallbacks", "shed", "failed", "attempt_errors"):
+            out[f"llm_{key}"] = p[key]
+        out["llm_text"] = llm.progress_text()
     # over the newest utterances only: the full summary grows with the run (metrics.json has it)
     c = v.coherence
     recent = CoherenceTracker(
@@ -125,6 +132,9 @@ class ProgressBar:
                 parts.append(f"{key} {info[key]}")
         if info.get("lag_ms_p95") is not None:
             parts.append(f"lag p95 {info['lag_ms_p95']:.0f} ms")
+        if info.get("llm_share") is not None or info.get("llm_model_share") is not None:
+            share = float(info.get("llm_model_share") or 0.0)
+            parts.append(f"model {share:.0%} fallbacks {info.get('llm_fallbacks', 0)}")
         return "  ".join(parts)
 
     def update(self, info: Mapping[str, Any]) -> None:

@@ -104,11 +104,14 @@ def apply_cli(cfg: VillageConfig, args: argparse.Namespace, file: str) -> Villag
 
 
 def progress_line(info: dict[str, Any]) -> str:
-    return (
+    line = (
         f"[{info['elapsed_s']:>7.1f}s] agents {info['agents']}  decisions {info['decisions']}  "
         f"speech {info['speech']}  skills {info['skills']}  errors {info['errors']}  "
         f"unresponsive {info.get('unresponsive', 0)}"
     )
+    if info.get("llm_text"):
+        line += f"  | {info['llm_text']}"
+    return line
 
 
 def _problem(path: str, msg: str) -> Any:
@@ -193,5 +196,8 @@ async def _run(cfg: VillageConfig, run_id: str, run_dir: Path, args: argparse.Na
         print(f"{len(village.agents)} agents running; Ctrl-C stops cleanly", flush=True)
         reason = await village.run(cfg.run.duration)
         bar.close()
+        llm = village.services.llm if village.services is not None else None
+        for line in llm.report() if llm is not None else []:
+            print(line, flush=True)  # per module: calls, parsed, repaired, shed, failed
     print(f"run {run_id} stopped ({reason}); results in {run_dir}", flush=True)
     return 0
