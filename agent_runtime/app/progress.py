@@ -132,7 +132,7 @@ class ProgressBar:
                 parts.append(f"{key} {info[key]}")
         if info.get("lag_ms_p95") is not None:
             parts.append(f"lag p95 {info['lag_ms_p95']:.0f} ms")
-        if info.get("llm_share") is not None or info.get("llm_model_share") is not None:
+        if info.get("llm_model_share") is not None:
             share = float(info.get("llm_model_share") or 0.0)
             parts.append(f"model {share:.0%} fallbacks {info.get('llm_fallbacks', 0)}")
         return "  ".join(parts)
