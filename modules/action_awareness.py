@@ -9,7 +9,6 @@ the controller does not believe in progress that did not happen.
 
 from __future__ import annotations
 
-import time
 from typing import Any, ClassVar
 
 from agent_runtime.interfaces import Module
@@ -17,16 +16,23 @@ from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Awareness, Discrepancy, Perception
 from agent_runtime.world import SkillOutcome
 from modules.base import remember
-from modules.knowledge import expected_gain
+from modules.knowledge import FAMILIES, expected_gain
 
 LIMIT = 20
+
+
+def observed_of(item: str, observed: dict[str, int]) -> int:
+    """The observed change of ``item``, where a family ("log", "planks") sums its members."""
+    if item in FAMILIES:
+        return sum(v for k, v in observed.items() if k.endswith(f"_{item}"))
+    return observed.get(item, 0)
 
 
 def compare(expected: dict[str, int], observed: dict[str, int]) -> dict[str, tuple[int, int]]:
     """Items whose observed change falls short of (or contradicts) the expectation."""
     out = {}
     for item, exp in expected.items():
-        got = observed.get(item, 0)
+        got = observed_of(item, observed)
         if (exp > 0 and got < exp) or (exp < 0 and got > exp):
             out[item] = (exp, got)
     return out
@@ -79,7 +85,7 @@ class ActionAwareness(Module):
                         update={
                             "expected": expected_gain(skill, args),
                             "expected_for": decision,
-                            "updated_at": time.time(),
+                            "updated_at": ctx.clock.now(),
                         }
                     ),
                 )
@@ -116,7 +122,7 @@ class ActionAwareness(Module):
                     update={
                         "last_check": f"{skill}: as expected",
                         "expected": {},
-                        "updated_at": time.time(),
+                        "updated_at": ctx.clock.now(),
                     }
                 ),
             )
@@ -128,7 +134,7 @@ class ActionAwareness(Module):
         else:
             note = describe(skill, args, gaps, reason)
         d = Discrepancy(
-            skill=skill, expected=expected, observed=observed, note=note, at=time.time()
+            skill=skill, expected=expected, observed=observed, note=note, at=ctx.clock.now()
         )
         ctx.write(
             "awareness",
@@ -137,7 +143,7 @@ class ActionAwareness(Module):
                     "discrepancies": (*aw.discrepancies[-(LIMIT - 1) :], d),
                     "last_check": note,
                     "expected": {},
-                    "updated_at": time.time(),
+                    "updated_at": ctx.clock.now(),
                 }
             ),
         )

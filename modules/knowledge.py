@@ -43,6 +43,8 @@ PICKAXES: tuple[tuple[str, int], ...] = (
 
 LOGS = ("oak_log", "birch_log", "spruce_log")
 PLANKS = ("oak_planks", "birch_planks", "spruce_planks")
+#: block/item families the body accepts as a target ("log" = any ``*_log``)
+FAMILIES: frozenset[str] = frozenset({"log", "planks", "ore"})
 
 
 @dataclass(frozen=True)

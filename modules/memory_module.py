@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import Any, ClassVar
 
 from agent_runtime.interfaces import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Decision, Goals, Identity, WorkingMemory, WorkingMemoryItem
 from modules.base import PendingMemory, memory_inbox
-from modules.brain import brain_for
 from modules.memory.llm_policies import ImportanceBrain
 from modules.memory.store import MemoryStream, NewMemory
+from modules.policies import brain_for
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +124,7 @@ class Memory(Module):
         decision = ctx.read("decision", Decision).intent
         focus = goal or decision
         retrieved = wm.retrieved
-        now = time.time()
+        now = ctx.clock.now()
         if focus and (
             focus != self._focus or now - self._focus_at > REFRESH_S * ctx.clock.time_scale
         ):

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-import time
 from typing import Any, ClassVar
 
 from agent_runtime.interfaces import Module
@@ -54,9 +53,7 @@ class PerceptionModule(Module):
         for msg in ctx.pending("topic:event"):
             await self._on_event(ctx, me, msg.payload)
         for msg in ctx.pending("world:event"):
-            text = msg.payload.get("text") or msg.payload.get("message")
-            if text:  # world announcements (tax seasons, the constitution) become memories
-                remember(ctx, f"Announcement: {short(str(text), 400)}", "observation", importance=6)
+            await self._on_announcement(ctx, msg.payload)
         try:
             async with asyncio.timeout(self.observe_timeout):
                 obs = await ctx.body.observe()
@@ -95,9 +92,33 @@ class PerceptionModule(Module):
                     "observation": obs,
                     "others_near": tuple(sorted(near)),
                     "deaths": self._deaths,
-                    "updated_at": time.time(),
+                    "updated_at": ctx.clock.now(),
                 }
             ),
+        )
+
+    async def _on_announcement(self, ctx: ModuleContext, ev: dict[str, Any]) -> None:
+        """A world announcement becomes a public line heard from its speaker, and a memory.
+
+        Only ``kind``, ``speaker``, ``text`` and ``at`` are read: nothing else on the
+        world topic reaches the agent."""
+        if ev.get("kind") != "announcement" or not ev.get("text"):
+            return
+        speaker = str(ev.get("speaker") or "announcer")
+        text = str(ev["text"])
+        at = float(ev.get("at") or ctx.clock.now())
+        heard = {
+            "sender": speaker,
+            "message": text,
+            "whisper": False,
+            "to_me": False,
+            "public": True,
+            "announcement": True,
+            "at": at,
+        }
+        await ctx.publish("heard", heard)
+        remember(
+            ctx, f"Announcement from {speaker}: {short(text, 400)}", "observation", importance=6
         )
 
     async def _on_event(self, ctx: ModuleContext, me: str, ev: dict[str, Any]) -> None:
@@ -119,7 +140,7 @@ class PerceptionModule(Module):
                 "message": message,
                 "whisper": whisper,
                 "to_me": to_me,
-                "at": float(ev.get("at", time.time())),
+                "at": float(ev.get("at") or ctx.clock.now()),
             }
             await ctx.publish("heard", heard)
             how = "whispered to me" if whisper else "said"

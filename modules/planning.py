@@ -2,100 +2,29 @@
 finer sub-steps; stored as plan memories; re-planned when the goal changes or the
 controller's decisions leave the plan behind.
 
-The heuristic planner simulates the tech tree forward: it applies each chosen
-step's expected inventory change and asks for the next step, so the plan is a
-feasible sequence (logs -> planks -> table -> sticks -> pickaxe -> ...).
+The policy (:func:`modules.heuristics.planning.plan`, or the LLM prompt
+``prompts/planning.md``) gets a :class:`~modules.views.PlanView`: the agent's goal,
+inventory and the blocks it sees.
 """
 
 from __future__ import annotations
 
-import time
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
 
 from agent_runtime.interfaces import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Action, Goals, Identity, Perception, Plan, PlanStep
 from agent_runtime.world import SKILLS, SkillCall, validate_skill
 from modules.base import remember
-from modules.brain import choose
-from modules.knowledge import RECIPES, expected_gain
-from modules.techtree import next_step
+from modules.heuristics.planning import PlanOut
+from modules.heuristics.planning import plan as heuristic_plan
+from modules.policies import decide, module_policy
+from modules.techtree import same_step
+from modules.views import plan_view
 
-MIN_STEPS, MAX_STEPS = 5, 8
-
-
-class PlanStepOut(BaseModel):
-    text: str = Field(max_length=160)
-    skill: str | None = None
-    args: dict[str, Any] = Field(default_factory=dict)
-    substeps: list[str] = Field(default_factory=list, max_length=5)
-
-
-class PlanOut(BaseModel):
-    steps: list[PlanStepOut] = Field(min_length=1, max_length=MAX_STEPS)
-
-
-def _apply(inv: dict[str, int], call: SkillCall) -> dict[str, int]:
-    out = dict(inv)
-    for item, n in expected_gain(call.skill, dict(call.args)).items():
-        out[item] = max(0, out.get(item, 0) + n)
-    if call.skill == "craft":
-        recipe = RECIPES.get(str(call.args.get("item")))
-        if recipe is not None:
-            for need, n in recipe.needs.items():
-                if need == "planks":
-                    for p in ("oak_planks", "birch_planks", "spruce_planks"):
-                        take = min(out.get(p, 0), n)
-                        out[p] = out.get(p, 0) - take
-                        n -= take
-                else:
-                    out[need] = max(0, out.get(need, 0) - n)
-    return out
-
-
-def substeps_for(call: SkillCall) -> tuple[str, ...]:
-    if call.skill == "collect":
-        return (
-            f"find {call.args.get('block')}",
-            "walk there",
-            "mine it with the best tool",
-            "pick up the drops",
-        )
-    if call.skill == "craft":
-        return (
-            "check the ingredients",
-            "find or place a crafting table if needed",
-            f"craft {call.args.get('item')}",
-        )
-    if call.skill == "smelt":
-        return (
-            "find or place a furnace",
-            "add fuel",
-            f"smelt {call.args.get('item')}",
-            "take the output",
-        )
-    return (call.describe(),)
-
-
-def heuristic_plan(kind: str, inv: dict[str, int], seen: dict[str, float]) -> list[PlanStep]:
-    steps: list[PlanStep] = []
-    sim = dict(inv)
-    for _ in range(MAX_STEPS):
-        st = next_step(kind, sim, seen)
-        if steps and steps[-1].skill == st.call and st.call.skill in ("idle", "explore"):
-            break
-        steps.append(PlanStep(text=st.text, skill=st.call, substeps=substeps_for(st.call)))
-        sim = _apply(sim, st.call)
-    while len(steps) < MIN_STEPS:
-        steps.append(
-            PlanStep(
-                text="check in with nearby villagers",
-                skill=SkillCall(skill="idle", args={"seconds": 5}),
-            )
-        )
-    return steps
+__all__ = ["PlanOut", "Planning"]
 
 
 class Planning(Module):
@@ -115,39 +44,12 @@ class Planning(Module):
             self._advance(ctx, plan, action)
             if ctx.read("plan", Plan).current < len(plan.steps):
                 return
-        obs = ctx.read("perception", Perception).observation
-        inv = dict(obs.inventory)
-        seen = {b.name: b.distance for b in obs.blocks}
-        ident = ctx.read("identity", Identity)
-
-        def heuristic() -> PlanOut:
-            steps = heuristic_plan(goals.kind, inv, seen)
-            return PlanOut(
-                steps=[
-                    PlanStepOut(
-                        text=s.text,
-                        skill=s.skill.skill if s.skill else None,
-                        args=dict(s.skill.args) if s.skill else {},
-                        substeps=list(s.substeps),
-                    )
-                    for s in steps
-                ]
-            )
-
-        out, brain = await choose(
-            ctx,
-            "planning",
-            PlanOut,
-            {
-                "name": ident.name,
-                "goal": goals.current,
-                "inventory": ", ".join(f"{k} x{v}" for k, v in inv.items()) or "empty",
-                "seen": ", ".join(sorted(seen)) or "nothing notable",
-                "skills": ", ".join(SKILLS),
-            },
-            heuristic,
-            max_tokens=600,
+        view = plan_view(
+            ctx.read("identity", Identity), goals, ctx.read("perception", Perception), tuple(SKILLS)
         )
+        policy = module_policy(ctx, PlanOut, heuristic_plan, prompt="planning", max_tokens=600)
+        got = await decide(ctx, policy, view)
+        out, brain = got.value, got.brain
         steps = []
         for s in out.steps:
             call = None
@@ -158,7 +60,11 @@ class Planning(Module):
                     call = None
             steps.append(PlanStep(text=s.text, skill=call, substeps=tuple(s.substeps)))
         new = Plan(
-            goal=goals.current, steps=tuple(steps), current=0, brain=brain, updated_at=time.time()
+            goal=goals.current,
+            steps=tuple(steps),
+            current=0,
+            brain=brain,
+            updated_at=ctx.clock.now(),
         )
         ctx.write("plan", new)
         ctx.emit("plan", goal=goals.current, steps=[s.text for s in steps], brain=brain)
@@ -176,7 +82,8 @@ class Planning(Module):
             last
             and last.outcome
             and last.outcome.success
-            and cur.skill == last.call
+            and cur.skill is not None
+            and same_step(cur.skill, last.call)
             and last.outcome.ended_at > plan.updated_at
         ):
             steps = list(plan.steps)
@@ -187,7 +94,7 @@ class Planning(Module):
                     update={
                         "steps": tuple(steps),
                         "current": plan.current + 1,
-                        "updated_at": time.time(),
+                        "updated_at": ctx.clock.now(),
                     }
                 ),
             )

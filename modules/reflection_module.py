@@ -9,16 +9,15 @@ publishes the result in the ``reflection`` section and ``events.jsonl``.
 from __future__ import annotations
 
 import random
-import time
 from typing import Any, ClassVar
 
 from agent_runtime.interfaces import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Identity, Reflection
-from modules.brain import brain_for
 from modules.memory.llm_policies import ReflectionBrain
 from modules.memory.reflection import HeuristicReflection, ReflectionConfig, maybe_reflect
 from modules.memory_module import memory_stream
+from modules.policies import brain_for
 
 INSIGHTS_KEPT = 12
 
@@ -50,7 +49,9 @@ class ReflectionModule(Module):
             if abs(since - state.importance_since) >= 1:
                 ctx.write(
                     "reflection",
-                    state.model_copy(update={"importance_since": since, "updated_at": time.time()}),
+                    state.model_copy(
+                        update={"importance_since": since, "updated_at": ctx.clock.now()}
+                    ),
                 )
             return
         texts = [r.text for r in result.reflections]
@@ -60,8 +61,8 @@ class ReflectionModule(Module):
                 insights=(*state.insights, *texts)[-INSIGHTS_KEPT:],
                 importance_since=since,
                 reflections=state.reflections + 1,
-                last_at=time.time(),
-                updated_at=time.time(),
+                last_at=ctx.clock.now(),
+                updated_at=ctx.clock.now(),
             ),
         )
         ctx.emit(

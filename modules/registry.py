@@ -29,16 +29,13 @@ TRIGGERS: dict[str, tuple[frozenset[str], float]] = {
     "social_awareness": (frozenset({"topic:heard"}), 0.3),
     "talking": (frozenset({"topic:heard", "topic:decision"}), 0.0),
     "skill_execution": (frozenset({"topic:decision"}), 0.0),
-    "cognitive_controller": (frozenset({"topic:skill", "topic:heard", "world:event"}), 0.5),
+    "cognitive_controller": (frozenset({"topic:skill", "topic:heard"}), 0.5),
     "planning": (frozenset({"state:goals"}), 1.0),
     "reflection": (frozenset(), 0.0),
 }
 
 
-def _factories(
-    cfg: VillageConfig, agent: ResolvedAgent
-) -> dict[str, Callable[[Schedule, dict[str, Any]], Module]]:
-    social_on = "social_awareness" in cfg.modules.enabled()
+def _factories(cfg: VillageConfig) -> dict[str, Callable[[Schedule, dict[str, Any]], Module]]:
     return {
         "perception": lambda s, o: PerceptionModule(s),
         "memory": lambda s, o: Memory(
@@ -47,23 +44,24 @@ def _factories(
             weights=tuple(o.get("weights", (1.0, 1.0, 1.0))),
         ),
         "action_awareness": lambda s, o: ActionAwareness(s),
-        "goal_generation": lambda s, o: GoalGeneration(
-            s, use_social=social_on, kinds=tuple(o.get("kinds", ()))
-        ),
+        "goal_generation": lambda s, o: GoalGeneration(s, kinds=tuple(o.get("kinds", ()))),
         "social_awareness": lambda s, o: SocialAwareness(s),
         "talking": lambda s, o: Talking(s),
         "skill_execution": lambda s, o: SkillExecution(s),
-        "cognitive_controller": lambda s, o: CognitiveController(
-            s, extroversion=agent.extroversion
-        ),
+        "cognitive_controller": lambda s, o: CognitiveController(s),
         "planning": lambda s, o: Planning(s),
         "reflection": lambda s, o: ReflectionModule(s, threshold=float(o.get("threshold", 150.0))),
     }
 
 
 def build_modules(cfg: VillageConfig, agent: ResolvedAgent, rng: random.Random) -> list[Module]:
-    """Instantiate the enabled modules with their configured schedules."""
-    factories = _factories(cfg, agent)
+    """Instantiate the enabled modules with their configured schedules.
+
+    The agent's own config reaches its modules only as its Agent State (the identity
+    section the runtime writes at start); no module is constructed with config values of
+    an agent (its or another's), so no policy can read them."""
+    del agent, rng
+    factories = _factories(cfg)
     out: list[Module] = []
     for name in cfg.modules.enabled():
         cadence, cadence_max = cfg.modules.cadence(name)

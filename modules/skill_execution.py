@@ -40,6 +40,25 @@ class SkillExecution(Module):
     reads: ClassVar[frozenset[str]] = frozenset({"decision", "action"})
     writes: ClassVar[frozenset[str]] = frozenset({"action"})
 
+    async def setup(self, ctx: ModuleContext) -> None:
+        """A skill still marked running at start was cut off by a stop, kill or restart:
+        the body no longer runs it, so it ends here as cancelled (and the controller, which
+        waits for running skills to finish, decides again)."""
+        action = ctx.read("action", Action)
+        if action.running is None:
+            return
+        call = action.running
+        outcome = SkillOutcome(
+            skill=call.skill,
+            success=False,
+            reason="cancelled: interrupted when the agent stopped",
+            failure="cancelled",
+            cancelled=True,
+            started_at=action.started_at,
+            ended_at=ctx.clock.now(),
+        )
+        self._record(ctx, Decision(id=action.running_decision), call, outcome)
+
     async def step(self, ctx: ModuleContext) -> None:
         decision = self._latest(ctx.pending("topic:decision"))
         while decision is not None:
@@ -66,8 +85,8 @@ class SkillExecution(Module):
                 update={
                     "running": call,
                     "running_decision": decision.id,
-                    "started_at": time.time(),
-                    "updated_at": time.time(),
+                    "started_at": ctx.clock.now(),
+                    "updated_at": ctx.clock.now(),
                 }
             ),
         )
@@ -118,7 +137,7 @@ class SkillExecution(Module):
                     success=False,
                     reason="timed out",
                     timed_out=True,
-                    ended_at=time.time(),
+                    ended_at=ctx.clock.now(),
                 )
         except asyncio.CancelledError:
             run.cancel()
@@ -128,7 +147,7 @@ class SkillExecution(Module):
                 skill=call.skill,
                 success=False,
                 reason=f"body error: {type(err).__name__}",
-                ended_at=time.time(),
+                ended_at=ctx.clock.now(),
             )
         self._record(ctx, decision, call, outcome)
         await ctx.publish(
@@ -146,7 +165,9 @@ class SkillExecution(Module):
         self, ctx: ModuleContext, decision: Decision, call: SkillCall, o: SkillOutcome
     ) -> None:
         action = ctx.read("action", Action)
-        entry = ActionLogEntry(decision_id=decision.id, call=call, outcome=o)
+        entry = ActionLogEntry(
+            decision_id=decision.id, call=call, outcome=o, started_at=action.started_at
+        )
         ctx.write(
             "action",
             action.model_copy(
@@ -157,7 +178,7 @@ class SkillExecution(Module):
                     "log": (*action.log[-(LOG_LIMIT - 1) :], entry),
                     "completed": action.completed + (1 if o.success else 0),
                     "failed": action.failed + (0 if o.success else 1),
-                    "updated_at": time.time(),
+                    "updated_at": ctx.clock.now(),
                 }
             ),
         )
@@ -167,6 +188,7 @@ class SkillExecution(Module):
             call=call.model_dump(mode="json"),
             success=o.success,
             reason=o.reason,
+            failure=o.failure,
             delta=o.inventory_delta,
             cancelled=o.cancelled,
             timed_out=o.timed_out,

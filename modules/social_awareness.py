@@ -1,63 +1,38 @@
-"""Social awareness: per-person summary, sentiment (0 hate .. 10 love) and inferred activity.
+"""Social awareness: per-person summary, sentiment (0 hate .. 10 love), inferred activity,
+and the agent's own opinion per topic (``Social.opinions``).
 
-Active only when others are near or talking (the paper engages it selectively).
-Heard lines update the speaker's entry: sentiment moves with friendly or
-hostile words, the activity is inferred from what they say they are doing, and
-the summary keeps the gist. :func:`social_graph` exports the directed graph
-(edge = sentiment) of a whole village.
+Active only when others are near or talking (the paper engages it selectively). Every
+heard line updates its speaker's entry through the person policy (heuristic:
+:func:`modules.heuristics.social.update_person`; LLM: ``prompts/social_awareness.md``),
+which sees only that line and what the agent already thought of the speaker. On-topic
+lines (content only, no speaker) are kept as evidence, and the opinion policy turns them
+and the agent's own traits into its stance. :func:`social_graph` exports the directed
+graph (edge = sentiment) of a whole village.
 """
 
 from __future__ import annotations
 
-import re
-import time
 from typing import ClassVar
-
-from pydantic import BaseModel, Field
 
 from agent_runtime.interfaces import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Identity, Perception, PersonView, Social
-from modules.base import remember, short
-from modules.brain import choose
-from modules.prompts import untrusted
-
-FRIENDLY = re.compile(
-    r"\b(thanks?|thank you|please|friend|great|love|glad|happy|welcome|here is|here's|sure|"
-    r"nice|wonderful|appreciate|help you|good job|well done|kind)\b",
-    re.I,
+from modules.base import remember
+from modules.heuristics.social import (
+    TOPICS,
+    OpinionOut,
+    SocialUpdate,
+    on_topic,
+    opinions,
+    sentiment_delta,
+    update_person,
 )
-HOSTILE = re.compile(
-    r"\b(stupid|hate|idiot|go away|shut up|ugly|liar|useless|leave me alone|annoying|"
-    r"no way|never|thief|get lost|ugh|whatever|lazy)\b",
-    re.I,
-)
-DOING = re.compile(r"\b(i'?m|i am|i will|i'll|going to|gonna)\b(.{3,80})", re.I)
+from modules.policies import decide, module_policy
+from modules.views import opinion_view, person_view
 
+TOPIC_LINES = 20
 
-class SocialUpdate(BaseModel):
-    summary: str = Field(max_length=300)
-    sentiment: float = Field(ge=0, le=10)
-    activity: str = Field(default="", max_length=120)
-
-
-def sentiment_delta(text: str) -> float:
-    return 0.8 * len(FRIENDLY.findall(text)) - 1.2 * len(HOSTILE.findall(text))
-
-
-def heuristic_update(person: PersonView, text: str) -> SocialUpdate:
-    delta = sentiment_delta(text)
-    sentiment = min(10.0, max(0.0, person.sentiment + delta))
-    activity = person.activity
-    m = DOING.search(text)
-    if m:
-        activity = short(m.group(2).strip(" .!,"), 100)
-    tone = "friendly" if sentiment >= 6.5 else "unfriendly" if sentiment <= 3.5 else "neutral"
-    summary = f"{person.name} seems {tone} towards me"
-    if activity:
-        summary += f"; says they are {activity}"
-    summary += f"; last said «{short(text, 80)}»"
-    return SocialUpdate(summary=summary, sentiment=round(sentiment, 2), activity=activity)
+__all__ = ["SocialAwareness", "SocialUpdate", "sentiment_delta", "social_graph"]
 
 
 class SocialAwareness(Module):
@@ -66,57 +41,45 @@ class SocialAwareness(Module):
     writes: ClassVar[frozenset[str]] = frozenset({"social"})
 
     async def step(self, ctx: ModuleContext) -> None:
-        me = ctx.read("identity", Identity).name
-        per = ctx.read("perception", Perception)
+        ident = ctx.read("identity", Identity)
+        near = set(ctx.read("perception", Perception).others_near)
         heard = [m.payload for m in ctx.pending("topic:heard")]
         social = ctx.read("social", Social)
-        near = set(per.others_near)
-        active = bool(near or heard)
-        if not active:
+        now = ctx.clock.now()
+        if not (near or heard or (ident.traits and not social.opinions)):
             if social.active:
-                ctx.write(
-                    "social", social.model_copy(update={"active": False, "updated_at": time.time()})
-                )
+                ctx.write("social", social.model_copy(update={"active": False, "updated_at": now}))
             return
         people = dict(social.people)
-        now = time.time()
         for name in near:
             p = people.get(name) or PersonView(name=name)
             people[name] = p.model_copy(update={"last_seen": now})
+        topic_lines = {t: list(v) for t, v in social.topic_lines.items()}
         brain = social.brain
+        person_policy = module_policy(
+            ctx, SocialUpdate, update_person, prompt="social_awareness", max_tokens=200
+        )
         for h in heard:
-            who = str(h.get("sender", ""))
-            if not who or who == me:
+            who, text = str(h.get("sender", "")), str(h.get("message", ""))
+            if not who or who == ident.name or not text:
                 continue
-            text = str(h.get("message", ""))
-            person = people.get(who) or PersonView(name=who)
-
-            def heuristic(person: PersonView = person, text: str = text) -> SocialUpdate:
-                return heuristic_update(person, text)
-
-            upd, brain = await choose(
-                ctx,
-                "social_awareness",
-                SocialUpdate,
-                {
-                    "name": me,
-                    "person": who,
-                    "summary": person.summary or "(nothing yet)",
-                    "sentiment": f"{person.sentiment:.1f}",
-                    "activity": person.activity or "(unknown)",
-                    "heard": untrusted(text),
-                },
-                heuristic,
-                max_tokens=200,
-            )
-            before = person.sentiment
-            people[who] = person.model_copy(
+            for topic in TOPICS:
+                if on_topic(text, topic):
+                    topic_lines[topic] = [*topic_lines.get(topic, []), text][-TOPIC_LINES:]
+            if h.get("announcement"):
+                continue  # an announcement is news, not a person to get to know
+            state = social.model_copy(update={"people": people})
+            view = person_view(ident, state, who, text, float(h.get("at") or now))
+            got = await decide(ctx, person_policy, view)
+            upd, brain = got.value, got.brain
+            before = view.person.sentiment
+            people[who] = view.person.model_copy(
                 update={
                     "summary": upd.summary,
                     "sentiment": upd.sentiment,
                     "activity": upd.activity,
                     "last_seen": now,
-                    "interactions": person.interactions + 1,
+                    "interactions": view.person.interactions + 1,
                 }
             )
             if abs(upd.sentiment - before) >= 1.5:
@@ -124,7 +87,31 @@ class SocialAwareness(Module):
                 remember(
                     ctx, f"I feel {feel} towards {who} now ({upd.sentiment:.0f}/10).", "reflection"
                 )
-        ctx.write("social", Social(people=people, active=True, brain=brain, updated_at=now))
+        new = social.model_copy(
+            update={"topic_lines": {t: tuple(v) for t, v in topic_lines.items()}}
+        )
+        opinion_policy = module_policy(ctx, OpinionOut, opinions)
+        mine = (await decide(ctx, opinion_policy, opinion_view(ident, new))).value.opinions
+        for topic, value in mine.items():
+            old = social.opinions.get(topic)
+            if old is not None and abs(value - old) >= 0.25:
+                remember(
+                    ctx,
+                    f"My view on the {topic} changed ({old:+.1f} -> {value:+.1f}).",
+                    "reflection",
+                )
+        ctx.write(
+            "social",
+            new.model_copy(
+                update={
+                    "people": people,
+                    "opinions": mine,
+                    "active": True,
+                    "brain": brain,
+                    "updated_at": now,
+                }
+            ),
+        )
 
 
 def social_graph(states: dict[str, Social]) -> dict[str, dict[str, float]]:

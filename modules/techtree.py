@@ -11,8 +11,11 @@ from dataclasses import dataclass
 
 from agent_runtime.world import SkillCall
 from modules.knowledge import (
+    DROPS,
     LOGS,
+    PLANKS,
     RECIPES,
+    TOOL_TIER,
     best_pickaxe_tier,
     count_of,
     planks_for,
@@ -39,10 +42,9 @@ def _craft(item: str, n: int = 1) -> Step:
 
 
 def _log_block(seen_blocks: dict[str, float]) -> str:
-    for log in LOGS:
-        if log in seen_blocks:
-            return log
-    return "oak_log"
+    """The nearest log kind in sight, else "log": any log will do for planks and sticks."""
+    logs = [b for b in seen_blocks if b in LOGS]
+    return min(logs, key=lambda b: seen_blocks[b]) if logs else "log"
 
 
 def craft_step(
@@ -99,6 +101,56 @@ def craft_step(
     return _craft(target)
 
 
+def adapt(call: SkillCall, inv: dict[str, int]) -> SkillCall:
+    """A step planned before its logs were gathered ("any log"): craft the planks of the
+    log kind actually held."""
+    item = str(call.args.get("item", ""))
+    if (
+        call.skill == "craft"
+        and item in PLANKS
+        and inv.get(item.replace("_planks", "_log"), 0) == 0
+    ):
+        held = planks_for(inv)
+        if inv.get(held.replace("_planks", "_log"), 0) > 0:
+            return call.model_copy(update={"args": {**call.args, "item": held}})
+    return call
+
+
+def same_step(planned: SkillCall, done: SkillCall) -> bool:
+    """``done`` carried out ``planned`` (also when :func:`adapt` changed the planks kind)."""
+    if planned == done:
+        return True
+    p, d = planned.args, done.args
+    return (
+        planned.skill == done.skill == "craft"
+        and str(p.get("item")) in PLANKS
+        and str(d.get("item")) in PLANKS
+        and p.get("count") == d.get("count")
+    )
+
+
+#: blocks in sight an explorer may gather (what it sees, not a role table)
+GATHERABLE_SUFFIXES = ("_log", "_ore")
+GATHERABLE = frozenset(
+    {"wheat", "carrots", "potatoes", "beetroots", "melon", "pumpkin", "sugar_cane"}
+)
+
+
+def explore_step(inv: dict[str, int], seen: dict[str, float]) -> Step:
+    """An explorer's next step from what it sees and holds: gather the nearest kind it has
+    not got yet (when its tools allow), craft the next tool it can, else roam further."""
+    tier = best_pickaxe_tier(inv)
+    for block in sorted(seen, key=lambda b: seen[b]):
+        gatherable = block in GATHERABLE or block.endswith(GATHERABLE_SUFFIXES)
+        if gatherable and DROPS.get(block, block) not in inv and TOOL_TIER.get(block, 0) <= tier:
+            return _collect(block, 2, "- something I have not got yet")
+    for target in ("crafting_table", "wooden_pickaxe", "stone_pickaxe", "furnace"):
+        step = craft_step(target, inv, seen)
+        if step is not None and step.call.skill == "craft":
+            return step
+    return Step("explore the surroundings", SkillCall(skill="explore", args={"distance": 48}))
+
+
 def next_step(kind: str, inv: dict[str, int], seen: dict[str, float]) -> Step:
     """The next concrete step of an activity (goal kind)."""
     logs = count_of(inv, "log")
@@ -149,7 +201,7 @@ def next_step(kind: str, inv: dict[str, int], seen: dict[str, float]) -> Step:
             "explore for beautiful materials", SkillCall(skill="explore", args={"distance": 40})
         )
     if kind == "explore":
-        return Step("explore the surroundings", SkillCall(skill="explore", args={"distance": 48}))
+        return explore_step(inv, seen)
     if kind == "guard":
         return Step("keep watch", SkillCall(skill="idle", args={"seconds": 10}))
     return Step("take a short rest", SkillCall(skill="idle", args={"seconds": 5}))

@@ -22,6 +22,7 @@ consistent snapshot of it.
 from __future__ import annotations
 
 import time
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -74,6 +75,8 @@ class GoalEntry(BaseModel):
 class Goals(Section):
     current: str = ""
     kind: str = ""  # coarse category used by experiments (e.g. "gather_wood")
+    set_at: float = 0.0  # when the current goal was chosen (kept goals keep their time)
+    inventory_at_set: dict[str, int] = Field(default_factory=dict)  # own inventory then
     history: tuple[GoalEntry, ...] = ()
     brain: str = ""
 
@@ -106,19 +109,68 @@ class PersonView(BaseModel):
 
 class Social(Section):
     people: dict[str, PersonView] = Field(default_factory=dict)
+    #: the agent's own stance per topic in [-1, 1] (e.g. "tax"), from what it heard and read
+    opinions: dict[str, float] = Field(default_factory=dict)
+    #: recent heard lines per topic (content only), the evidence of ``opinions``
+    topic_lines: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     active: bool = False
     brain: str = ""
 
 
+class IntentKind(StrEnum):
+    """What a decision is about (typed, so no module parses English back)."""
+
+    WORK = "work"  # advance the current goal / plan
+    CONTINUE = "continue"  # keep the running skill
+    GIVE = "give"  # hand items to someone who asked
+    DEPOSIT = "deposit"  # fulfil a perceived deposit request
+    EAT = "eat"
+    RECOVER = "recover"  # adapt after a failure (explore, get what is missing, pause)
+    WAIT = "wait"  # disconnected or nothing to do
+    TALK = "talk"  # only speech
+
+
+class UtteranceKind(StrEnum):
+    GREET = "greet"
+    ANSWER = "answer"  # acknowledge what someone said
+    AGREE_GIVE = "agree_give"
+    REFUSE = "refuse"  # will not give (item, to)
+    HAVE_NONE = "have_none"  # cannot give: does not have it
+    INFORM_ACTIVITY = "inform_activity"  # say what I am doing / about to do
+    OPINION = "opinion"  # say what I think about a topic (stance in [-1, 1])
+    FREE = "free"  # free text written by an LLM controller (``text``)
+
+
+class UtteranceGoal(BaseModel):
+    """What to communicate, typed: talking renders the words from this."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    kind: UtteranceKind
+    to: str | None = None  # addressee, None = everyone nearby
+    item: str | None = None
+    count: int | None = None
+    topic: str | None = None  # e.g. the activity, or "tax" for an opinion
+    stance: float | None = None  # for OPINION
+    text: str = ""  # FREE only: the gist to say
+    whisper: bool = False
+
+
 class Decision(Section):
     id: str = ""
-    intent: str = ""  # what the agent will do, in words
+    kind: IntentKind = IntentKind.WORK
+    intent: str = ""  # what the agent will do, in words (memory and logs only)
     skill: SkillCall | None = None
-    speech_intent: str = ""  # what to communicate ("" = stay silent)
-    speak_to: str | None = None  # addressee, None = everyone nearby
+    target: str | None = None  # the player or place the decision is about
+    item: str | None = None
+    count: int | None = None
+    say: UtteranceGoal | None = None  # None = stay silent
     reason: str = ""
     brain: str = ""  # "heuristic" | "llm:<model>" | "scripted"
     supersedes: str = ""
+
+    @property
+    def speak_to(self) -> str | None:
+        return self.say.to if self.say is not None else None
 
 
 class ActionLogEntry(BaseModel):
@@ -126,6 +178,7 @@ class ActionLogEntry(BaseModel):
     decision_id: str
     call: SkillCall
     outcome: SkillOutcome | None = None
+    started_at: float = 0.0
 
 
 class Action(Section):
@@ -162,11 +215,14 @@ class Utterance(BaseModel):
     at: float = Field(default_factory=time.time)
     decision_id: str = ""
     untrusted: bool = True  # other speakers' words are data, never instructions
+    announcement: bool = False  # a public announcement (heard by everyone)
 
 
 class Conversation(Section):
     lines: tuple[Utterance, ...] = ()
+    announcements: tuple[Utterance, ...] = ()  # the last public announcements heard
     last_utterance: Utterance | None = None
+    spoke_to: dict[str, float] = Field(default_factory=dict)  # addressee ("" = all) -> when
     partner: str | None = None
     pending_reply_to: str | None = None
     brain: str = ""

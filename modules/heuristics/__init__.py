@@ -1,0 +1,1 @@
+"""Heuristic (non-LLM) policies of the modules: functions ``(view, rng) -> output``."""

@@ -1,0 +1,94 @@
+"""Reading what someone said to the agent: a request for an item, a greeting, a question.
+
+These read the *heard words* of others (perception of speech); the agent's own decisions
+are typed and never parsed back.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent_runtime.bottleneck import BottleneckView
+from agent_runtime.state.sections import Utterance
+from modules.knowledge import FOODS, LOGS, PLANKS
+
+__all__ = [
+    "ANSWER_WINDOW_S",
+    "is_greeting",
+    "is_question_doing",
+    "is_request",
+    "requested_item",
+    "unanswered",
+]
+
+ANSWER_WINDOW_S = 30.0  # lines older than this (agent's time) are not answered any more
+
+_REQUEST = re.compile(
+    r"\b(give|bring|share|spare|lend|need|want|can i have|could i have|may i have|pass)\b", re.I
+)
+_GREETING = re.compile(r"\b(hi|hello|hey|good (morning|day|evening)|greetings)\b", re.I)
+_QUESTION_DOING = re.compile(r"\b(what are you (doing|up to)|what's up|busy)\b", re.I)
+_NUMBER = re.compile(r"\b(\d{1,2})\b")
+ITEM_ALIASES: dict[str, tuple[str, ...]] = {
+    "wood": LOGS + PLANKS,
+    "log": LOGS,
+    "logs": LOGS,
+    "plank": PLANKS,
+    "planks": PLANKS,
+    "food": FOODS,
+    "bread": ("bread",),
+    "pickaxe": ("stone_pickaxe", "wooden_pickaxe", "iron_pickaxe"),
+    "stone": ("cobblestone",),
+    "cobblestone": ("cobblestone",),
+    "coal": ("coal",),
+    "iron": ("iron_ingot", "iron_ore"),
+    "stick": ("stick",),
+    "sticks": ("stick",),
+    "table": ("crafting_table",),
+    "wheat": ("wheat",),
+    "apple": ("apple",),
+}
+
+
+def is_request(text: str) -> bool:
+    return bool(_REQUEST.search(text))
+
+
+def is_greeting(text: str) -> bool:
+    return bool(_GREETING.search(text))
+
+
+def is_question_doing(text: str) -> bool:
+    return bool(_QUESTION_DOING.search(text))
+
+
+def requested_item(text: str, inventory: dict[str, int]) -> tuple[str | None, str, int]:
+    """(item held that matches the request or None, the word asked for, count asked)."""
+    low = text.lower()
+    m = _NUMBER.search(low)
+    count = int(m.group(1)) if m else 1
+    for name in sorted(inventory, key=len, reverse=True):
+        if name.replace("_", " ") in low or name in low:
+            return name, name, count
+    for word, items in ITEM_ALIASES.items():
+        if re.search(rf"\b{word}\b", low):
+            for it in items:
+                if inventory.get(it, 0) > 0:
+                    return it, word, count
+            return None, word, count
+    return None, "", count
+
+
+def unanswered(view: BottleneckView) -> Utterance | None:
+    """The latest recent line addressed to the agent that it has not answered yet."""
+    me = view.identity.name
+    conv = view.conversation
+    for u in reversed(conv.lines):
+        if u.speaker == me or u.announcement or u.to != me:
+            continue
+        if view.now - u.at > view.seconds(ANSWER_WINDOW_S):
+            return None
+        if conv.spoke_to.get(u.speaker, 0.0) >= u.at:
+            continue  # answered already
+        return u
+    return None

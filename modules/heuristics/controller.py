@@ -1,0 +1,231 @@
+"""The Cognitive Controller's heuristic policy: ``decide(view, rng) -> ControllerOut``.
+
+It reads exactly the bottleneck view (:class:`~agent_runtime.bottleneck.BottleneckView`) and
+answers in types: an intent kind, a skill call, and an utterance goal for talking. In order:
+
+1. disconnected -> wait;
+2. someone addressed the agent and waits for an answer -> give / refuse / answer;
+3. a perceived open deposit request -> deposit its own share (:mod:`.deposit`);
+4. hungry or hurt and holding food -> eat;
+5. action awareness says recent actions failed or did not deliver -> recover;
+6. a skill is running -> keep it (commitment), maybe telling someone what it does;
+7. otherwise the next step of its plan or goal (tech tree).
+
+How often it starts a conversation comes from its own traits (:func:`talkativeness`).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agent_runtime.bottleneck import ActionRecord, BottleneckView
+from agent_runtime.state.sections import IntentKind, Utterance, UtteranceGoal, UtteranceKind
+from modules.heuristics import asked
+from modules.heuristics.deposit import deposit_due
+from modules.heuristics.traits import talkativeness
+from modules.knowledge import FOODS
+from modules.techtree import adapt, craft_step, next_step
+
+__all__ = ["ControllerOut", "decide", "failures"]
+
+TALK_GAP_S = 45.0  # never start a conversation more often than this (agent's time)
+SMALL_TALK_GAP_S = 60.0  # do not answer small talk from someone spoken to this recently
+OPINION_MIN = 0.25  # an opinion this strong may be voiced
+HUNGRY, HURT = 8.0, 6.0
+_MISSING = re.compile(r"missing ingredients?: (\d+) ([a-z_]+)")
+
+
+class ControllerOut(BaseModel):
+    """The controller's typed decision (the LLM policy answers the same JSON)."""
+
+    kind: IntentKind = IntentKind.WORK
+    intent: str = Field(default="", max_length=300, description="what you do now, one sentence")
+    skill: str | None = Field(default=None, description="one skill name, or null to keep going")
+    args: dict[str, Any] = Field(default_factory=dict)
+    target: str | None = None
+    item: str | None = None
+    count: int | None = None
+    say: UtteranceGoal | None = None
+    reason: str = Field(default="", max_length=300)
+
+
+def failures(view: BottleneckView) -> list[ActionRecord]:
+    """Trailing actions that failed or, by action awareness, did not deliver."""
+    notes = view.awareness.discrepancies
+    out: list[ActionRecord] = []
+    for r in reversed(view.action.recent):
+        undelivered = any(d.skill == r.call.skill and abs(d.at - r.ended_at) < 5.0 for d in notes)
+        if r.success is None or (r.success and not undelivered):
+            break
+        out.append(r)
+    return out
+
+
+def _answer(view: BottleneckView, u: Utterance, goal: str) -> ControllerOut | None:
+    who, text = u.speaker, u.text
+    inv = view.perception.inventory
+    if asked.is_request(text):
+        item, word, count = asked.requested_item(text, inv)
+        liking = view.social.sentiment(who)
+        if item is not None and liking >= 4:
+            n = max(1, min(count, inv.get(item, 1)))
+            return ControllerOut(
+                kind=IntentKind.GIVE,
+                intent=f"give {n} {item.replace('_', ' ')} to {who}",
+                skill="give",
+                args={"player": who, "item": item, "count": n},
+                target=who,
+                item=item,
+                count=n,
+                say=UtteranceGoal(kind=UtteranceKind.AGREE_GIVE, to=who, item=item, count=n),
+                reason=f"{who} asked for {word or item}; I have it and like them",
+            )
+        kind = UtteranceKind.REFUSE if item is not None else UtteranceKind.HAVE_NONE
+        return ControllerOut(
+            kind=IntentKind.TALK,
+            intent=f"keep working on {goal}",
+            target=who,
+            item=word or None,
+            say=UtteranceGoal(kind=kind, to=who, item=word or "such thing"),
+            reason=f"{who} asked for {word}: "
+            + (f"I do not trust them enough ({liking:.0f}/10)" if item else "I have none"),
+        )
+    if view.now - view.conversation.spoke_to.get(who, 0.0) < view.seconds(SMALL_TALK_GAP_S):
+        return None  # small talk with someone I just spoke to: let the exchange end
+    if asked.is_greeting(text):
+        say = UtteranceGoal(kind=UtteranceKind.GREET, to=who, topic=goal.lower())
+    elif asked.is_question_doing(text):
+        say = UtteranceGoal(kind=UtteranceKind.INFORM_ACTIVITY, to=who, topic=goal.lower())
+    else:
+        say = UtteranceGoal(kind=UtteranceKind.ANSWER, to=who)
+    return ControllerOut(
+        kind=IntentKind.TALK, intent=f"answer {who}", target=who, say=say, reason="spoken to"
+    )
+
+
+def _talk_target(view: BottleneckView, rng: random.Random) -> str | None:
+    """Someone to speak to now: a person not spoken to yet (likely), else now and then
+    someone nearby, more often the more talkative the agent's own traits say it is."""
+    conv = view.conversation
+    if view.now - conv.last_said_at <= view.seconds(TALK_GAP_S):
+        return None
+    talk = talkativeness(view.identity.traits)
+    near = list(view.perception.players)
+    fresh = [p for p in near if p not in conv.spoke_to]
+    if fresh and rng.random() < 0.6 + 0.3 * talk:
+        return fresh[0]
+    if near and rng.random() < max(0.03, 0.15 * (1.0 + 2.0 * talk)):
+        return near[0]
+    return None
+
+
+def _say_to(
+    view: BottleneckView, to: str | None, doing: str, rng: random.Random
+) -> UtteranceGoal | None:
+    if to is None:
+        return None
+    for topic, stance in sorted(view.social.opinions.items()):
+        if abs(stance) >= OPINION_MIN and rng.random() < 0.5:
+            return UtteranceGoal(kind=UtteranceKind.OPINION, to=to, topic=topic, stance=stance)
+    if to not in view.conversation.spoke_to:
+        return UtteranceGoal(kind=UtteranceKind.GREET, to=to, topic=doing)
+    return UtteranceGoal(kind=UtteranceKind.INFORM_ACTIVITY, to=to, topic=doing)
+
+
+def _recover(view: BottleneckView, failed: list[ActionRecord], kind: str) -> ControllerOut | None:
+    last = failed[0]
+    reason = last.reason.lower()
+    if len(failed) >= 4:
+        return ControllerOut(
+            kind=IntentKind.RECOVER,
+            intent="pause and rethink after several failed attempts",
+            skill="idle",
+            args={"seconds": min(30.0, view.seconds(5.0) + 5.0)},
+            reason=last.reason or "repeated failures",
+        )
+    if "no path" in reason or "not found" in reason or ("no " in reason and "within" in reason):
+        return ControllerOut(
+            kind=IntentKind.RECOVER,
+            intent="explore to find what I need",
+            skill="explore",
+            args={"distance": 48},
+            reason=f"last action failed: {last.reason}",
+        )
+    missing = _MISSING.search(reason)
+    if missing is None:
+        return None
+    need, inv, seen = missing.group(2), view.perception.inventory, view.perception.blocks
+    st = craft_step(need, {k: v for k, v in inv.items() if k != need}, seen) or next_step(
+        "gather_wood" if need.endswith(("_log", "_planks", "stick")) else kind, inv, seen
+    )
+    return ControllerOut(
+        kind=IntentKind.RECOVER,
+        intent=st.text,
+        skill=st.call.skill,
+        args=dict(st.call.args),
+        item=need,
+        reason=f"last action failed: {last.reason}",
+    )
+
+
+def decide(view: BottleneckView, rng: random.Random) -> ControllerOut:
+    """The heuristic controller policy."""
+    per = view.perception
+    inv = per.inventory
+    goal = view.goals.current or "help out"
+    kind = view.goals.kind or "gather_wood"
+    running = view.action.running
+    if not per.connected:
+        return ControllerOut(
+            kind=IntentKind.WAIT, intent="wait for the connection", skill="idle",
+            args={"seconds": 5}, reason="disconnected",
+        )  # fmt: skip
+    u = asked.unanswered(view)
+    if u is not None and (out := _answer(view, u, goal)) is not None:
+        return out
+    due = deposit_due(view)
+    if due is not None:
+        item, n, chest, why = due
+        args: dict[str, Any] = {"item": item, "count": n}
+        if chest is not None:
+            args.update(zip("xyz", chest, strict=True))
+        return ControllerOut(
+            kind=IntentKind.DEPOSIT,
+            intent=f"deposit {n} {item.replace('_', ' ')} in the community chest",
+            skill="deposit", args=args, item=item, count=n, reason=why,
+        )  # fmt: skip
+    if per.food < HUNGRY or per.health < HURT:
+        food = next((f for f in FOODS if inv.get(f, 0) > 0), None)
+        if food is not None and per.food < 20:
+            return ControllerOut(
+                kind=IntentKind.EAT, intent=f"eat {food.replace('_', ' ')}", skill="eat",
+                args={"item": food}, item=food, reason=f"food {per.food:.0f}/20, health {per.health:.0f}/20",
+            )  # fmt: skip
+    to = _talk_target(view, rng)
+    failed = failures(view)
+    if failed and running is None and (out := _recover(view, failed, kind)) is not None:
+        return out.model_copy(update={"say": _say_to(view, to, out.intent.lower(), rng)})
+    if running is not None:
+        return ControllerOut(
+            kind=IntentKind.CONTINUE, intent=f"keep going ({running.describe()})",
+            say=_say_to(view, to, goal.lower(), rng), reason="the current action is still running",
+        )  # fmt: skip
+    plan = view.plan
+    stale = bool(failed) and plan.current_skill is not None
+    if plan.current_skill is not None and not stale and rng.random() < 0.7:
+        text, call = plan.current_step, adapt(plan.current_skill, inv)
+    else:
+        st = next_step(kind, inv, per.blocks)
+        text, call = st.text, st.call
+    return ControllerOut(
+        kind=IntentKind.WORK,
+        intent=f"{text} to {goal.lower()}",
+        skill=call.skill,
+        args=dict(call.args),
+        say=_say_to(view, to, text, rng),
+        reason=f"next step of my goal ({kind})",
+    )

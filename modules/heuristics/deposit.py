@@ -1,0 +1,134 @@
+"""Fulfilling a perceived deposit request: generic, not an experiment's rule.
+
+From the controller's bottleneck view only: the agent reads the latest deposit request it
+heard (an announcement or a line in its conversation, parsed by
+:mod:`modules.heuristics.requests`), the share it asks for (or the share of a standing
+rule it heard or remembers), the chests it names (or the chests in its own location
+memories), and its own opinion on the topic (``Social.opinions``). It deposits
+``share = rate * (1 + OPINION_WEIGHT * opinion)`` of each item kind it holds, one item
+kind per decision, never the same kind twice for the same request (its own action log
+says what it already deposited since the request was heard); a deposit that failed is
+tried once more, at another chest when there is one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from agent_runtime.bottleneck import BottleneckView
+from agent_runtime.state.sections import Utterance
+from modules.heuristics.requests import DepositRequest, RequestState, read_positions, read_request
+
+__all__ = ["OPINION_WEIGHT", "OpenRequest", "deposit_due", "open_request", "rule_rate"]
+
+MAX_TRIES = 2  # an item kind whose deposit failed is tried once more (at another chest)
+OPINION_WEIGHT = 0.75  # opinion -1 pays a quarter of the asked share, +1 pays 1.75x
+DEFAULT_WINDOW_S = 60.0  # how long a request without a stated window is taken as open
+TOPIC = "tax"
+
+OpenRequest = tuple[Utterance, DepositRequest]
+
+
+def _heard(view: BottleneckView) -> list[Utterance]:
+    c = view.conversation
+    me = view.identity.name
+    seen = {(u.speaker, u.text, u.at) for u in c.lines}
+    extra = [a for a in c.announcements if (a.speaker, a.text, a.at) not in seen]
+    return sorted((u for u in [*extra, *c.lines] if u.speaker != me), key=lambda u: u.at)
+
+
+def open_request(view: BottleneckView) -> OpenRequest | None:
+    """The latest deposit request heard, if still open (no close heard, window not over).
+
+    The same request heard twice (an announcement and its echo in chat) counts from the
+    first time it was heard. A stated window is read as said (seconds of the agent's clock);
+    without one, a request counts as open for ``DEFAULT_WINDOW_S`` of the agent's time."""
+    latest: OpenRequest | None = None
+    for u in _heard(view):
+        r = read_request(u.text)
+        if r is None or r.state is RequestState.RULE:
+            continue
+        if r.state is RequestState.CLOSED:
+            latest = None
+        elif latest is None or latest[0].text != u.text:
+            latest = (u, r)
+    if latest is None:
+        return None
+    u, r = latest
+    window = r.window_s if r.window_s is not None else view.seconds(DEFAULT_WINDOW_S)
+    if view.now - u.at > window + view.seconds(5.0):  # a margin for hearing it late
+        return None
+    return latest
+
+
+def rule_rate(view: BottleneckView) -> float | None:
+    """The share of a standing rule the agent heard or remembers (latest first)."""
+    texts = [u.text for u in _heard(view)]
+    wm = view.working_memory
+    texts += [*wm.retrieved, *wm.items]
+    for text in reversed(texts):
+        r = read_request(text)
+        if r is not None and r.state is RequestState.RULE and r.rate is not None:
+            return r.rate
+    return None
+
+
+Chest = tuple[int, int, int]
+
+
+def _chest(view: BottleneckView, request: DepositRequest, failed: set[Chest]) -> Chest | None:
+    """The nearest chest named by the request (else in its own location memories), avoiding
+    chests it already failed to reach for this request while others remain."""
+    chests = list(request.chests)
+    if not chests:
+        for place in view.identity.location_memories:
+            if "chest" in place.lower():
+                chests += read_positions(place)
+    chests = [c for c in chests if c not in failed] or chests
+    if not chests:
+        return None
+    pos = view.perception.position
+    if pos is None:
+        return chests[0]
+    return min(
+        chests, key=lambda c: (c[0] - pos.x) ** 2 + (c[1] - pos.y) ** 2 + (c[2] - pos.z) ** 2
+    )
+
+
+def share_of(rate: float, opinion: float) -> float:
+    return max(0.0, min(1.0, rate * (1.0 + OPINION_WEIGHT * max(-1.0, min(1.0, opinion)))))
+
+
+def deposit_due(view: BottleneckView) -> tuple[str, int, tuple[int, int, int] | None, str] | None:
+    """(item, count, chest, reason) of the next deposit the agent owes, or None."""
+    found = open_request(view)
+    if found is None:
+        return None
+    heard_at, request = found[0].at, found[1]
+    rate = request.rate if request.rate is not None else rule_rate(view)
+    if rate is None:
+        return None
+    opinion = view.social.opinions.get(TOPIC, 0.0)
+    share = share_of(rate, opinion)
+    mine = [r for r in view.action.recent if r.call.skill == "deposit" and r.started_at >= heard_at]
+    tries = Counter(str(r.call.args.get("item")) for r in mine)
+    done = {str(r.call.args.get("item")) for r in mine if r.success}
+    done |= {item for item, n in tries.items() if n >= MAX_TRIES}
+    failed = {_at(r.call.args) for r in mine if r.success is False}
+    running = view.action.running
+    if running is not None and running.skill == "deposit":
+        done.add(str(running.args.get("item")))
+    inv = view.perception.inventory
+    for item, n in sorted(inv.items(), key=lambda kv: (-kv[1], kv[0])):
+        k = math.floor(n * share + 0.5)
+        if item in done or k < 1:
+            continue
+        why = f"a deposit of {rate:.0%} was asked; my view of it ({opinion:+.1f}) makes it {share:.0%}"
+        return item, min(k, n), _chest(view, request, failed), why
+    return None
+
+
+def _at(args: dict[str, object]) -> Chest:
+    x, y, z = (round(float(str(args.get(k, 0)))) for k in "xyz")
+    return (x, y, z)

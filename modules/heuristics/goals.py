@@ -1,0 +1,192 @@
+"""Goal generation's heuristic policy: a goal from the agent's own traits, skills and
+belongings, what it sees, and the needs it perceives in the village.
+
+Each activity kind the agent may choose gets a weight, from its own state only:
+
+- fit with its own traits and community goal (``KEYWORDS`` words in its own text);
+- what it can already do: tools and materials in its inventory (``SUPPLIES``);
+- what it sees: blocks in sight that the activity works on (``WORKS_ON``);
+- needs it heard: lines of others asking for something the activity provides
+  (``PROVIDES``; e.g. "does anyone have bread?" favours farming);
+- division of labour: when its social awareness knows what others are doing, kinds few
+  others do are favoured (with social awareness off it knows nothing of that, so the
+  choice can differ).
+
+A current goal is kept until it is reached (its inventory criterion, or, for an open-ended
+activity, ``GOAL_SPAN_S`` of pursuit), or until others are heard asking for what another
+activity provides (:func:`revise_reason`).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+
+from pydantic import BaseModel, Field
+
+from modules.knowledge import ACTIVITIES, KEYWORDS, LOGS, count_of
+from modules.views import GoalView
+
+__all__ = ["GoalOut", "choose_goal", "classify_activity", "goal_done", "goal_text", "weights"]
+
+GOAL_SPAN_S = 180.0  # an open-ended goal is reconsidered after this long (agent's time)
+MEASURED = frozenset({"gather_wood", "mine", "farm", "craft_tools", "smelt"})  # see goal_done
+
+#: activity -> items in the inventory that show the agent can do it
+SUPPLIES: dict[str, tuple[str, ...]] = {
+    "gather_wood": ("wooden_axe", "stone_axe"),
+    "mine": ("wooden_pickaxe", "stone_pickaxe", "iron_pickaxe"),
+    "farm": ("wheat_seeds", "wheat", "bread"),
+    "craft_tools": ("crafting_table", "stick", "oak_planks", "birch_planks", "spruce_planks"),
+    "smelt": ("furnace", "iron_ore", "coal"),
+    "build": ("cobblestone", "oak_planks"),
+    "guard": ("wooden_sword", "stone_sword", "iron_sword"),
+    "trade": ("bread", "iron_ingot"),
+}
+#: activity -> blocks in sight it works on
+WORKS_ON: dict[str, tuple[str, ...]] = {
+    "gather_wood": LOGS,
+    "mine": ("stone", "coal_ore", "iron_ore"),
+    "farm": ("wheat", "farmland", "carrots", "potatoes"),
+    "smelt": ("furnace", "iron_ore"),
+    "craft_tools": ("crafting_table",),
+}
+#: words of a heard request -> activities that provide it
+PROVIDES: dict[str, tuple[str, ...]] = {
+    "wood": ("gather_wood",),
+    "log": ("gather_wood",),
+    "planks": ("gather_wood",),
+    "stone": ("mine",),
+    "cobblestone": ("mine",),
+    "coal": ("mine",),
+    "iron": ("smelt", "mine"),
+    "bread": ("farm",),
+    "food": ("farm",),
+    "wheat": ("farm",),
+    "hungry": ("farm",),
+    "pickaxe": ("craft_tools",),
+    "tool": ("craft_tools",),
+    "tools": ("craft_tools",),
+    "axe": ("craft_tools",),
+    "sword": ("craft_tools", "guard"),
+    "help": ("trade",),
+    "danger": ("guard",),
+    "zombie": ("guard",),
+}
+_ASKING = re.compile(
+    r"\b(need|needs|want|give|bring|share|spare|lend|anyone|does anyone|who has|short of|"
+    r"out of|looking for|hungry)\b",
+    re.I,
+)
+_WORD = re.compile(r"[a-z]+")
+
+
+class GoalOut(BaseModel):
+    goal: str = Field(max_length=200, description="your social goal, one sentence")
+    kind: str = Field(description="closest activity: " + ", ".join(ACTIVITIES))
+    keep_current: bool = False
+    reason: str = Field(default="", max_length=200)
+
+
+def classify_activity(text: str) -> str:
+    """Map free text (a goal or someone's activity) to an activity kind."""
+    low = text.lower()
+    best, score = "socialize", 0
+    for kind, words in KEYWORDS.items():
+        s = sum(1 for w in words if w in low)
+        if kind.replace("_", " ") in low:
+            s += 3
+        if s > score:
+            best, score = kind, s
+    for kind, (desc, role) in ACTIVITIES.items():
+        if desc in low or role in low:
+            return kind
+    return best
+
+
+def goal_done(kind: str, inv: dict[str, int], started_inv: dict[str, int]) -> bool:
+    gained = {k: inv.get(k, 0) - started_inv.get(k, 0) for k in inv}
+    if kind == "gather_wood":
+        return count_of(inv, "log") - count_of(started_inv, "log") >= 16
+    if kind == "mine":
+        return gained.get("cobblestone", 0) >= 16 or gained.get("iron_ore", 0) >= 3
+    if kind == "farm":
+        return gained.get("wheat", 0) + gained.get("bread", 0) >= 6
+    if kind == "craft_tools":
+        return inv.get("stone_pickaxe", 0) > 0 and inv.get("furnace", 0) > 0
+    if kind == "smelt":
+        return gained.get("iron_ingot", 0) >= 3
+    return False
+
+
+def heard_needs(lines: tuple[str, ...]) -> Counter[str]:
+    """Activities that would answer what others asked for in ``lines``."""
+    needs: Counter[str] = Counter()
+    for line in lines:
+        if not _ASKING.search(line):
+            continue
+        for w in set(_WORD.findall(line.lower())):
+            for kind in PROVIDES.get(w, ()):
+                needs[kind] += 1
+    return needs
+
+
+def weights(view: GoalView, kinds: list[str]) -> dict[str, float]:
+    own = set(_WORD.findall((view.community_goal + " " + " ".join(view.traits)).lower()))
+    needs = heard_needs(view.heard)
+    others = Counter(classify_activity(a) for a in view.others.values())
+    total_others = sum(others.values())
+    out: dict[str, float] = {}
+    for k in kinds:
+        w = 1.0 + 2.0 * sum(1 for cue in KEYWORDS.get(k, ()) if any(t.startswith(cue) for t in own))
+        w += 1.0 * sum(1 for item in SUPPLIES.get(k, ()) if view.inventory.get(item, 0) > 0)
+        w += 0.5 * sum(1 for block in WORKS_ON.get(k, ()) if block in view.seen)
+        w += 2.0 * min(3, needs.get(k, 0))
+        if total_others:
+            w *= 1.5 - others.get(k, 0) / total_others  # favour what few others do
+        if k == view.kind and len(kinds) > 1:
+            w *= 0.5  # a finished goal is less attractive right away
+        out[k] = max(0.05, w)
+    return out
+
+
+def goal_text(kind: str, has_community: bool) -> str:
+    desc = ACTIVITIES[kind][0]
+    if not has_community:  # a lone agent works for itself, not for a village it lacks
+        desc = desc.replace(" for the village", "").replace(" the village", " my camp")
+    return desc[0].upper() + desc[1:]
+
+
+def revise_reason(view: GoalView) -> str | None:
+    """Why the current goal should be reconsidered now, from what the agent perceives."""
+    if not view.current:
+        return "no goal yet"
+    if goal_done(view.kind, view.inventory, view.inventory_at_goal):
+        return "goal reached"
+    age = view.now - view.set_at
+    span = GOAL_SPAN_S * view.time_scale
+    if age > span * (3.0 if view.kind in MEASURED else 1.0):
+        return "pursued long enough"
+    needs = heard_needs(view.heard)
+    if age > span / 3.0 and needs and view.kind not in needs and max(needs.values()) >= 2:
+        return "others need something else"
+    return None
+
+
+def choose_goal(view: GoalView, rng: random.Random) -> GoalOut:
+    """The heuristic goal-generation policy: ``(view, rng) -> GoalOut``."""
+    revise = revise_reason(view)
+    if revise is None:
+        return GoalOut(goal=view.current, kind=view.kind, keep_current=True, reason="not done yet")
+    kinds = list(view.kinds) or [k for k in ACTIVITIES if k != "pay_tax"]
+    w = weights(view, kinds)
+    kind = rng.choices(kinds, weights=[w[k] for k in kinds], k=1)[0]
+    why = [revise, "fits who I am and what I have"]
+    if heard_needs(view.heard).get(kind):
+        why.append("others asked for what it provides")
+    if view.others:
+        why.append("few others are doing it" if w[kind] > 1 else "it is needed")
+    return GoalOut(
+        goal=goal_text(kind, bool(view.community_goal)), kind=kind, reason="; ".join(why)
+    )

@@ -1,0 +1,122 @@
+"""An agent's stance towards a topic, read from the *content* of lines it heard or read.
+
+``stance_of(lines, topic)`` scores each line with the weighted cue phrases of the
+inspectable lexicon ``lexicons/<topic>_stance.txt`` and returns a value in [-1, 1]
+(+1 = for the tax / keeping the law, -1 = against). Who said a line never enters: the
+function gets text only.
+
+Scoring, in full:
+- a line is tokenised into lower-case words; cue phrases are matched on whole words,
+  longest first, without overlap;
+- a negation word within the three words before a cue flips the cue's sign;
+- a line's score is the sum of its cues, clipped to [-1, 1]; lines without a cue, or
+  that do not mention the topic (the lexicon's ``@topic`` words), do not count;
+- the stance is ``sum(line scores) / (n + 1)``: evidence-weighted, so one line moves it
+  less than many agreeing lines, and no lines give 0.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+__all__ = ["Lexicon", "lexicon", "line_score", "stance_of"]
+
+NEGATIONS = frozenset(
+    {
+        "not", "no", "never", "don't", "dont", "doesn't", "isn't", "aren't", "won't",
+        "wouldn't", "shouldn't", "can't", "cannot", "nobody", "nothing", "hardly",
+        "stop", "without",
+    }
+)  # fmt: skip
+NEGATION_WINDOW = 3
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+@dataclass(frozen=True, slots=True)
+class Lexicon:
+    topic: str
+    topic_words: frozenset[str]
+    cues: tuple[tuple[tuple[str, ...], float], ...]  # longest phrase first
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower().replace("\u2019", "'"))
+
+
+def lexicon_path(topic: str) -> Path:
+    return Path(
+        str(
+            resources.files("modules.heuristics")
+            .joinpath("lexicons")
+            .joinpath(f"{topic}_stance.txt")
+        )
+    )
+
+
+def parse_lexicon(topic: str, text: str) -> Lexicon:
+    topic_words: set[str] = set()
+    cues: list[tuple[tuple[str, ...], float]] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("@topic"):
+            topic_words.update(words(line.removeprefix("@topic")))
+            continue
+        weight, _, phrase = line.partition(" ")
+        try:
+            w = float(weight)
+        except ValueError as e:
+            raise ValueError(
+                f"{topic}_stance.txt line {n}: weight {weight!r} is not a number"
+            ) from e
+        ws = tuple(words(phrase))
+        if not ws:
+            raise ValueError(f"{topic}_stance.txt line {n}: empty phrase")
+        cues.append((ws, w))
+    cues.sort(key=lambda c: -len(c[0]))
+    return Lexicon(topic, frozenset(topic_words), tuple(cues))
+
+
+@functools.cache
+def lexicon(topic: str = "tax") -> Lexicon:
+    return parse_lexicon(topic, lexicon_path(topic).read_text("utf-8"))
+
+
+def _negated(tokens: Sequence[str], start: int) -> bool:
+    return any(t in NEGATIONS for t in tokens[max(0, start - NEGATION_WINDOW) : start])
+
+
+def line_score(line: str, lex: Lexicon) -> float | None:
+    """The line's clipped cue sum, or None when it is off topic or carries no cue."""
+    tokens = words(line)
+    if lex.topic_words and not lex.topic_words.intersection(tokens):
+        return None
+    used = [False] * len(tokens)
+    total, hits = 0.0, 0
+    for phrase, weight in lex.cues:
+        k = len(phrase)
+        for i in range(len(tokens) - k + 1):
+            if tuple(tokens[i : i + k]) != phrase or any(used[i : i + k]):
+                continue
+            for j in range(i, i + k):
+                used[j] = True
+            total += -weight if _negated(tokens, i) else weight
+            hits += 1
+    if hits == 0:
+        return None
+    return max(-1.0, min(1.0, total))
+
+
+def stance_of(lines: Sequence[str], topic: str = "tax") -> float:
+    """Stance in [-1, 1] from the content of ``lines`` (0 when nothing on topic was said)."""
+    lex = lexicon(topic)
+    scores = [s for s in (line_score(line, lex) for line in lines) if s is not None]
+    if not scores:
+        return 0.0
+    return max(-1.0, min(1.0, sum(scores) / (len(scores) + 1)))

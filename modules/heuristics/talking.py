@@ -1,0 +1,106 @@
+"""Talking's heuristic policy: the words for a typed utterance goal, from templates.
+
+The controller says *what* to communicate as an :class:`UtteranceGoal` (greet, answer,
+agree_give, refuse, have_none, inform_activity, opinion, free); this renders it, then
+colours it with the speaker's own warmth (its own traits). Nothing is parsed back.
+"""
+
+from __future__ import annotations
+
+import random
+
+from pydantic import BaseModel, Field
+
+from agent_runtime.state.sections import UtteranceGoal, UtteranceKind
+from modules.heuristics.traits import warmth
+from modules.views import TalkView
+
+__all__ = ["MAX_CHARS", "UtteranceOut", "opinion_line", "render", "speak", "with_tone"]
+
+MAX_CHARS = 240
+
+_WARM_WORDS = ("Thanks, friend!", "Great to see you!", "Glad we work together.", "Happy to help!")
+_COLD_WORDS = (
+    "Ugh, whatever.",
+    "Leave me alone after this.",
+    "Don't be annoying.",
+    "No way I do more.",
+)
+
+#: opinion sentences per topic, strongest first; each is read the same way by stance_of
+_OPINIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "tax": (
+        (
+            "Paying the tax is fair, it is for the common good.",
+            "I support the tax, the community needs it.",
+            "I think we should keep the law and pay our taxes.",
+        ),
+        (
+            "Honestly, the tax is too high and unfair.",
+            "I am against the tax, it is a burden on all of us.",
+            "We should lower the tax, it is a waste.",
+        ),
+    ),
+}
+
+
+class UtteranceOut(BaseModel):
+    text: str = Field(
+        max_length=MAX_CHARS, description="exactly what you say, one or two sentences"
+    )
+    end_conversation: bool = False
+
+
+def _item(goal: UtteranceGoal) -> str:
+    return (goal.item or "that").replace("_", " ")
+
+
+def opinion_line(topic: str, stance: float, rng: random.Random) -> str:
+    pro, con = _OPINIONS.get(topic, ((f"I am for the {topic}.",), (f"I am against the {topic}.",)))
+    return rng.choice(pro if stance >= 0 else con)
+
+
+def render(goal: UtteranceGoal, rng: random.Random) -> str:
+    """The plain words for ``goal``."""
+    to = goal.to
+    hello = f"{to}, " if to else ""
+    match goal.kind:
+        case UtteranceKind.AGREE_GIVE:
+            n = goal.count or 1
+            return f"Sure {to}, here is {n} {_item(goal)}." if to else f"Here is {n} {_item(goal)}."
+        case UtteranceKind.REFUSE:
+            return f"Sorry {hello}I can't spare any {_item(goal)} right now."
+        case UtteranceKind.HAVE_NONE:
+            return f"Sorry {hello}I don't have any {_item(goal)}."
+        case UtteranceKind.GREET:
+            doing = f" I'm trying to {goal.topic}." if goal.topic else ""
+            return f"Hi {to}!{doing}" if to else f"Hi everyone!{doing}"
+        case UtteranceKind.INFORM_ACTIVITY:
+            return f"Hey {hello}I'm going to {goal.topic or 'keep busy'}."
+        case UtteranceKind.ANSWER:
+            return f"Got it, {to}." if to else "Got it."
+        case UtteranceKind.OPINION:
+            line = opinion_line(goal.topic or "tax", goal.stance or 0.0, rng)
+            lead = line if line.startswith("I ") else line[0].lower() + line[1:]
+            return f"{hello}{lead}" if to else line
+        case UtteranceKind.FREE:
+            return goal.text
+    return ""
+
+
+def with_tone(text: str, traits: tuple[str, ...], rng: random.Random) -> str:
+    """Colour speech by the speaker's own warmth: warm traits add friendly words, cold hostile."""
+    w = warmth(traits)
+    if w > 0 and rng.random() < 0.6:
+        return f"{text} {rng.choice(_WARM_WORDS)}"
+    if w < 0 and rng.random() < 0.6:
+        return f"{text} {rng.choice(_COLD_WORDS)}"
+    return text
+
+
+def speak(view: TalkView, rng: random.Random) -> UtteranceOut:
+    """The heuristic talking policy: ``(view, rng) -> UtteranceOut``."""
+    words = render(view.say, rng)
+    if view.say.kind not in (UtteranceKind.FREE, UtteranceKind.OPINION):
+        words = with_tone(words, view.traits, rng)
+    return UtteranceOut(text=" ".join(words.split())[:MAX_CHARS])

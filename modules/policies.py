@@ -1,0 +1,95 @@
+"""How a module gets and runs its policy: the one "LLM or heuristic" entry point for modules.
+
+:func:`module_policy` builds the module's :class:`~agent_runtime.policy.Policy` with
+:func:`agent_runtime.policy.make_policy`: the LLM policy (prompt file
+``modules/prompts/<prompt>.md`` rendered from the view) when an LLM is configured for the
+module, else the heuristic ``(view, rng) -> output``. Both get the same typed view.
+
+:func:`decide` runs it and keeps the module's accounting (LLM calls, fallbacks, the
+``llm_fallback`` event). With the benchmark's ``simulated`` provider the call pays the
+latency and tokens of a real one, but its content is the heuristic's, and it is labelled
+:data:`SIMULATED`, never as LLM output.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from agent_runtime.llm.brain import HEURISTIC, Brain
+from agent_runtime.module_context import ModuleContext
+from agent_runtime.policy import Decided, HeuristicPolicy, LLMPolicy, Policy, View, make_policy
+from agent_runtime.prompts import prompt_path
+
+__all__ = ["HEURISTIC", "SIMULATED", "brain_for", "decide", "module_policy"]
+
+SIMULATED = "simulated(heuristic content)"
+
+V = TypeVar("V", bound=View)
+Out = TypeVar("Out", bound=BaseModel)
+
+
+def _use_llm(ctx: ModuleContext) -> bool:
+    return ctx.services.config.modules.settings(ctx.module).policy != "heuristic"
+
+
+def brain_for(ctx: ModuleContext) -> Brain:
+    """The module's brain for this agent (cached in the agent's shared dict)."""
+    brain = ctx.shared.get(f"brain:{ctx.module}")
+    if isinstance(brain, Brain):
+        return brain
+    svc = ctx.services.llm
+    if svc is None:
+        brain = Brain(None, module=ctx.module, agent=ctx.agent)
+    else:
+        brain = svc.brain(ctx.module, ctx.agent, use_llm=_use_llm(ctx))
+    ctx.shared[f"brain:{ctx.module}"] = brain
+    return brain
+
+
+def module_policy(
+    ctx: ModuleContext,
+    output: type[Out],
+    heuristic: Callable[[V, random.Random], Out],
+    *,
+    prompt: str | None = None,
+    variables: Callable[[V], Mapping[str, object]] | None = None,
+    max_tokens: int = 400,
+    temperature: float = 0.7,
+) -> Policy[V, Out]:
+    """The module's policy, cached per (module, prompt) in the agent's shared dict."""
+    key = f"policy:{ctx.module}:{prompt or output.__name__}"
+    cached = ctx.shared.get(key)
+    if isinstance(cached, Policy):
+        return cached
+    policy: Policy[V, Out] = make_policy(
+        prompt or ctx.module,
+        output,
+        heuristic,
+        ctx.rng,
+        brain=brain_for(ctx),
+        prompt=prompt_path("modules", prompt) if prompt else None,
+        variables=variables,
+        max_tokens=max_tokens,
+        temperature=temperature,
+    )
+    ctx.shared[key] = policy
+    return policy
+
+
+async def decide(ctx: ModuleContext, policy: Policy[V, Out], view: V) -> Decided[Out]:
+    """Run ``policy`` on ``view``, counting LLM calls and fallbacks for the module."""
+    if not isinstance(policy, LLMPolicy):
+        return await policy.decide(view)
+    ctx.stats.llm_calls += 1
+    got = await policy.decide(view)
+    if got.fallback_reason is not None:
+        ctx.stats.fallbacks += 1
+        ctx.emit("llm_fallback", prompt=policy.name, error=got.fallback_reason)
+    elif ctx.services.config.llm.provider == "simulated":
+        fallback: HeuristicPolicy[V, Out] = policy.fallback
+        return Decided(fallback(view), SIMULATED)
+    return got

@@ -1,0 +1,222 @@
+"""The Cognitive Controller: typed decisions from the bottleneck view, requests granted or
+refused, perceived deposit requests paid from the agent's own reading and opinion, and
+commitment (a running skill is kept unless something perceived warrants a change)."""
+
+from __future__ import annotations
+
+import random
+
+from agent_runtime.app.testing import local_services, module_context
+from agent_runtime.bus import topics
+from agent_runtime.interfaces import Schedule
+from agent_runtime.state.sections import (
+    Action,
+    ActionLogEntry,
+    Conversation,
+    Decision,
+    Goals,
+    Identity,
+    IntentKind,
+    Perception,
+    PersonView,
+    Social,
+    Utterance,
+    UtteranceKind,
+)
+from agent_runtime.world import Observation, SkillCall, SkillOutcome
+from modules.cognitive_controller import CognitiveController
+from modules.heuristics.controller import decide
+from tests.modules.helpers import NOW, bview
+
+OPEN = (
+    "Tax season 3 is open for 20 seconds: deposit 20% of your inventory into the community "
+    "chests at (12, 64, -3) and (14, 64, -3)."
+)
+
+
+def inv(items: dict[str, int]) -> Perception:
+    return Perception(observation=Observation(inventory=items))
+
+
+def asked(text: str, at: float = NOW - 1) -> Conversation:
+    return Conversation(lines=(Utterance(speaker="Bob", text=text, to="Ann", at=at),))
+
+
+def test_grants_a_request_it_can_and_wants_to_fulfil() -> None:
+    v = bview(
+        perception=inv({"bread": 3, "oak_log": 2}),
+        social=Social(people={"Bob": PersonView(name="Bob", sentiment=6)}),
+        conversation=asked("Ann, could you give me some bread?"),
+    )
+    out = decide(v, random.Random(0))
+    assert out.kind is IntentKind.GIVE and out.skill == "give"
+    assert out.args == {"player": "Bob", "item": "bread", "count": 1}
+    assert out.say is not None and out.say.kind is UtteranceKind.AGREE_GIVE
+    assert (out.say.to, out.say.item, out.say.count) == ("Bob", "bread", 1)
+
+
+def test_refuses_when_it_has_nothing_or_dislikes() -> None:
+    none = decide(
+        bview(perception=inv({"oak_log": 2}), conversation=asked("Ann, can I have bread?")),
+        random.Random(0),
+    )
+    assert none.skill is None and none.say is not None
+    assert none.say.kind is UtteranceKind.HAVE_NONE and none.say.item == "bread"
+    dislike = decide(
+        bview(
+            perception=inv({"bread": 3}),
+            social=Social(people={"Bob": PersonView(name="Bob", sentiment=1)}),
+            conversation=asked("Ann, give me bread"),
+        ),
+        random.Random(0),
+    )
+    assert dislike.skill is None and dislike.say is not None
+    assert dislike.say.kind is UtteranceKind.REFUSE
+
+
+def test_an_answered_line_is_not_answered_again() -> None:
+    conv = asked("Hello Ann!").model_copy(update={"spoke_to": {"Bob": NOW - 0.5}})
+    out = decide(bview(perception=inv({}), conversation=conv), random.Random(0))
+    assert out.say is None or out.say.kind is not UtteranceKind.GREET or out.say.to != "Bob"
+
+
+def test_pays_its_own_share_of_a_perceived_request_into_the_named_chest() -> None:
+    conv = Conversation(
+        lines=(Utterance(speaker="Mayor", text=OPEN, at=NOW - 2, announcement=True),)
+    )
+    v = bview(perception=inv({"oak_log": 10, "bread": 5}), conversation=conv)
+    out = decide(v, random.Random(0))
+    assert out.kind is IntentKind.DEPOSIT
+    assert out.args == {"item": "oak_log", "count": 2, "x": 12.0, "y": 64.0, "z": -3.0}
+    # after depositing logs (its own action log says so) the next kind is bread, once
+    done = Action(
+        log=(
+            ActionLogEntry(
+                decision_id="d1",
+                call=SkillCall(skill="deposit", args={"item": "oak_log", "count": 2}),
+                outcome=SkillOutcome(skill="deposit", success=True, ended_at=NOW - 0.5),
+                started_at=NOW - 1,
+            ),
+        )
+    )
+    v2 = bview(perception=inv({"oak_log": 8, "bread": 5}), conversation=conv, action=done)
+    out2 = decide(v2, random.Random(0))
+    assert out2.skill == "deposit" and out2.args["item"] == "bread" and out2.args["count"] == 1
+
+
+def test_the_share_follows_the_agents_own_opinion() -> None:
+    conv = Conversation(lines=(Utterance(speaker="Mayor", text=OPEN, at=NOW - 2),))
+    counts = {}
+    for opinion in (-1.0, 0.0, 1.0):
+        v = bview(
+            perception=inv({"cobblestone": 40}),
+            conversation=conv,
+            social=Social(opinions={"tax": opinion}),
+        )
+        counts[opinion] = decide(v, random.Random(0)).args.get("count", 0)
+    assert counts[-1.0] < counts[0.0] < counts[1.0]
+    assert counts[0.0] == 8  # 20% of 40, as read
+
+
+def test_a_closed_or_old_request_is_not_paid() -> None:
+    closed = Conversation(
+        lines=(
+            Utterance(speaker="Mayor", text=OPEN, at=NOW - 5),
+            Utterance(speaker="Mayor", text="Tax season 3 is closed.", at=NOW - 1),
+        )
+    )
+    out = decide(bview(perception=inv({"oak_log": 10}), conversation=closed), random.Random(0))
+    assert out.kind is not IntentKind.DEPOSIT
+    old = Conversation(lines=(Utterance(speaker="Mayor", text=OPEN, at=NOW - 300),))
+    out = decide(bview(perception=inv({"oak_log": 10}), conversation=old), random.Random(0))
+    assert out.kind is not IntentKind.DEPOSIT
+
+
+def test_keeps_a_running_skill_without_reason() -> None:
+    running = SkillCall(skill="collect", args={"block": "oak_log", "count": 4})
+    v = bview(
+        perception=inv({}),
+        action=Action(running=running, started_at=NOW - 3),
+        goals=Goals(current="mine", kind="mine", set_at=NOW - 100),
+    )
+    out = decide(v, random.Random(0))
+    assert out.kind is IntentKind.CONTINUE and out.skill is None
+
+
+async def _controller_step(**sections: object) -> tuple[Decision, list[dict[str, object]]]:
+    async with local_services() as svc:
+        st = svc.store.agent("Ann")
+        st.set("identity", Identity(name="Ann"), writer="runtime")
+        for name, value in sections.items():
+            owner = {
+                "perception": "perception",
+                "action": "skill_execution",
+                "conversation": "talking",
+                "goals": "goal_generation",
+                "social": "social_awareness",
+            }[name]
+            st.set(name, value, writer=owner)  # type: ignore[arg-type]
+        seen: list[dict[str, object]] = []
+        svc.events.add_listener(seen.append)
+        cc = CognitiveController(Schedule(cadence=3.0, triggers=frozenset({"topic:heard"})))
+        ctx = module_context(svc, cc, agent="Ann")
+        await svc.bus.publish(
+            topics.agent(svc.run_id, "Ann", "heard"), {"sender": "x", "message": "y"}
+        )
+        await cc.step(ctx)
+        return st.get("decision", Decision), seen
+
+
+async def test_controller_publishes_a_typed_decision() -> None:
+    import time
+
+    d, seen = await _controller_step(
+        perception=inv({"bread": 3}),
+        conversation=Conversation(
+            lines=(Utterance(speaker="Bob", text="Ann, give me bread", to="Ann", at=time.time()),)
+        ),
+    )
+    assert d.kind is IntentKind.GIVE and d.skill is not None and d.skill.skill == "give"
+    assert d.say is not None and d.say.kind is UtteranceKind.AGREE_GIVE and d.brain == "heuristic"
+    ev = [e for e in seen if e["type"] == "decision"]
+    assert ev and ev[0]["kind"] == "give"
+
+
+async def test_an_open_request_cancels_a_running_skill_and_says_why() -> None:
+    import time
+
+    now = time.time()
+    d, seen = await _controller_step(
+        perception=inv({"oak_log": 10}),
+        action=Action(
+            running=SkillCall(skill="explore", args={"distance": 48}), started_at=now - 5
+        ),
+        conversation=Conversation(lines=(Utterance(speaker="Mayor", text=OPEN, at=now - 1),)),
+    )
+    assert d.skill is not None and d.skill.skill == "deposit"
+    cancelled = [e for e in seen if e["type"] == "decision_cancelled"]
+    assert len(cancelled) == 1 and cancelled[0]["reason"] == "deposit_request"
+
+
+async def test_a_replacement_on_its_way_is_not_sent_or_counted_twice() -> None:
+    import time
+
+    now = time.time()
+    async with local_services() as svc:
+        st = svc.store.agent("Ann")
+        st.set("identity", Identity(name="Ann"), writer="runtime")
+        st.set("perception", inv({"oak_log": 10}), writer="perception")
+        running = Action(
+            running=SkillCall(skill="explore", args={"distance": 48}), started_at=now - 5
+        )
+        st.set("action", running, writer="skill_execution")
+        conv = Conversation(lines=(Utterance(speaker="Mayor", text=OPEN, at=now - 1),))
+        st.set("conversation", conv, writer="talking")
+        seen: list[dict[str, object]] = []
+        svc.events.add_listener(seen.append)
+        cc = CognitiveController(Schedule(cadence=3.0))
+        ctx = module_context(svc, cc, agent="Ann")
+        for _ in range(3):  # the body has not cancelled the explore yet
+            await cc.step(ctx)
+        assert sum(e["type"] == "decision_cancelled" for e in seen) == 1
+        assert sum(e["type"] == "decision" for e in seen) == 1

@@ -1,0 +1,317 @@
+"""The leakage test: a policy decides only from what its agent perceived, heard or remembered.
+
+For every module, Ann's real modules run through one scripted moment of a village
+(announcements on the world topic, chat heard through her body, her own observation)
+in two worlds that differ ONLY in what Ann cannot perceive:
+
+- another agent's config: Bob's traits, his "influencer" role (an experiment's label);
+- an experiment's hidden variables: structured fields (rate, chests, window) that an
+  experiment might put next to an announcement's text, and its ledger topic;
+- a law not yet announced (the ledger's next constitution);
+- items in a chest Ann has not opened (the body knows them, its observation does not).
+
+Every module's output (what it writes, publishes, says, does) must be identical with the
+same seeds. Then, per module, one world that differs in something Ann DID perceive must
+change that module's output: the rule is not satisfied by policies that ignore everything.
+
+Example of what this test catches (``test_the_leakage_test_catches_a_leak``): before
+issue 11 the controller subscribed to ``world:event`` and copied ``payload["rate"]`` into
+the tax it paid. Reproduced here as a perception module that passes the event's hidden
+``rate`` on with the heard line, Ann deposits 6 of her 10 logs in world B (hidden rate
+0.9) and 1 in world A (hidden rate 0.2) for the same announced text, and the comparison
+fails; with the real perception module she deposits 1 log in both worlds (the announced
+20%, lowered by her own opinion, -0.5, formed from what Bob said).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from agent_runtime.app.testing import config, local_services, module_context
+from agent_runtime.body.recording import RecordingBody
+from agent_runtime.bus import topics
+from agent_runtime.clock import Clock
+from agent_runtime.interfaces import Module, Schedule
+from agent_runtime.state.sections import (
+    Awareness,
+    Conversation,
+    Decision,
+    Goals,
+    Identity,
+    Perception,
+    Plan,
+    Social,
+    WorkingMemory,
+)
+from agent_runtime.world import (
+    NearbyPlayer,
+    NotableBlock,
+    Observation,
+    SkillCall,
+    SkillOutcome,
+    Vec3,
+)
+from modules.action_awareness import ActionAwareness
+from modules.cognitive_controller import CognitiveController
+from modules.goal_generation import GoalGeneration
+from modules.memory_module import Memory
+from modules.perception import PerceptionModule
+from modules.planning import Planning
+from modules.skill_execution import SkillExecution
+from modules.social_awareness import SocialAwareness
+from modules.talking import Talking
+
+NOW = 1_700_000_000.0
+SEED = 3  # the same rng seed in every world
+OPEN = (
+    "Tax season 1 is open for 20 seconds: deposit {pct}% of your inventory into the "
+    "community chests at (12, 64, -3)."
+)
+
+
+class FrozenClock(Clock):
+    def now(self) -> float:
+        return NOW
+
+    def game_hours(self, at: float | None = None) -> float:
+        return ((NOW if at is None else at) - self.started) * self.game_hours_per_second
+
+
+@dataclass
+class World:
+    """Everything true in one scripted moment; Ann perceives only part of it."""
+
+    # perceivable by Ann
+    ann_traits: tuple[str, ...] = ("You love working with wood in the forest.",)
+    ann_inventory: dict[str, int] = field(default_factory=lambda: {"oak_log": 10, "bread": 5})
+    seen_blocks: tuple[str, ...] = ("oak_log",)
+    announced_pct: int = 20
+    bob_says: tuple[str, ...] = (
+        "Hello everyone! I'm going to mine stone.",
+        "Honestly, the tax is too high and unfair.",
+    )
+    delivered: int = 2  # what the deposit really moved (Ann's body reports it)
+    # NOT perceivable by Ann
+    bob_traits: tuple[str, ...] = ("You are outgoing and love the tax.",)
+    bob_role: str | None = "influencer"
+    hidden_rate: float = 0.2
+    hidden_law: str = "Every member deposits 5% of their inventory each season."
+    chest_contents: dict[str, int] = field(default_factory=lambda: {"diamond": 64})
+
+
+A = World()
+B = dataclasses.replace(
+    A,
+    bob_traits=("You are quiet and hate the tax.",),
+    bob_role=None,
+    hidden_rate=0.9,
+    hidden_law="Every member deposits 90% of their inventory each season.",
+    chest_contents={},
+)
+
+
+class WorldBody(RecordingBody):
+    """Ann's body: it knows the chest contents (world truth); its observation does not."""
+
+    def __init__(self, world: World) -> None:
+        blocks = tuple(
+            NotableBlock(name=b, position=Vec3(x=5, y=64, z=5), distance=4.0)
+            for b in world.seen_blocks
+        )
+        obs = Observation(
+            at=NOW,
+            position=Vec3(x=10, y=64, z=-3),
+            inventory=dict(world.ann_inventory),
+            players=(NearbyPlayer(name="Bob", position=Vec3(x=11, y=64, z=-3), distance=1.0),),
+            blocks=blocks,
+        )
+        self.chests = {(12, 64, -3): dict(world.chest_contents)}
+        delta = world.delivered
+
+        def outcome(call: SkillCall) -> SkillOutcome:
+            moved = {str(call.args.get("item")): -delta} if call.skill == "deposit" else {}
+            return SkillOutcome(skill=call.skill, success=True, inventory_delta=moved, ended_at=NOW)
+
+        super().__init__("Ann", obs, outcome)
+
+
+def trig(*names: str) -> Schedule:
+    return Schedule(cadence=None, triggers=frozenset(names))
+
+
+def modules_for(perception: type[PerceptionModule]) -> dict[str, Module]:
+    return {
+        "perception": perception(trig("topic:event", "world:event")),
+        "talking": Talking(trig("topic:heard", "topic:decision")),
+        "social_awareness": SocialAwareness(trig("topic:heard")),
+        "goal_generation": GoalGeneration(Schedule(cadence=5.0)),
+        "planning": Planning(Schedule(cadence=60.0)),
+        "cognitive_controller": CognitiveController(trig("topic:heard", "topic:skill")),
+        "skill_execution": SkillExecution(trig("topic:decision")),
+        "action_awareness": ActionAwareness(trig("topic:skill")),
+        "memory": Memory(Schedule(cadence=3.0)),
+    }
+
+
+ORDER = (
+    "perception",
+    "talking",
+    "social_awareness",
+    "goal_generation",
+    "planning",
+    "cognitive_controller",
+    "talking",
+    "skill_execution",
+    "action_awareness",
+    "memory",
+)
+
+
+async def run_world(
+    w: World, perception: type[PerceptionModule] = PerceptionModule
+) -> dict[str, Any]:
+    """Ann's modules through one moment of ``w``; what each module produced."""
+    cfg = config(
+        agents=[
+            {"name": "Ann", "traits": list(w.ann_traits), "inventory": w.ann_inventory},
+            {"name": "Bob", "traits": list(w.bob_traits), "role": w.bob_role},
+        ]
+    )
+    async with local_services(cfg) as svc:
+        svc.clock = FrozenClock(started=NOW - 100)
+        st = svc.store.agent("Ann")
+        st.set(
+            "identity",
+            Identity(name="Ann", traits=w.ann_traits, community_goal="Thrive."),
+            writer="runtime",
+        )
+        body, shared = WorldBody(w), {}
+        mods = modules_for(perception)
+        ctxs = {
+            n: module_context(svc, m, agent="Ann", body=body, shared=shared, seed=SEED)
+            for n, m in mods.items()
+        }
+        for ctx in ctxs.values():
+            ctx.clock = svc.clock
+        await mods["memory"].setup(ctxs["memory"])
+        speech = svc.bus.subscribe(topics.agent(svc.run_id, "Ann", "heard"))
+        await svc.bus.publish(
+            topics.world(svc.run_id, "event"),
+            {
+                "kind": "announcement",
+                "speaker": "Mayor",
+                "text": OPEN.format(pct=w.announced_pct),
+                "at": NOW - 2,
+                # an experiment's structured fields: never to reach an agent
+                "rate": w.hidden_rate,
+                "chests": [[12, 64, -3]],
+                "window_s": 20,
+            },
+        )
+        await svc.bus.publish(topics.world(svc.run_id, "ledger"), {"next_law": w.hidden_law})
+        for i, line in enumerate(w.bob_says):
+            await svc.bus.publish(
+                topics.agent(svc.run_id, "Ann", "event"),
+                {
+                    "kind": "chat",
+                    "data": {"sender": "Bob", "message": line},
+                    "at": NOW - 1 + i * 0.1,
+                },
+            )
+        for name in ORDER:
+            await mods[name].step(ctxs[name])
+        heard = []
+        while (msg := speech.get_nowait()) is not None:
+            heard.append(msg.payload)
+        social, goals, plan = st.get("social", Social), st.get("goals", Goals), st.get("plan", Plan)
+        d = st.get("decision", Decision)
+        conv = st.get("conversation", Conversation)
+        return {
+            "perception": (heard, st.get("perception", Perception).observation),
+            "talking": (
+                [(u.speaker, u.text, u.to) for u in conv.lines],
+                [c.args for c in body.calls if c.skill == "chat"],
+            ),
+            "social_awareness": (
+                {n: (p.summary, p.sentiment, p.activity) for n, p in social.people.items()},
+                social.opinions,
+            ),
+            "goal_generation": (goals.current, goals.kind),
+            "planning": [(s.text, s.skill) for s in plan.steps],
+            "cognitive_controller": d.model_dump(exclude={"id", "updated_at", "supersedes"}),
+            "skill_execution": [c for c in body.calls if c.skill not in ("chat", "whisper")],
+            "action_awareness": [x.note for x in st.get("awareness", Awareness).discrepancies],
+            "memory": sorted(i.text for i in st.get("working_memory", WorkingMemory).items),
+        }
+
+
+MODULES = tuple(dict.fromkeys(ORDER))
+
+#: per module, a world that differs from A in something Ann perceived
+PERCEIVED: dict[str, Callable[[World], World]] = {
+    "perception": lambda w: dataclasses.replace(w, announced_pct=50),
+    "talking": lambda w: dataclasses.replace(w, bob_says=("Good morning!",)),
+    "social_awareness": lambda w: dataclasses.replace(
+        w, bob_says=("Paying the tax is fair, it is for the common good.",)
+    ),
+    "goal_generation": lambda w: dataclasses.replace(
+        w, ann_traits=("You are a farmer who wants to feed everyone.",)
+    ),
+    "planning": lambda w: dataclasses.replace(w, seen_blocks=("birch_log",)),
+    "cognitive_controller": lambda w: dataclasses.replace(w, announced_pct=50),
+    "skill_execution": lambda w: dataclasses.replace(w, announced_pct=50),
+    "action_awareness": lambda w: dataclasses.replace(w, delivered=0),
+    "memory": lambda w: dataclasses.replace(w, bob_says=("Look at the sunset.",)),
+}
+
+
+@pytest.fixture(scope="module")
+def outputs() -> dict[str, dict[str, Any]]:
+    import asyncio
+
+    async def all_worlds() -> dict[str, dict[str, Any]]:
+        got = {"A": await run_world(A), "B": await run_world(B)}
+        for name, change in PERCEIVED.items():
+            got[name] = await run_world(change(A))
+        return got
+
+    return asyncio.run(all_worlds())
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_hidden_differences_change_nothing(module: str, outputs: dict[str, dict[str, Any]]) -> None:
+    assert outputs["A"][module] == outputs["B"][module]
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_perceived_differences_change_the_output(
+    module: str, outputs: dict[str, dict[str, Any]]
+) -> None:
+    assert outputs[module][module] != outputs["A"][module]
+
+
+def test_the_scripted_moment_exercises_the_tax_path(outputs: dict[str, dict[str, Any]]) -> None:
+    a = outputs["A"]
+    assert a["cognitive_controller"]["kind"] == "deposit"
+    assert a["skill_execution"][0].args["count"] < 10  # its own reading, not the whole stack
+    assert a["social_awareness"][1]["tax"] < 0  # Bob's words, not Bob's config
+
+
+class LeakyPerception(PerceptionModule):
+    """The old bug, reproduced: the event's hidden rate travels on with the heard line."""
+
+    async def _on_announcement(self, ctx: Any, ev: dict[str, Any]) -> None:
+        hidden = f"{round(100 * float(ev['rate']))}%"
+        await super()._on_announcement(ctx, dict(ev, text=re.sub(r"\d+%", hidden, ev["text"])))
+
+
+async def test_the_leakage_test_catches_a_leak() -> None:
+    a, b = await run_world(A, LeakyPerception), await run_world(B, LeakyPerception)
+    assert a["cognitive_controller"] != b["cognitive_controller"]
+    assert a["skill_execution"] != b["skill_execution"]
