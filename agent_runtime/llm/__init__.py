@@ -9,8 +9,10 @@ from agent_runtime.llm.accounting import Accounting, CallStats, PriceTable
 from agent_runtime.llm.adaptive import AdaptiveConcurrency
 from agent_runtime.llm.brain import HEURISTIC, Brain, Thought, think
 from agent_runtime.llm.budget import Budgets
+from agent_runtime.llm.circuit import Circuit, CircuitBreakerModel
 from agent_runtime.llm.errors import (
     LLMBudgetExceeded,
+    LLMCircuitOpen,
     LLMConfigError,
     LLMConnectionError,
     LLMError,
@@ -40,10 +42,13 @@ __all__ = [
     "Brain",
     "Budgets",
     "CallStats",
+    "Circuit",
+    "CircuitBreakerModel",
     "EndpointState",
     "FakeOpenAIServer",
     "FakeReply",
     "LLMBudgetExceeded",
+    "LLMCircuitOpen",
     "LLMConfigError",
     "LLMConnectionError",
     "LLMError",

@@ -15,6 +15,7 @@ cancellation) propagates. ::
      ├── LLMRequestRejected         non-retryable 4xx: bad request, auth, unknown model
      ├── LLMInvalidOutput           reply still not valid JSON for the schema after one repair
      ├── LLMBudgetExceeded          the agent's token / USD budget is spent
+     ├── LLMCircuitOpen             the endpoint failed repeatedly: calls skip it for a while
      └── LLMConfigError             the settings cannot work (e.g. the API key variable is unset)
 """
 
@@ -24,6 +25,7 @@ from agent_runtime.interfaces import Usage
 
 __all__ = [
     "LLMBudgetExceeded",
+    "LLMCircuitOpen",
     "LLMConfigError",
     "LLMConnectionError",
     "LLMError",
@@ -118,6 +120,10 @@ class LLMBudgetExceeded(LLMError):
     def __init__(self, message: str, *, agent: str, model: str = "") -> None:
         super().__init__(message, model=model)
         self.agent = agent
+
+
+class LLMCircuitOpen(LLMError):
+    """The endpoint is considered down after repeated failures; the call was not sent."""
 
 
 class LLMConfigError(LLMError):

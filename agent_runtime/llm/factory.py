@@ -37,6 +37,7 @@ from agent_runtime.interfaces import LanguageModel
 from agent_runtime.llm.accounting import Accounting, PriceTable
 from agent_runtime.llm.brain import Brain
 from agent_runtime.llm.budget import Budgets
+from agent_runtime.llm.circuit import Circuit, CircuitBreakerModel
 from agent_runtime.llm.errors import LLMConfigError
 from agent_runtime.llm.limits import Limiter
 from agent_runtime.llm.managed import ManagedLanguageModel
@@ -99,6 +100,7 @@ class LLMService:
         self._backend = backend
         self._clients: dict[tuple[str | None, str | None], AsyncOpenAI] = {}
         self._endpoints: dict[tuple[str, str], EndpointState] = {}
+        self._circuits: dict[tuple[str, str], Circuit] = {}  # one breaker per endpoint
         self._models: dict[str, LanguageModel] = {}
         self._started = False
 
@@ -216,7 +218,12 @@ class LLMService:
             structured_output=self.settings.structured_output,
             rng=random.Random(self._rng.random()),
         )
-        return ManagedLanguageModel(inner, **common)
+        circuit = self._circuits.get(endpoint_key)
+        if circuit is None:
+            circuit = self._circuits[endpoint_key] = Circuit(
+                f"{endpoint_key[0]} ({resolved.model})"
+            )
+        return ManagedLanguageModel(CircuitBreakerModel(inner, circuit), **common)
 
     # --- metrics --------------------------------------------------------------------------
 
@@ -252,6 +259,10 @@ class LLMService:
             "budget": self.budgets.snapshot(),
             "limiter": self.limiter.snapshot(),
             "endpoints": [state.snapshot() for _, state in sorted(self._endpoints.items())],
+            "circuits": {
+                c.name: {"state": c.state, "opened": c.opened, "skipped_calls": c.skipped}
+                for c in self._circuits.values()
+            },
             "prompt_log": str(self.prompt_log.path) if self.prompt_log is not None else None,
         }
 
