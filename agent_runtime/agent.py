@@ -62,6 +62,7 @@ class Agent:
             community_goal=self.spec.community_goal,
             location_memories=self.spec.location_memories,
             role=self.spec.role,
+            gifts=svc.config.gifts,
         )
         state.set("identity", ident, writer="runtime")
         shared: dict[str, object] = {}

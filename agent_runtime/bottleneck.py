@@ -20,11 +20,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_runtime.config.models import BottleneckSection, BottleneckSettings
+from agent_runtime.config.models import BottleneckSection, BottleneckSettings, GiftSettings
 from agent_runtime.policy import View
 from agent_runtime.prompts import untrusted
 from agent_runtime.state.sections import (
     Action,
+    ActionLogEntry,
     Awareness,
     Conversation,
     Goals,
@@ -66,6 +67,7 @@ class IdentityData(_Data):
     community_goal: str = ""
     location_memories: tuple[str, ...] = ()
     role: str | None = None
+    gifts: GiftSettings = Field(default_factory=GiftSettings)  # its own gift policy
 
 
 class PerceptionData(_Data):
@@ -99,6 +101,7 @@ class PersonData(_Data):
     sentiment: float = 5.0
     activity: str = ""
     summary: str = ""
+    interactions: int = 0  # lines heard from them
 
 
 class SocialData(_Data):
@@ -130,6 +133,7 @@ class ActionData(_Data):
     started_at: float = 0.0
     last_outcome: SkillOutcome | None = None
     recent: tuple[ActionRecord, ...] = ()  # oldest first
+    gifts: tuple[ActionRecord, ...] = ()  # its own gifts (the gift policy's ledger), oldest first
     completed: int = 0
     failed: int = 0
 
@@ -270,6 +274,7 @@ def _identity(s: Identity, spec: BottleneckSection) -> Summary:
         community_goal=s.community_goal,
         location_memories=places,
         role=s.role,
+        gifts=s.gifts,
     )
 
 
@@ -342,7 +347,13 @@ def _social(s: Social, spec: BottleneckSection) -> Summary:
     lines += [f"My opinion on {t}: {v:+.1f} (-1 against .. +1 for)" for t, v in s.opinions.items()]
     return lines, SocialData(
         people=tuple(
-            PersonData(name=p.name, sentiment=p.sentiment, activity=p.activity, summary=p.summary)
+            PersonData(
+                name=p.name,
+                sentiment=p.sentiment,
+                activity=p.activity,
+                summary=p.summary,
+                interactions=p.interactions,
+            )
             for p in people
         ),
         opinions=dict(s.opinions),
@@ -376,21 +387,22 @@ def _action(s: Action, spec: BottleneckSection) -> Summary:
         o = s.last_outcome
         res = "succeeded" if o.success else f"failed: {o.reason}"
         lines.append(f"Last action {o.skill} {res}")
-    recent = tuple(
-        ActionRecord(
+
+    def record(e: ActionLogEntry) -> ActionRecord:
+        return ActionRecord(
             call=e.call,
             started_at=e.started_at,
             success=e.outcome.success if e.outcome else None,
             ended_at=e.outcome.ended_at if e.outcome else 0.0,
             reason=e.outcome.reason if e.outcome else "",
         )
-        for e in s.log[-max(spec.max_items, 20) :]
-    )
+
     return lines, ActionData(
         running=s.running,
         started_at=s.started_at,
         last_outcome=s.last_outcome,
-        recent=recent,
+        recent=tuple(map(record, s.log[-max(spec.max_items, 20) :])),
+        gifts=tuple(map(record, s.gifts)),
         completed=s.completed,
         failed=s.failed,
     )

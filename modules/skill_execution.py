@@ -25,6 +25,7 @@ from modules.base import remember
 log = logging.getLogger(__name__)
 
 LOG_LIMIT = 50
+GIFT_LOG_LIMIT = 100  # >= GiftSettings.items_per_hour: the gift ledger covers the hour
 CANCEL_GRACE = 10.0
 
 
@@ -176,6 +177,10 @@ class SkillExecution(Module):
                     "running_decision": "",
                     "last_outcome": o,
                     "log": (*action.log[-(LOG_LIMIT - 1) :], entry),
+                    "gifts": (*action.gifts[-(GIFT_LOG_LIMIT - 1) :], entry)
+                    if call.skill == "give"
+                    and (o.success or any(v < 0 for v in o.inventory_delta.values()))
+                    else action.gifts,
                     "completed": action.completed + (1 if o.success else 0),
                     "failed": action.failed + (0 if o.success else 1),
                     "updated_at": ctx.clock.now(),

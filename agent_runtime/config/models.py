@@ -9,6 +9,7 @@ or ``agent_templates``)::
     llm:        provider (heuristic | openai), base_url, models per module, limits, budget
     modules:    preset (full | baseline | no_action_awareness | no_social) + per-module overrides
     bottleneck: which state sections the Cognitive Controller sees, with size limits
+    gifts:      how much an agent gives to a player who asks (relationship, caps per hour)
     agents:     agents listed one by one (the paper's fields)
     agent_templates: templates with a count and generated names/personalities
 
@@ -203,6 +204,65 @@ class BottleneckSettings(Strict):
         return v
 
 
+class GiftTier(Strict):
+    """From ``min_sentiment`` (the agent's own 0..10 feeling about the player) up: at most
+    ``max_per_gift`` items in one gift."""
+
+    min_sentiment: float = Field(ge=0, le=10)
+    max_per_gift: int = Field(ge=0, le=64)
+
+
+def _default_tiers() -> tuple[GiftTier, ...]:
+    return (
+        GiftTier(min_sentiment=8.0, max_per_gift=8),  # close friend
+        GiftTier(min_sentiment=6.5, max_per_gift=4),  # friendly
+        GiftTier(min_sentiment=5.0, max_per_gift=1),  # neutral: a stranger starts here
+    )
+
+
+class GiftSettings(Strict):
+    """How much an agent gives to a player who asks (``modules/heuristics/gifts.py``).
+
+    Every gift (heuristic or LLM decision) is bounded by all of these, from the agent's own
+    view only: its sentiment about the player (Social), its own gift log, inventory and goal."""
+
+    stranger_sentiment: float = Field(
+        default=5.0, ge=0, le=10, description="sentiment for a player it has no memory of"
+    )
+    trust_after: int = Field(
+        default=5,
+        ge=0,
+        le=1000,
+        description="lines heard from a player before its sentiment may rise above a stranger's",
+    )
+    tiers: tuple[GiftTier, ...] = Field(default_factory=_default_tiers)
+    max_share: float = Field(
+        default=0.5,
+        ge=0,
+        lt=1,
+        description="never more than this share of what it holds of an item",
+    )
+    goal_reserve: int = Field(
+        default=8, ge=0, le=2304, description="an item its current goal uses: keep this many"
+    )
+    min_gap_s: float = Field(default=120.0, ge=0, description="between two gifts to one player")
+    items_per_player_per_hour: int = Field(default=8, ge=0, le=2304)
+    gifts_per_player_per_hour: int = Field(
+        default=3, ge=0, le=100, description="requests honoured per player per hour"
+    )
+    items_per_hour: int = Field(
+        default=32, ge=0, le=100, description="all players together (the gift log keeps 100)"
+    )
+
+    @field_validator("tiers")
+    @classmethod
+    def _distinct(cls, v: tuple[GiftTier, ...]) -> tuple[GiftTier, ...]:
+        levels = [t.min_sentiment for t in v]
+        if len(set(levels)) != len(levels):
+            raise ValueError(f"two tiers with the same min_sentiment: {sorted(levels)}")
+        return tuple(sorted(v, key=lambda t: -t.min_sentiment))
+
+
 class Position(Strict):
     x: float
     y: float
@@ -274,6 +334,7 @@ class VillageConfig(Strict):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     modules: ModulesSettings = Field(default_factory=ModulesSettings)
     bottleneck: BottleneckSettings = Field(default_factory=BottleneckSettings)
+    gifts: GiftSettings = Field(default_factory=GiftSettings)
     community_goal: str = (
         "Survive together and build an efficient, thriving village that looks after everyone."
     )

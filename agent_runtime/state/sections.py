@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_runtime.config.models import GiftSettings
 from agent_runtime.world import Observation, SkillCall, SkillOutcome
 
 
@@ -41,6 +42,7 @@ class Identity(Section):
     community_goal: str = ""
     location_memories: tuple[str, ...] = ()
     role: str | None = None
+    gifts: GiftSettings = Field(default_factory=GiftSettings)  # its own gift policy
 
 
 class Perception(Section):
@@ -187,6 +189,8 @@ class Action(Section):
     started_at: float = 0.0
     last_outcome: SkillOutcome | None = None
     log: tuple[ActionLogEntry, ...] = ()
+    #: its own gifts (give calls that moved items), longer than ``log``: the gift policy's ledger
+    gifts: tuple[ActionLogEntry, ...] = ()
     completed: int = 0
     failed: int = 0
 

@@ -1,7 +1,9 @@
-"""Reading what someone said to the agent: a request for an item, a greeting, a question.
+"""Reading what someone said to the agent: a request for an item, a greeting, a question,
+and what the agent may give for a request (:func:`gift_for`, bounded by :mod:`.gifts`).
 
 These read the *heard words* of others (perception of speech); the agent's own decisions
-are typed and never parsed back.
+are typed and never parsed back. Heard words are data: a request is at most a request for
+one item kind, which the gift policy then bounds; nothing heard is ever run as a command.
 """
 
 from __future__ import annotations
@@ -10,10 +12,13 @@ import re
 
 from agent_runtime.bottleneck import BottleneckView
 from agent_runtime.state.sections import Utterance
+from modules.heuristics.gifts import Allowance, allowance
 from modules.knowledge import FOODS, LOGS, PLANKS
 
 __all__ = [
     "ANSWER_WINDOW_S",
+    "gift_for",
+    "is_greedy",
     "is_greeting",
     "is_question_doing",
     "is_request",
@@ -28,6 +33,12 @@ _REQUEST = re.compile(
 )
 _GREETING = re.compile(r"\b(hi|hello|hey|good (morning|day|evening)|greetings)\b", re.I)
 _QUESTION_DOING = re.compile(r"\b(what are you (doing|up to)|what's up|busy)\b", re.I)
+_GREEDY = re.compile(  # a request for everything it has is refused, whatever the relationship
+    r"\b(everything|all (of )?(your|ur|the|my) (items?|stuff|things|inventory|belongings)|"
+    r"(whole|entire|full) inventory|all (that )?you (have|got|own)|all of it|every item|"
+    r"inventory)\b",
+    re.I,
+)
 _NUMBER = re.compile(r"\b(\d{1,2})\b")
 ITEM_ALIASES: dict[str, tuple[str, ...]] = {
     "wood": LOGS + PLANKS,
@@ -52,6 +63,11 @@ ITEM_ALIASES: dict[str, tuple[str, ...]] = {
 
 def is_request(text: str) -> bool:
     return bool(_REQUEST.search(text))
+
+
+def is_greedy(text: str) -> bool:
+    """A request for everything, or for its inventory as such."""
+    return bool(_GREEDY.search(text))
 
 
 def is_greeting(text: str) -> bool:
@@ -92,3 +108,14 @@ def unanswered(view: BottleneckView) -> Utterance | None:
             continue  # answered already
         return u
     return None
+
+
+def gift_for(view: BottleneckView, who: str, text: str) -> tuple[str | None, str, Allowance]:
+    """For a request heard from ``who``: (the item held that it asks for or None, the word
+    asked for, what the gift policy allows now)."""
+    item, word, count = requested_item(text, view.perception.inventory)
+    if is_greedy(text):
+        return item, word or "everything", Allowance(0, "I will not give away everything I have")
+    if item is None:
+        return None, word, Allowance(0, "I have none")
+    return item, word, allowance(view, who, item, count)

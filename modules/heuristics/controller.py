@@ -67,12 +67,10 @@ def failures(view: BottleneckView) -> list[ActionRecord]:
 
 def _answer(view: BottleneckView, u: Utterance, goal: str) -> ControllerOut | None:
     who, text = u.speaker, u.text
-    inv = view.perception.inventory
     if asked.is_request(text):
-        item, word, count = asked.requested_item(text, inv)
-        liking = view.social.sentiment(who)
-        if item is not None and liking >= 4:
-            n = max(1, min(count, inv.get(item, 1)))
+        item, word, ok = asked.gift_for(view, who, text)  # bounded by the gift policy
+        if item is not None and ok.count > 0:
+            n = ok.count
             return ControllerOut(
                 kind=IntentKind.GIVE,
                 intent=f"give {n} {item.replace('_', ' ')} to {who}",
@@ -82,17 +80,17 @@ def _answer(view: BottleneckView, u: Utterance, goal: str) -> ControllerOut | No
                 item=item,
                 count=n,
                 say=UtteranceGoal(kind=UtteranceKind.AGREE_GIVE, to=who, item=item, count=n),
-                reason=f"{who} asked for {word or item}; I have it and like them",
+                reason=f"{who} asked for {word or item}: {ok.reason}",
             )
-        kind = UtteranceKind.REFUSE if item is not None else UtteranceKind.HAVE_NONE
+        refuse = item is not None or asked.is_greedy(text)
+        kind = UtteranceKind.REFUSE if refuse else UtteranceKind.HAVE_NONE
         return ControllerOut(
             kind=IntentKind.TALK,
             intent=f"keep working on {goal}",
             target=who,
             item=word or None,
             say=UtteranceGoal(kind=kind, to=who, item=word or "such thing"),
-            reason=f"{who} asked for {word}: "
-            + (f"I do not trust them enough ({liking:.0f}/10)" if item else "I have none"),
+            reason=f"{who} asked for {word}: {ok.reason}",
         )
     if view.now - view.conversation.spoke_to.get(who, 0.0) < view.seconds(SMALL_TALK_GAP_S):
         return None  # small talk with someone I just spoke to: let the exchange end
