@@ -7,6 +7,8 @@ Faults, in order (each waits for the village to be healthy first):
 - ``kill_minecraft`` (embedded world only): SIGKILL of the Minecraft server (supervised;
   the bodies reconnect);
 - ``kick_bot`` (embedded world only): the server kicks one agent's body, which rejoins;
+- ``llm_http_429``, ``llm_http_500``, ``llm_timeout``, ``llm_garbage``: the village's LLM
+  endpoint misbehaves for a while (:mod:`agent_runtime.app.faults_llm`);
 - ``sigkill_run``: SIGKILL of a whole ``piano run`` process, then ``piano run --resume``.
 
 For each: ``recovered`` (the village decides again, and for a service the process was
@@ -26,7 +28,6 @@ import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,35 +35,13 @@ import psutil
 import yaml
 from redis.asyncio import Redis
 
+from agent_runtime.app.fault_kit import AGENTS, FaultResult, until
+from agent_runtime.app.faults_llm import llm_faults
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.services import RedisServer
 
-__all__ = ["FaultResult", "run_suite", "suite_config"]
-
-AGENTS = ("Ann", "Bob", "Cleo")
-
-
-@dataclass
-class FaultResult:
-    fault: str
-    recovered: bool = False
-    seconds_to_recover: float | None = None
-    decisions_in_window: int = 0
-    errors_in_window: int = 0
-    detail: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "fault": self.fault,
-            "recovered": self.recovered,
-            "seconds_to_recover": None
-            if self.seconds_to_recover is None
-            else round(self.seconds_to_recover, 2),
-            "decisions_in_window": self.decisions_in_window,
-            "errors_in_window": self.errors_in_window,
-            **self.detail,
-        }
+__all__ = ["run_suite", "suite_config"]
 
 
 def suite_config(world: str) -> dict[str, Any]:
@@ -76,17 +55,6 @@ def suite_config(world: str) -> dict[str, Any]:
     }  # fmt: skip
 
 
-async def _until(cond: Callable[[], bool], limit: float) -> float | None:
-    """Seconds until ``cond()`` held, or None after ``limit``."""
-    t0 = time.monotonic()
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(limit):
-            while not cond():  # noqa: ASYNC110 - the village's counters, changed by its tasks
-                await asyncio.sleep(0.05)
-            return time.monotonic() - t0
-    return None
-
-
 async def _inject(
     v: Any,
     name: str,
@@ -96,14 +64,14 @@ async def _inject(
 ) -> FaultResult:
     result = FaultResult(name)
     counts = v.events.counts
-    await _until(lambda: counts["decision"] >= 3, window)  # healthy first
+    await until(lambda: counts["decision"] >= 3, window)  # healthy first
     d0, e0 = counts["decision"], counts["module_error"]
     try:
         await fault()
     except Exception as err:  # the fault could not be injected: reported, not recovered
         result.detail["error"] = f"{type(err).__name__}: {err}"
         return result
-    took = await _until(lambda: restarted() and counts["decision"] > d0 + 2, window)
+    took = await until(lambda: restarted() and counts["decision"] > d0 + 2, window)
     result.recovered = took is not None
     result.seconds_to_recover = took
     result.decisions_in_window = counts["decision"] - d0
@@ -158,9 +126,7 @@ async def _in_process_faults(cfg: VillageConfig, run_dir: Path, window: float) -
                 rejoined.clear()
                 await admin.command(f"/kick {victim}")
 
-            results.append(
-                await _inject(v, "kick_bot", kick, lambda: victim in rejoined, window)
-            )
+            results.append(await _inject(v, "kick_bot", kick, lambda: victim in rejoined, window))
     return results
 
 
@@ -196,14 +162,14 @@ async def _sigkill_and_resume(config_file: Path, root: Path, window: float) -> F
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        await _until(lambda: _decisions(run_dir) >= 6, window)
+        await until(lambda: _decisions(run_dir) >= 6, window)
     finally:
         with contextlib.suppress(ProcessLookupError):
             proc.send_signal(signal.SIGKILL)
         await proc.wait()
     info = json.loads((run_dir / "run.json").read_text())
     pids = [p for p in info.get("service_pids", {}).values() if p]
-    await _until(lambda: not any(psutil.pid_exists(p) for p in pids), 30)
+    await until(lambda: not any(psutil.pid_exists(p) for p in pids), 30)
     before = await _memories(run_dir, "killed")
     d0 = _decisions(run_dir)
     t0 = time.monotonic()
@@ -251,13 +217,17 @@ def _write_config(root: Path, data: dict[str, Any]) -> Path:
     return config_file
 
 
-async def run_suite(root: Path, *, world: str = "none", window: float = 60.0) -> dict[str, Any]:
+async def run_suite(
+    root: Path, *, world: str = "none", window: float = 60.0, llm: bool = True, fault_s: float = 8.0
+) -> dict[str, Any]:
     """Run every fault against fresh villages under ``root``; the JSON report."""
     data = suite_config(world)
     config_file = _write_config(root, data)
     cfg = parse_config(data, str(config_file))
     t0 = time.monotonic()
     results = await _in_process_faults(cfg, root / "runs" / "faults", window)
+    if llm:
+        results += await llm_faults(root / "runs" / "llm", fault_s=fault_s, window=window)
     results.append(await _sigkill_and_resume(config_file, root, window))
     orphans = _orphans(root)
     return {

@@ -12,11 +12,16 @@ from agent_runtime.app.faults import run_suite
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(400)
 async def test_fault_suite_without_a_world(tmp_path: Path) -> None:
-    report = await run_suite(tmp_path / "suite", world="none", window=60)
+    report = await run_suite(tmp_path / "suite", world="none", window=60, fault_s=4)
     by_name = {f["fault"]: f for f in report["faults"]}
-    assert set(by_name) == {"kill_redis", "kill_broker", "sigkill_run"}
+    assert set(by_name) == {
+        "kill_redis", "kill_broker", "llm_http_429", "llm_http_500", "llm_timeout",
+        "llm_garbage", "sigkill_run",
+    }  # fmt: skip
+    reasons = by_name["llm_garbage"]["fallback_reasons"]
+    assert reasons.get("LLMInvalidOutput", 0) > 0 and reasons.get("LLMRateLimited", 0) > 0
     for fault in report["faults"]:
         assert fault["recovered"], fault
         assert fault["seconds_to_recover"] is not None and fault["seconds_to_recover"] < 60

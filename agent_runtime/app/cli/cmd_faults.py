@@ -17,6 +17,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--world", choices=["none", "embedded"], default="embedded")
     p.add_argument("--window", type=float, default=60.0, help="seconds allowed to recover")
     p.add_argument("--out", help="keep the suite's folders here (default: a temporary folder)")
+    p.add_argument("--fault-seconds", type=float, default=8.0, help="how long each LLM fault lasts")
+    p.add_argument("--no-llm", action="store_true", help="skip the LLM endpoint faults")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,6 +29,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="piano-faults-") as tmp:
         root = Path(args.out) if args.out else Path(tmp)
-        report = asyncio.run(run_suite(root, world=args.world, window=args.window))
+        report = asyncio.run(
+            run_suite(
+                root,
+                world=args.world,
+                window=args.window,
+                llm=not args.no_llm,
+                fault_s=args.fault_seconds,
+            )
+        )
     print(json.dumps(report, indent=2))
     return 0 if report["all_recovered"] and not report["orphans"] else 1
