@@ -24,6 +24,8 @@ from modules.views import TalkView, talk_view
 
 LINES = 30
 ANNOUNCEMENTS = 5
+#: Seconds (times the time scale) after which a decision is too old to be spoken.
+STALE_S = 10.0
 
 __all__ = ["LINES", "Talking", "UtteranceOut"]
 
@@ -47,13 +49,23 @@ class Talking(Module):
         heard = ctx.pending("topic:heard")
         if heard:
             self._record_heard(ctx, [m.payload for m in heard])
+        latest: Decision | None = None
         for msg in ctx.pending("topic:decision"):
             try:
                 decision = Decision.model_validate(msg.payload)
             except ValidationError:
                 continue
             if decision.say is not None:
-                await self._speak(ctx, decision)
+                latest = decision  # only the newest thing to say is said
+        if latest is not None and self._fresh(ctx, latest):
+            await self._speak(ctx, latest)
+
+    @staticmethod
+    def _fresh(ctx: ModuleContext, decision: Decision) -> bool:
+        """A decision older than ``STALE_S`` (scaled) is not spoken: after a reconnect or a
+        slow model, the moment it answered has passed."""
+        age = ctx.clock.now() - decision.updated_at
+        return decision.updated_at == 0 or age <= STALE_S * ctx.clock.time_scale
 
     def _record_heard(self, ctx: ModuleContext, payloads: list[dict[str, Any]]) -> None:
         conv = ctx.read("conversation", Conversation)
@@ -93,6 +105,9 @@ class Talking(Module):
             return
         policy = module_policy(ctx, UtteranceOut, speak, prompt="talking", max_tokens=120)
         got = await decide(ctx, policy, view)
+        if not self._fresh(ctx, decision):  # a slow model: the moment has passed
+            ctx.emit("speech_dropped", decision=decision.id, reason="stale")
+            return
         await self._say(ctx, view, decision, got.value, got.brain)
 
     async def _say(

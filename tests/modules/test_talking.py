@@ -52,6 +52,36 @@ async def test_talking_says_what_the_decision_does() -> None:
         assert svc.events.counts["speech"] == 1
 
 
+async def test_only_the_newest_fresh_decision_is_spoken() -> None:
+    async with local_services() as svc:
+        body = RecordingBody("Bob")
+        talk = Talking(TRIGGERED)
+        ctx = module_context(svc, talk, agent="Bob", body=body)
+        svc.store.agent("Bob").set("identity", Identity(name="Bob"), writer="runtime")
+        now = ctx.clock.now()
+
+        def greet(i: str, at: float) -> Decision:
+            return Decision(
+                id=i,
+                kind=IntentKind.CONTINUE,
+                intent="keep going",
+                say=UtteranceGoal(kind=UtteranceKind.GREET, to="Ann"),
+                brain="heuristic",
+                updated_at=at,
+            )
+
+        topic = topics.agent(svc.run_id, "Bob", "decision")
+        await svc.bus.publish(topic, greet("old", now - 60))  # e.g. from before a reconnect
+        await talk.step(ctx)
+        assert [c for c in body.calls if c.skill == "chat"] == []
+        await svc.bus.publish(topic, greet("first", now))
+        await svc.bus.publish(topic, greet("second", now))
+        await talk.step(ctx)
+        assert len([c for c in body.calls if c.skill == "chat"]) == 1
+        conv = svc.store.agent("Bob").get("conversation", Conversation)
+        assert conv.last_utterance is not None and conv.last_utterance.decision_id == "second"
+
+
 async def test_heard_announcements_are_kept_apart() -> None:
     async with local_services() as svc:
         talk = Talking(TRIGGERED)
