@@ -40,6 +40,7 @@ from agent_runtime.config.models import VillageConfig
 
 if TYPE_CHECKING:
     from agent_runtime.app.village import Village
+    from agent_runtime.llm.brain import Brain
 
 log = logging.getLogger(__name__)
 
@@ -239,15 +240,21 @@ async def run_village(
 ) -> None:
     """Open the run's village, run ``during`` next to it for ``duration_s`` protocol seconds,
     then ``after`` (final measurements) before the village shuts down."""
+    from agent_runtime.app.progress import RunView, default_web_port
     from agent_runtime.app.village import Village, VillageOptions
 
+    view = RunView(  # live page + progress bar (issue 15)
+        spec.label, spec.time_scale * duration_s, opts.progress, web_port=default_web_port()
+    )
     vopts = VillageOptions(
         run_dir=spec.run_dir,
         run_id=spec.run_id,
         agent_limit=agent_limit,
         embedder=opts.embedder,
+        **view.options(),
     )
     async with Village(spec.config, vopts) as village:
+        view.started(village)
         tl = Timeline(spec.time_scale)
         village.events.emit("experiment_started", experiment=spec.experiment,
                             condition=spec.condition.name, repeat=spec.repeat,
@@ -264,6 +271,7 @@ async def run_village(
         if after is not None:
             await after(village, tl)
         village.events.emit("experiment_stopped", protocol_s=round(tl.now(), 3))
+        view.close()
         watchdog = asyncio.create_task(_report_slow_shutdown(spec.label, SHUTDOWN_GRACE_S),
                                        name=f"experiment[{spec.label}].shutdown_watchdog")
     watchdog.cancel()
@@ -336,6 +344,15 @@ def brain_label(cfg: VillageConfig) -> str:
     return f"{cfg.llm.provider}:{cfg.llm.model}"
 
 
+def brain_for(llm: Any, module: str, agent: str) -> Brain | None:
+    """The :class:`Brain` an experiment-side policy gets from the run's LLMService (None =
+    the heuristic), for :func:`agent_runtime.policy.make_policy`."""
+    if llm is None or not llm.uses_llm:
+        return None
+    brain: Brain = llm.brain(module, agent)
+    return brain
+
+
 # --- writing outputs ------------------------------------------------------------------------
 
 
@@ -396,40 +413,3 @@ def write_json(path: Path, data: Mapping[str, Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(clean(data), indent=2, default=str), encoding="utf-8")
     return path
-
-
-def fmt(v: Any, digits: int = 2) -> str:
-    if v is None:
-        return "n/a"
-    if isinstance(v, float):
-        return "n/a" if not math.isfinite(v) else f"{v:.{digits}f}"
-    return str(v)
-
-
-def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for r in rows:
-        lines.append("| " + " | ".join(fmt(x) for x in r) + " |")
-    return "\n".join(lines)
-
-
-def report_header(
-    title: str, exp: ExperimentFile, opts: ExperimentOptions, brains: Mapping[str, int],
-    configured: str,
-) -> str:
-    brain_list = ", ".join(f"{k} ({v})" for k, v in sorted(brains.items())) or "none recorded"
-    scaled = (
-        f"**Time scale {opts.time_scale}**: every protocol time was multiplied by it "
-        "(a smoke run unless 1.0).\n\n" if opts.time_scale != 1.0 else ""
-    )
-    return (
-        f"# {title}\n\n"
-        f"{exp.description.strip()}\n\n"
-        f"**Brain**: configured `{configured}`; decisions/goals produced by: {brain_list}. "
-        "Heuristic figures show what the runtime's rule-based policies do; they are not "
-        "LLM results and are not comparable one-to-one with the paper.\n\n"
-        f"{scaled}"
-        f"Conditions: {', '.join(c.name for c in exp.conditions if not opts.conditions or c.name in opts.conditions)}; "
-        f"repeats: {opts.repeats or exp.repeats}; world: "
-        f"{opts.world or exp.village.get('world', {}).get('kind', 'none')}.\n\n"
-    )

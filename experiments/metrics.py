@@ -5,7 +5,9 @@
 - :func:`count_matrix`, :func:`normalise_rows`, :func:`normalise_cols` for the
   action-by-role frequency matrix (the paper's figure 9);
 - :func:`persistence` of a label sequence (share of consecutive samples that keep the label);
-- :func:`deposit_share` of an inventory and :func:`mean_ci` (Student-t confidence interval).
+- :func:`deposit_share` of an inventory and :func:`mean_ci` (Student-t confidence interval);
+- :func:`commitment`: decisions cancelled per agent-hour and deposit skills started /
+  finished / cancelled, from a run's events.
 
 Undefined results are ``nan`` (never an exception), so reports can say "n/a".
 """
@@ -17,6 +19,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -181,3 +184,36 @@ def mean_ci(
     if clip is not None:
         lo, hi = max(clip[0], lo), min(clip[1], hi)
     return CI(mean, lo, hi, n)
+
+
+def commitment(events: Iterable[Mapping[str, Any]], agents: int, wall_s: float) -> dict[str, Any]:
+    """How well the controllers kept their word in one run: decisions cancelled (per agent-hour,
+    by reason) and deposit skills started / finished / cancelled, from the run's events."""
+    cancelled: Counter[str] = Counter()
+    skills_cancelled = 0
+    deposits = {"started": 0, "succeeded": 0, "failed": 0, "cancelled": 0}
+    for e in events:
+        kind = e.get("type")
+        skill = (e.get("call") or {}).get("skill")
+        if kind == "decision_cancelled":
+            cancelled[str(e.get("reason") or e.get("why") or "?")] += 1
+        elif kind == "skill_started" and skill == "deposit":
+            deposits["started"] += 1
+        elif kind == "skill_outcome":
+            if e.get("cancelled"):
+                skills_cancelled += 1
+            if skill == "deposit":
+                key = ("succeeded" if e.get("success")
+                       else "cancelled" if e.get("cancelled") else "failed")
+                deposits[key] += 1
+    hours = agents * wall_s / 3600.0
+    n = sum(cancelled.values())
+    return {
+        "agent_hours": round(hours, 4),
+        "decisions_cancelled": n,
+        "decisions_cancelled_per_agent_hour": n / hours if hours > 0 else math.nan,
+        "cancelled_by_reason": dict(cancelled),
+        "skills_cancelled": skills_cancelled,
+        "skills_cancelled_per_agent_hour": skills_cancelled / hours if hours > 0 else math.nan,
+        "deposits": deposits,
+    }

@@ -31,14 +31,19 @@ from experiments.common import (
     Timeline,
     brain_label,
     brains_seen,
-    md_table,
     parse_protocol,
     plan_runs,
     read_events,
-    report_header,
     run_village,
     write_csv,
     write_json,
+)
+from experiments.report import (
+    is_pipeline_check,
+    md_table,
+    paper_column,
+    paper_section,
+    report_header,
 )
 
 log = logging.getLogger(__name__)
@@ -78,7 +83,7 @@ def make_config(p: ItemProtocol, opts: ExperimentOptions) -> Any:
                             float(layout.get("centre_z", 0)), p.spawn_y)
         data["agents"] = [
             {"name": name, "traits": list(p.traits), "inventory": {},
-             "spawn_location": s if p.spread_spawns else None, "role": "explorer"}
+             "spawn_location": s if p.spread_spawns else None}
             for name, s in zip(names, spawns, strict=True)
         ]
         data.pop("agent_templates", None)
@@ -215,11 +220,12 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
                "measured_by": sorted(measured), "conditions": summary}
     write_json(out / "metrics.json", metrics)
     table = md_table(
-        ["condition", "agents", "mean unique items", "CI", "range", "collective", "paper"],
-        [(c, s["agents"], s["mean_unique_items"],
+        ["condition", "agents", "mean unique items", "CI", "range", "collective"]
+        + ([] if is_pipeline_check(configured) else ["paper"]),
+        [[c, s["agents"], s["mean_unique_items"],
           "[" + ", ".join(f"{x:.1f}" if math.isfinite(x) else "n/a" for x in s["ci"]) + "]",
           f"{s['min']:.0f}-{s['max']:.0f}" if math.isfinite(s["min"]) else "n/a",
-          s["collective_unique_mean"], str(exp.paper.get(c, "")))
+          s["collective_unique_mean"], *paper_column(exp, configured, c)]
          for c, s in summary.items()],
     )
     report = report_header("Item progression", exp, opts, brains, configured) + table
@@ -227,5 +233,6 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
                "item an agent has held at any sample so far.\n\nPlots: "
                "`plots/unique_items_mean.png`, `plots/unique_items_collective.png`, "
                "`plots/unique_items_agents_<condition>.png`.\n")
+    report += paper_section(exp, configured)
     (out / "report.md").write_text(report, encoding="utf-8")
     return metrics

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import logging
 import math
+import random
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agent_runtime.policy import View, make_policy
+from agent_runtime.prompts import fenced, prompt_path, untrusted
 from experiments import metrics as M
 from experiments import plots
 from experiments.common import (
@@ -32,21 +34,26 @@ from experiments.common import (
     RunSpec,
     Strict,
     Timeline,
+    brain_for,
     brain_label,
     brains_seen,
-    md_table,
     parse_protocol,
     plan_runs,
     read_events,
-    report_header,
     run_village,
     write_csv,
     write_json,
 )
-from experiments.llm import decide
+from experiments.report import (
+    is_pipeline_check,
+    md_table,
+    paper_column,
+    paper_section,
+    report_header,
+)
 
 log = logging.getLogger(__name__)
-PROMPT = Path(__file__).resolve().parent / "prompts" / "likeability.md"
+PROMPT = prompt_path("experiments.social_perception", "likeability")
 
 
 class PerceptionProtocol(Strict):
@@ -70,8 +77,27 @@ def heard_score(lines: list[str]) -> float:
     return max(0.0, min(10.0, 5.0 + sum(sentiment_delta(x) for x in lines)))
 
 
-def _fixed(value: ScoreOut) -> Callable[[], ScoreOut]:
-    return lambda: value
+class ImpressionView(View):
+    """What the scorer sees of one observer's impression of one person: the observer's own
+    summary (or the lines it heard) and its own sentiment; never the person's traits."""
+
+    observer: str
+    person: str
+    source: Literal["social", "heard"]
+    summary: str
+    sentiment: float | None = None  # the observer's social module's sentiment, if any
+    lines: tuple[str, ...] = ()  # what the observer heard the person say
+
+    def prompt_variables(self) -> dict[str, str]:
+        return {"observer": self.observer, "person": self.person,
+                "summary": fenced([untrusted(self.summary)])}
+
+
+def score_heuristic(view: ImpressionView, rng: random.Random) -> ScoreOut:
+    if view.sentiment is not None:
+        return ScoreOut(score=max(0.0, min(10.0, view.sentiment)),
+                        reason="the social module's sentiment")
+    return ScoreOut(score=heard_score(list(view.lines)), reason="words heard")
 
 
 def perceived(impressions: list[dict[str, Any]]) -> dict[str, tuple[float, int]]:
@@ -129,19 +155,21 @@ async def _one_run(spec: RunSpec, opts: ExperimentOptions, p: PerceptionProtocol
                     continue
                 pv = social.people.get(b)
                 if pv is not None and pv.summary:
-                    summary, source = pv.summary, "social"
-                    h = _fixed(ScoreOut(score=pv.sentiment, reason="the social module's sentiment"))
+                    view = ImpressionView(observer=a, person=b, source="social",
+                                          summary=pv.summary, sentiment=pv.sentiment)
                 elif heard.get(b):
-                    lines = heard[b][-8:]
-                    summary, source = " / ".join(lines), "heard"
-                    h = _fixed(ScoreOut(score=heard_score(lines), reason="words heard"))
+                    lines = tuple(heard[b][-8:])
+                    view = ImpressionView(observer=a, person=b, source="heard",
+                                          summary=" / ".join(lines), lines=lines)
                 else:
                     continue
-                out, brain = await decide(
-                    llm, module="likeability_scoring", agent=a, prompt=PROMPT,
-                    variables={"observer": a, "person": b, "summary": "<<<" + summary + ">>>"},
-                    output=ScoreOut, heuristic=h, max_tokens=80, temperature=0.0,
+                policy = make_policy(
+                    "likeability_scoring", ScoreOut, score_heuristic, random.Random(0),
+                    brain=brain_for(llm, "likeability_scoring", a), prompt=PROMPT,
+                    max_tokens=80, temperature=0.0,
                 )
+                d = await policy.decide(view)
+                summary, source, out, brain = view.summary, view.source, d.value, d.brain
                 impressions.append({"observer": a, "person": b, "source": source,
                                     "summary": summary, "score": out.score, "brain": brain})
         data["impressions"] = impressions
@@ -245,11 +273,12 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
     write_json(out / "metrics.json", metrics)
     table = md_table(
         ["condition", "impressions", f"r (>= {p.min_observers} observers)", "agents in r",
-         "in-degree vs extroversion r", "asymmetric pairs", "paper"],
-        [(c, s["runs"][0]["impressions"], s["r_mean"],
+         "in-degree vs extroversion r", "asymmetric pairs"]
+        + ([] if is_pipeline_check(configured) else ["paper"]),
+        [[c, s["runs"][0]["impressions"], s["r_mean"],
           s["runs"][0]["r_at_min_observers"]["agents"],
           s["runs"][0]["in_degree_vs_extroversion"]["r"], s["runs"][0]["asymmetry"]["pairs"],
-          str(exp.paper.get(c, ""))) for c, s in summary.items()],
+          *paper_column(exp, configured, c)] for c, s in summary.items()],
     )
     report = report_header("Social perception", exp, opts, brains, configured) + table
     report += (
@@ -258,7 +287,10 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
         "have enough observers - e.g. without a world, where nobody meets anybody.\n\n"
         "Plots: `plots/perceived_vs_true_<c>.png`, `plots/r_vs_min_observers.png`, "
         "`plots/slope_vs_min_observers.png`, `plots/in_degree_vs_extroversion_<c>.png`, "
-        "`plots/sentiment_asymmetry_<c>.png`, `plots/social_graph_<c>.png`.\n"
+        "`plots/sentiment_asymmetry_<c>.png`, `plots/social_graph_<c>.png`.\n\n"
+        "True likeability and extroversion (from the personality generator) are used only here, "
+        "on the scoring side; no agent and no scorer's view gets them.\n"
     )
+    report += paper_section(exp, configured)
     (out / "report.md").write_text(report, encoding="utf-8")
     return metrics

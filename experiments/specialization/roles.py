@@ -8,18 +8,35 @@ frequent kind in the window (ties go to the most recent goal).
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from experiments.llm import decide
+from agent_runtime.policy import View, make_policy
+from agent_runtime.prompts import fenced, prompt_path, untrusted
+from experiments.common import brain_for
 from modules.goal_generation import classify_activity
 from modules.knowledge import ACTIVITIES
 
-PROMPT = Path(__file__).resolve().parent / "prompts" / "role.md"
+PROMPT = prompt_path("experiments.specialization", "role")
+
+
+class RoleView(View):
+    """What the (post hoc, experiment-side) role labeller sees: one window of goals."""
+
+    name: str
+    community_goal: str
+    goals: tuple[str, ...]
+
+    def prompt_variables(self) -> dict[str, str]:
+        return {
+            "name": self.name,
+            "community_goal": self.community_goal,
+            "goals": fenced(untrusted(f"{i + 1}. {g}") for i, g in enumerate(self.goals)),
+        }
 
 
 class RoleOut(BaseModel):
@@ -42,6 +59,10 @@ def heuristic_role(goals: Sequence[str]) -> str:
         if counts[r] == top:
             return r
     return roles[-1]  # pragma: no cover - unreachable
+
+
+def _heuristic_role_out(view: RoleView, rng: random.Random) -> RoleOut:
+    return RoleOut(role=heuristic_role(view.goals), reason="most frequent activity")
 
 
 def normalise_role(text: str) -> str:
@@ -67,21 +88,13 @@ class RoleClassifier:
         if hit is not None:
             return hit
         self.calls += 1
-        out, brain = await decide(
-            self.llm,
-            module="role_inference",
-            agent=name,
-            prompt=PROMPT,
-            variables={
-                "name": name,
-                "community_goal": self.community_goal,
-                "goals": "\n".join(f"{i + 1}. {g}" for i, g in enumerate(key)),
-            },
-            output=RoleOut,
-            heuristic=lambda: RoleOut(role=heuristic_role(key), reason="most frequent activity"),
-            max_tokens=80,
+        policy = make_policy(
+            "role_inference", RoleOut, _heuristic_role_out, random.Random(0),
+            brain=brain_for(self.llm, "role_inference", name), prompt=PROMPT, max_tokens=80,
             temperature=0.0,
         )
+        d = await policy.decide(RoleView(name=name, community_goal=self.community_goal, goals=key))
+        out, brain = d.value, d.brain
         result = (normalise_role(out.role), brain)
         self._cache[key] = result
         return result

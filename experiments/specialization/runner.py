@@ -31,14 +31,19 @@ from experiments.common import (
     Timeline,
     brain_label,
     brains_seen,
-    md_table,
     parse_protocol,
     plan_runs,
     read_events,
-    report_header,
     run_village,
     write_csv,
     write_json,
+)
+from experiments.report import (
+    is_pipeline_check,
+    md_table,
+    paper_column,
+    paper_section,
+    report_header,
 )
 from experiments.specialization.roles import RoleClassifier
 
@@ -235,15 +240,14 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
     write_json(out / "metrics.json", metrics)
 
     top_n = p.top_roles_in_report
-    paper = exp.paper
     table = md_table(
-        ["condition", "agents", "distinct roles", "entropy (bits)", "persistence", "top roles",
-         "paper"],
+        ["condition", "agents", "distinct roles", "entropy (bits)", "persistence", "top roles"]
+        + ([] if is_pipeline_check(configured) else ["paper"]),
         [
-            (c, s["runs"][0]["agents"], s["distinct_roles_mean"], s["entropy_bits"]["mean"],
+            [c, s["runs"][0]["agents"], s["distinct_roles_mean"], s["entropy_bits"]["mean"],
              s["persistence"]["mean"],
              ", ".join(f"{k} {v}" for k, v in Counter(s["role_distribution"]).most_common(top_n)),
-             str(paper.get(c, "")))
+             *paper_column(exp, configured, c)]
             for c, s in summary.items()
         ],
     )
@@ -254,7 +258,10 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
         f"{p.role_every_s:g} protocol s, window of the latest {p.role_window} goals) in which "
         "an agent kept its role.\n\nPlots: `plots/role_distribution.png`, "
         "`plots/entropy_over_time.png`, `plots/roles_over_time_<condition>.png`, "
-        "`plots/action_by_role_rows_<condition>.png`, `plots/action_by_role_cols_<condition>.png`.\n"
+        "`plots/action_by_role_rows_<condition>.png`, `plots/action_by_role_cols_<condition>.png`.\n\n"
+        "Roles are inferred after the run, on the experiment's side, from each agent's own goal "
+        "history; no agent is given a role, a role table or a goal by the experiment.\n"
     )
+    report += paper_section(exp, configured)
     (out / "report.md").write_text(report, encoding="utf-8")
     return metrics

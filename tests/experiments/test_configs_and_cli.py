@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from experiments.item_progression.runner import ItemProtocol, spawn_ring
 from experiments.registry import EXPERIMENTS, default_config
 from experiments.social_perception.runner import PerceptionProtocol
 from experiments.specialization.runner import SpecializationProtocol
-from experiments.tax.runner import TaxProtocol, make_config, roster
+from experiments.tax.runner import TaxProtocol, make_config, members_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,17 +57,23 @@ def test_protocols_follow_the_paper() -> None:
 def test_tax_roster_and_village() -> None:
     exp = load_experiment_file(default_config("tax"))
     p = parse_protocol(exp, TaxProtocol, "t")
-    members = roster(p, "anti", seed=3, voters=None)
+    members = members_of(p, "anti", seed=3, voters=None)
     assert len(members) == 28 and [m.role for m in members[:3]] == ["influencer"] * 3
-    assert all(m.stance == -1 for m in members[:3])
+    assert members[0].traits == p.influencer_traits["anti"]
     assert len({m.occupation for m in members[3:]}) == len(p.occupations)
     opts = ExperimentOptions(out=Path("unused"), world="none", conditions=("full-pro",),
                              repeats=1)
-    runs = list(plan_runs(exp, opts, Path("/tmp/unused"), make_config(p, opts)))
+    rosters: dict[tuple[str, int], list[Any]] = {}
+    runs = list(plan_runs(exp, opts, Path("/tmp/unused"), make_config(p, opts, rosters)))
     cfg = runs[0].config
     assert len(cfg.agents) == 28 and cfg.world.kind == "none"
-    assert cfg.agents[0].role == "influencer:pro" and cfg.agents[3].inventory
-    small = roster(p, "pro", seed=3, voters=5)
+    assert rosters[("full-pro", runs[0].seed)][0].role == "influencer"
+    # an agent's config is its own: name, traits, inventory, where the chests are; no role
+    assert all(a.role is None for a in cfg.agents) and cfg.agents[3].inventory
+    assert all(a.location_memories == (
+        "The village's community chests are in the town hall at (-5, 65, -21), (-3, 65, -21), "
+        "(-1, 65, -21) and (1, 65, -21).",) for a in cfg.agents)
+    small = members_of(p, "pro", seed=3, voters=5)
     assert [m.role for m in small].count("influencer") == 1 and len(small) == 5
 
 

@@ -32,6 +32,9 @@ def common_outputs(out: Path, plots: list[str]) -> dict[str, Any]:
     assert (out / "report.md").exists() and (out / "config.yaml").exists()
     report = (out / "report.md").read_text()
     assert "heuristic" in report  # states which brain produced the figures
+    # a heuristic-brain run is a pipeline check: titled so, the paper's figures not in its tables
+    assert report.splitlines()[0].endswith("pipeline check (heuristic brain)")
+    assert "| paper |" not in report and "## The paper's figures" in report
     for p in plots:
         assert (out / "plots" / p).stat().st_size > 1000, p
     metrics: dict[str, Any] = json.loads((out / "metrics.json").read_text())
@@ -93,8 +96,8 @@ async def test_tax_timeline_and_ledger(tmp_path: Path, small_config: Callable[..
             else:
                 assert e["planned_t"] - 0.5 <= e["t"] <= e["planned_t"] + slack, e
         order = [e["event"] for e in tl if not e["event"].startswith("season")]
-        assert order == ["feedback", "amendments", "votes", "tally", "constitution_rewritten",
-                         "distribute"]
+        assert order == ["constitution", "feedback", "amendments", "votes", "tally",
+                         "constitution_rewritten", "distribute"]
         opens = [e for e in tl if e["event"] == "season_open"]
         assert [e["planned_t"] for e in opens] == [60.0 + 120 * k for k in range(10)]
         for k in range(10):
@@ -105,6 +108,21 @@ async def test_tax_timeline_and_ledger(tmp_path: Path, small_config: Callable[..
             assert e["rate"] == (0.2 if e["planned_t"] < 600 else dist["rate"])
         if cond == "frozen-anti":
             assert dist["rate"] == 0.2 and dist["frozen"] is True
+    for cond in ("full-anti", "frozen-anti"):
+        demo = json.loads((out / "runs" / f"{cond}-r0" / "democracy.json").read_text())
+        said = demo["announcements"]
+        # the world speaks in words only: no rate, chest or window field reaches an agent
+        assert all(set(a) == {"t", "kind", "speaker", "text", "at"} for a in said)
+        assert {a["kind"] for a in said} == {"announcement"}
+        assert said[0]["text"].startswith("The constitution of the village reads:")
+        assert sum("is open for" in a["text"] for a in said) == 10
+        assert sum(a["text"].endswith("is closed.") for a in said) == 10
+    events = [json.loads(x) for d in (out / "runs").iterdir()
+              for x in (d / "events.jsonl").read_text().splitlines()]
+    published = [e for e in events if e["type"] == "world_event"]
+    assert published and all(e["kind"] == "announcement" for e in published)
+    runs = metrics["conditions"]["full-anti"]["runs"]
+    assert runs[0]["commitment"]["agent_hours"] > 0
     votes = read_csv(out / "votes.csv")
     amend = {c: len(json.loads((out / "runs" / f"{c}-r0" / "democracy.json").read_text())
                     ["amendments"]) for c in ("full-anti", "frozen-anti")}

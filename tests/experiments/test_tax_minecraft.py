@@ -41,6 +41,9 @@ async def test_tax_in_the_embedded_world(tmp_path: Path, small_config: Callable[
         per_agent = sum(float(d["deposited"]) for d in deposits if d["season"] == t["season"])
         assert per_agent == pytest.approx(float(t["attributed"]), abs=0.01)
     assert metrics["ledger_checks"]["seasons_checked"] == 10
+    one = metrics["conditions"]["full-pro"]["runs"][0]
+    assert one["chests_as_told"]  # the chests are where every agent's location memory says
+    assert one["commitment"]["deposits"]["started"] >= one["commitment"]["deposits"]["succeeded"]
     for d in deposits:
         for key in ("share", "share_ledger"):
             assert d[key] == "" or 0.0 <= float(d[key]) <= 1.0
