@@ -5,8 +5,10 @@ heard (an announcement or a line in its conversation, parsed by
 :mod:`modules.heuristics.requests`), the share it asks for (or the share of a standing
 rule it heard or remembers), the chests it names (or the chests in its own location
 memories), and its own opinion on the topic (``Social.opinions``). It deposits
-``share = rate * (1 + OPINION_WEIGHT * opinion)`` of each item kind it holds, one item
-kind per decision, never the same kind twice for the same request (its own action log
+``share = rate * (1 + OPINION_WEIGHT * opinion)`` of what it holds: ``round(share * total)``
+items in all, spread over its item kinds in proportion to how many it holds of each
+(largest remainders first, so a small share of many small stacks is not rounded away to
+nothing), one item kind per decision, never the same kind twice for the same request (its own action log
 says what it already deposited since the request was heard); a deposit that failed is
 tried once more, at another chest when there is one.
 """
@@ -20,7 +22,14 @@ from agent_runtime.bottleneck import BottleneckView
 from agent_runtime.state.sections import Utterance
 from modules.heuristics.requests import DepositRequest, RequestState, read_positions, read_request
 
-__all__ = ["OPINION_WEIGHT", "OpenRequest", "deposit_due", "open_request", "rule_rate"]
+__all__ = [
+    "OPINION_WEIGHT",
+    "OpenRequest",
+    "deposit_due",
+    "open_request",
+    "quotas_of",
+    "rule_rate",
+]
 
 MAX_TRIES = 2  # an item kind whose deposit failed is tried once more (at another chest)
 OPINION_WEIGHT = 0.75  # opinion -1 pays a quarter of the asked share, +1 pays 1.75x
@@ -120,13 +129,24 @@ def deposit_due(view: BottleneckView) -> tuple[str, int, tuple[int, int, int] | 
     if running is not None and running.skill == "deposit":
         done.add(str(running.args.get("item")))
     inv = view.perception.inventory
-    for item, n in sorted(inv.items(), key=lambda kv: (-kv[1], kv[0])):
-        k = math.floor(n * share + 0.5)
+    quotas = quotas_of(inv, share)
+    for item, k in sorted(quotas.items(), key=lambda kv: (-kv[1], kv[0])):
         if item in done or k < 1:
             continue
         why = f"a deposit of {rate:.0%} was asked; my view of it ({opinion:+.1f}) makes it {share:.0%}"
-        return item, min(k, n), _chest(view, request, failed), why
+        return item, min(k, inv[item]), _chest(view, request, failed), why
     return None
+
+
+def quotas_of(inventory: dict[str, int], share: float) -> dict[str, int]:
+    """How many of each kind make ``round(share * total)`` items, in proportion to holdings
+    (largest remainder method; ties by name)."""
+    exact = {item: n * share for item, n in inventory.items() if n > 0}
+    quotas = {item: math.floor(x) for item, x in exact.items()}
+    owed = math.floor(sum(exact.values()) + 0.5) - sum(quotas.values())
+    for item in sorted(exact, key=lambda i: (-(exact[i] - quotas[i]), i))[: max(0, owed)]:
+        quotas[item] += 1
+    return quotas
 
 
 def _at(args: dict[str, object]) -> Chest:

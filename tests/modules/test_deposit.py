@@ -104,3 +104,15 @@ def test_a_failed_deposit_is_tried_once_more_at_another_chest() -> None:
         conversation=heard((text, NOW - 5)), perception=per, action=Action(log=(failed, failed))
     )
     assert deposit_due(twice) is None
+
+
+def test_a_small_share_of_many_small_stacks_is_not_rounded_away() -> None:
+    from modules.heuristics.deposit import quotas_of
+
+    inv = {"oak_log": 9, "dirt": 8, "stick": 7, "cobblestone": 6}  # 30 items
+    q = quotas_of(inv, 0.05)  # per kind every share is below one item
+    assert sum(q.values()) == 2  # round(0.05 * 30) = 2 items in all
+    assert q["oak_log"] == 1 and q["dirt"] == 1  # the largest remainders
+    assert sum(quotas_of(inv, 0.2).values()) == 6
+    assert quotas_of({"bread": 3}, 0.0) == {"bread": 0}
+    assert quotas_of({}, 0.5) == {}
