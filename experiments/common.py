@@ -115,6 +115,9 @@ class ExperimentOptions:
     seed: int | None = None
     embedder: Any = None  # tests: a cheap encoder instead of MiniLM
     progress: Callable[[str], None] | None = None
+    # set by Ctrl-C/SIGTERM (``piano experiment``): the current run ends early and no
+    # further run starts; the report covers the runs done
+    stop: asyncio.Event | None = None
 
 
 @dataclass(frozen=True)
@@ -182,6 +185,9 @@ def plan_runs(
     base_seed = opts.seed if opts.seed is not None else int(exp.village.get("run", {}).get("seed", 0))
     for ci, cond in enumerate(selected):
         for r in range(repeats):
+            if opts.stop is not None and opts.stop.is_set():
+                log.warning("stopped: runs from %s-r%d on are not started", cond.name, r)
+                return
             seed = base_seed + 1000 * r + ci  # repeats differ; conditions of a repeat pair up
             data = village_data(exp, cond, opts, seed)
             label = f"{cond.name}-r{r}"
@@ -265,7 +271,7 @@ async def run_village(
                 if during is not None
                 else None
             )
-            await village.run(tl.seconds(duration_s))
+            await village.run(tl.seconds(duration_s), stop=opts.stop)
             if task is not None and not task.done():
                 task.cancel()
         if after is not None:

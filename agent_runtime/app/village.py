@@ -350,11 +350,15 @@ class Village:
 
     # --- running ----------------------------------------------------------------------
     async def run(self, duration: float | None = None, stop: asyncio.Event | None = None) -> str:
-        """Run until ``duration`` seconds pass, ``stop`` is set, or SIGINT/SIGTERM arrives."""
+        """Run until ``duration`` seconds pass, ``stop`` is set, or SIGINT/SIGTERM arrives.
+
+        With a ``stop`` event of its own the caller owns the signals (an experiment stops
+        all its runs on one Ctrl-C); without one the village handles them for this run."""
+        own_signals = stop is None
         stop = stop or asyncio.Event()
         loop = asyncio.get_running_loop()
         installed: list[signal.Signals] = []
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in (signal.SIGINT, signal.SIGTERM) if own_signals else ():
             try:
                 loop.add_signal_handler(sig, self._signalled, stop, sig)
                 installed.append(sig)

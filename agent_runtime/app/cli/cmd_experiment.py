@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from agent_runtime.app.world_setup import WorldError
@@ -69,8 +71,22 @@ def run(args: argparse.Namespace) -> int:
     )
     config = Path(args.config) if args.config else None
     started = time.time()
+
+    async def main() -> tuple[Path, object]:
+        # one Ctrl-C or SIGTERM stops the whole experiment: the current run ends early,
+        # no further run starts, and the report covers the runs done
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        try:
+            return await run_experiment(args.name, config, replace(opts, stop=stop))
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+
     try:
-        out, _ = asyncio.run(run_experiment(args.name, config, opts))
+        out, _ = asyncio.run(main())
     except ConfigError as err:
         print(err.render(), file=sys.stderr)
         return 2
