@@ -25,6 +25,7 @@ import psutil
 from agent_runtime.app.metrics import percentiles
 from agent_runtime.app.progress import tick
 from agent_runtime.config.loader import parse_config
+from modules.memory.persistence import stream_prefix
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -74,6 +75,16 @@ def _config(agents: int, latency_ms: float, heuristic: bool) -> Any:
         },
         "<bench>",
     )
+
+
+async def _memories(v: Any) -> int:
+    """Memory records of all agents, counted in Redis in one pipeline."""
+    if v.services is None or v.services.redis is None:
+        return 0
+    pipe = v.services.redis.pipeline(transaction=False)
+    for name in v.agents:
+        pipe.hlen(stream_prefix(v.run_id, name) + "records")
+    return int(sum(await pipe.execute()))
 
 
 def _snapshot(v: Any, proc: psutil.Process, services: list[psutil.Process]) -> dict[str, float]:
@@ -128,8 +139,10 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             v.metrics.reset_lags()
             proc.cpu_percent(None)
             a = _snapshot(v, proc, services)
+            mem_a = await _memories(v)
             await asyncio.sleep(args.duration)
             b = _snapshot(v, proc, services)
+            mem_b = await _memories(v)
             lags = list(v.metrics.lags_ms)
             expected = dict(v.metrics.expected_interval)
             rss_mb = proc.memory_info().rss / 2**20
@@ -171,6 +184,10 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             "services_cpu_pct": round(100 * (b["svc_cpu"] - a["svc_cpu"]) / wall, 1),
             "services_rss_mb": round(svc_rss, 1),
             "errors": int(b["errors"] - a["errors"]),
+            "memories_per_agent": round(mem_b / max(1, args.agents), 1),
+            "memories_per_agent_hour": round(
+                (mem_b - mem_a) / max(1, args.agents) / (wall / 3600.0), 1
+            ),
             "overrun_steps": int(b["overruns"] - a["overruns"]),
             "llm_calls_total": llm.get("accounting", {}).get("total", {}).get("calls")
             if llm
