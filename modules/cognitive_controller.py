@@ -3,31 +3,100 @@ and broadcasts a typed decision on MQTT (``agent/<name>/decision``).
 
 Each step: build the bottleneck view -> ``policy.decide(view)`` (heuristic
 :func:`modules.heuristics.controller.decide`, or the LLM prompt
-``prompts/cognitive_controller.md``; same view, same typed output) -> validate the skill
-call -> commitment check (:mod:`modules.commitment`: a running skill is replaced only for
-a perceived reason, and every replacement is logged as ``decision_cancelled``) -> publish.
-Talking and skill execution subscribe to the decision, so what the agent says and does
-come from the same typed decision. The controller holds no experiment's rules.
+``prompts/cognitive_controller.md``; same view, same typed output, a
+:class:`~modules.decisions.ControllerChoice` a constrained decoder can only fill with valid
+values) -> validate the skill call -> commitment check (:mod:`modules.commitment`: a running
+skill is replaced only for a perceived reason, and every replacement is logged as
+``decision_cancelled``) -> publish. Talking and skill execution subscribe to the decision,
+so what the agent says and does come from the same typed decision. The controller holds no
+experiment's rules.
+
+**Never frozen.** With an LLM policy the step asks the model (priority ``high``) and, while
+the call is in flight, checks the reflexes (:mod:`modules.reflexes`: eat, move away,
+answer; and a filler step when nothing has run for a while) on a fresh view every
+:data:`REFLEX_POLL_S`, publishing them at once, labelled ``heuristic``. The running skill
+goes on meanwhile (skill execution runs it). The model's decision, when it comes, goes
+through the commitment check on a fresh view, without the parts a reflex already did; it
+may replace a filler (``decision_cancelled`` reason ``model_decided``). At most one call per
+agent is in flight: the next step starts when the endpoint has answered, and after a call
+was shed the heuristic decides for :data:`SHED_BACKOFF_S` before the model is asked again,
+so the agent's cadence is what the endpoint can serve.
 """
 
 from __future__ import annotations
 
+import asyncio
+import random
 from typing import Any, ClassVar
 
 from agent_runtime.bottleneck import BottleneckView, build_view
 from agent_runtime.interfaces import Module
 from agent_runtime.module_context import ModuleContext
+from agent_runtime.policy import LLMPolicy, Policy
 from agent_runtime.state.sections import Decision, IntentKind
+from agent_runtime.world import SkillCall
 from modules.base import remember
 from modules.commitment import replacement_reason
-from modules.decisions import skill_list, to_decision
+from modules.decisions import ControllerChoice, skill_list, to_decision
 from modules.heuristics.controller import ControllerOut
 from modules.heuristics.controller import decide as heuristic_decide
+from modules.heuristics.gifts import bound
 from modules.policies import HEURISTIC, decide, module_policy
+from modules.reflexes import keep_busy, reflex
 
-__all__ = ["CognitiveController", "ControllerOut", "skill_list", "to_decision"]
+__all__ = ["CognitiveController", "ControllerChoice", "ControllerOut", "skill_list", "to_decision"]
 
 REPEAT_SPEECH_S = 10.0  # the same utterance goal is not sent again within this time
+REFLEX_POLL_S = 0.5  # agent's seconds between reflex checks while the model thinks
+PRIORITY = "high"  # an agent waits on its controller
+#: longest wait for a model slot before the call is shed to the heuristic: the reflexes and
+#: the filler keep the agent acting meanwhile, so the controller can afford to wait its turn
+DEADLINE_S = 30.0
+#: after a call was shed (the endpoint is behind), the heuristic decides this long (agent's
+#: seconds) before the model is asked again: no stream of calls doomed to be shed
+SHED_BACKOFF_S = 5.0
+#: the view's text in the prompt (~4 characters a token): repeated lines once, then the
+#: sections in the bottleneck's order while they fit (a local model reads ~10 tokens/s)
+PROMPT_VIEW_CHARS = 1500
+
+
+def prompt_view(view: BottleneckView, max_chars: int = PROMPT_VIEW_CHARS) -> str:
+    """The view's text for the prompt: each section without repeated lines (the latest
+    kept), sections in order while they fit, the first that does not fit clipped."""
+    parts: list[str] = []
+    used = 0
+    for sec in view.sections.values():
+        if not sec.text:
+            continue
+        kept: list[str] = []
+        for line in reversed(sec.text.splitlines()):
+            if line not in kept:
+                kept.append(line)
+        text = f"## {sec.name}\n" + "\n".join(reversed(kept))
+        room = max_chars - used
+        if len(text) > room:
+            if room > 80:
+                parts.append(text[: room - 1].rstrip() + "…")
+            break
+        parts.append(text)
+        used += len(text) + 2
+    return "\n\n".join(parts)
+
+
+def heuristic_choice(view: BottleneckView, rng: random.Random) -> ControllerChoice:
+    """The heuristic policy, answering the LLM policy's type (its exact output kept)."""
+    return ControllerChoice.of(heuristic_decide(view, rng))
+
+
+class _Round:
+    """What reflexes did while one model call was in flight."""
+
+    def __init__(self, since: float) -> None:
+        self.since = since  # when the model was asked
+        self.said_to: set[str | None] = set()
+        self.skill = False
+        self.gave_to: set[str] = set()
+        self.filler: SkillCall | None = None  # a filler step the model's decision may replace
 
 
 class CognitiveController(Module):
@@ -35,22 +104,53 @@ class CognitiveController(Module):
     reads: ClassVar[frozenset[str]] = frozenset()  # everything comes through the bottleneck
     writes: ClassVar[frozenset[str]] = frozenset({"decision"})
 
-    def __init__(self, schedule: Any) -> None:
+    def __init__(
+        self,
+        schedule: Any,
+        *,
+        deadline_s: float = DEADLINE_S,
+        prompt_chars: int = PROMPT_VIEW_CHARS,
+    ) -> None:
         super().__init__(schedule)
+        self.deadline_s = deadline_s
+        self.prompt_chars = prompt_chars
         self._decisions = 0
+        self.reflexes = 0
         self.cancelled: dict[str, int] = {}
+        self._thinking = False  # a model call of this agent is in flight
+        self._model_after = 0.0  # the model is not asked before this time (after a shed)
 
     def get_state(self) -> dict[str, Any]:
-        return {"decisions": self._decisions, "cancelled": dict(self.cancelled)}
+        return {
+            "decisions": self._decisions,
+            "reflexes": self.reflexes,
+            "cancelled": dict(self.cancelled),
+        }
 
     def set_state(self, state: Any) -> None:
         self._decisions = int(state.get("decisions", 0))
+        self.reflexes = int(state.get("reflexes", 0))
         self.cancelled = dict(state.get("cancelled", {}))
+
+    @property
+    def thinking(self) -> bool:
+        return self._thinking
 
     def view(self, ctx: ModuleContext) -> BottleneckView:
         settings = ctx.services.config.bottleneck
         snapshot = ctx.state.snapshot([s.section for s in settings.sections])
         return build_view(snapshot, settings, now=ctx.clock.now(), time_scale=ctx.clock.time_scale)
+
+    def policy(self, ctx: ModuleContext) -> Policy[BottleneckView, ControllerChoice]:
+        return module_policy(
+            ctx,
+            ControllerChoice,
+            heuristic_choice,
+            prompt="cognitive_controller",
+            variables=lambda v: {"view": prompt_view(v, self.prompt_chars), "skills": skill_list()},
+            max_tokens=200,
+            temperature=0.4,
+        )
 
     async def step(self, ctx: ModuleContext) -> None:
         # wake-ups only: what happened is read through the bottleneck
@@ -58,31 +158,92 @@ class CognitiveController(Module):
         if skills and not heard and all(m.payload.get("event") == "started" for m in skills):
             return  # a skill we just chose has started: nothing new to decide
         view = self.view(ctx)
-        previous = ctx.state.get("decision", Decision)
-        policy = module_policy(
-            ctx,
-            ControllerOut,
-            heuristic_decide,
-            prompt="cognitive_controller",
-            variables=lambda v: {**v.prompt_variables(), "skills": skill_list()},
-        )
-        got = await decide(ctx, policy, view)
-        decision = to_decision(got.value, got.brain, previous, view.now)
-        if decision is None and got.brain != HEURISTIC:  # the LLM proposed an invalid call
-            ctx.stats.fallbacks += 1
-            ctx.emit("llm_fallback", prompt="cognitive_controller", error="invalid skill call")
-            decision = to_decision(heuristic_decide(view, ctx.rng), HEURISTIC, previous, view.now)
+        policy = self.policy(ctx)
+        if not isinstance(policy, LLMPolicy) or view.now < self._model_after:
+            heuristic = policy.fallback if isinstance(policy, LLMPolicy) else policy
+            got = await decide(ctx, heuristic, view)
+            await self._apply(ctx, view, got.value.to_out(), got.brain)
+            return
+        rnd = _Round(view.now)
+        await self._reflex(ctx, view, rnd)
+        if self._thinking:  # never a second call of this agent while one is in flight
+            return
+        self._thinking = True
+        try:
+            async with asyncio.TaskGroup() as tg:
+                call = tg.create_task(
+                    decide(ctx, policy, view, priority=PRIORITY, deadline_s=self.deadline_s)
+                )
+                poll = REFLEX_POLL_S * ctx.clock.time_scale
+                while not call.done():
+                    await asyncio.wait({call}, timeout=poll)
+                    if not call.done():
+                        await self._reflex(ctx, self.view(ctx), rnd)
+        finally:
+            self._thinking = False
+        got = call.result()
+        fresh = self.view(ctx)
+        if got.fallback_reason == "LLMShed":
+            self._model_after = fresh.now + fresh.seconds(SHED_BACKOFF_S)
+        out = _without_done(got.value.to_out(fresh.social.opinions), rnd)
+        await self._apply(ctx, fresh, out, got.brain, replaceable=rnd.filler)
+
+    async def _reflex(self, ctx: ModuleContext, view: BottleneckView, rnd: _Round) -> None:
+        out = reflex(view, ctx.rng)
+        filler = out is None
+        if out is None and (out := keep_busy(view, ctx.rng, rnd.since)) is None:
+            return
+        decision = await self._apply(ctx, view, out, HEURISTIC, reflex=True)
         if decision is None:
             return
-        decision = self._commit(ctx, view, decision, previous)
+        self.reflexes += 1
+        if filler:
+            rnd.filler = decision.skill
+            return
+        if decision.say is not None:
+            rnd.said_to.add(decision.say.to)
+        if decision.skill is not None:
+            rnd.skill = True
+            if decision.skill.skill == "give":
+                rnd.gave_to.add(str(decision.skill.args.get("player")))
+
+    async def _apply(
+        self,
+        ctx: ModuleContext,
+        view: BottleneckView,
+        out: ControllerOut,
+        brain: str,
+        *,
+        reflex: bool = False,
+        replaceable: SkillCall | None = None,
+    ) -> Decision | None:
+        """Validate, commit and publish ``out``; the published decision or None."""
+        out = bound(view, out)  # every give, an LLM's too, within the agent's gift policy
+        previous = ctx.state.get("decision", Decision)
+        decision = to_decision(out, brain, previous, view.now)
+        if decision is None and brain != HEURISTIC:  # the LLM proposed an invalid call
+            ctx.stats.fallbacks += 1
+            ctx.emit("llm_fallback", prompt="cognitive_controller", error="invalid skill call")
+            fallback = bound(view, heuristic_decide(view, ctx.rng))
+            decision = to_decision(fallback, HEURISTIC, previous, view.now)
+        if decision is None:
+            return None
+        decision = self._commit(ctx, view, decision, previous, replaceable)
         if decision is not None:
-            await self._publish(ctx, decision)
+            await self._publish(ctx, decision, reflex=reflex)
+        return decision
 
     def _commit(
-        self, ctx: ModuleContext, view: BottleneckView, new: Decision, old: Decision
+        self,
+        ctx: ModuleContext,
+        view: BottleneckView,
+        new: Decision,
+        old: Decision,
+        replaceable: SkillCall | None = None,
     ) -> Decision | None:
-        """Keep the running skill unless a perceived reason warrants replacing it; drop
-        what would only repeat the previous decision. None = nothing to publish."""
+        """Keep the running skill unless a perceived reason warrants replacing it (or it is
+        the ``replaceable`` filler); drop what would only repeat the previous decision.
+        None = nothing to publish."""
         running, call = view.action.running, new.skill
         recent = view.now - old.updated_at < view.seconds(REPEAT_SPEECH_S)
         on_its_way = view.action.started_at < old.updated_at  # the last call has not started
@@ -90,7 +251,11 @@ class CognitiveController(Module):
             new, call = new.model_copy(update={"skill": None}), None  # already sent
         keep = {"skill": None, "kind": IntentKind.CONTINUE}
         if call is not None and running is not None:
-            reason = replacement_reason(view, call)
+            reason = (
+                "model_decided"
+                if replaceable is not None and running == replaceable
+                else replacement_reason(view, call)
+            )
             if call == running or reason is None:
                 new = new.model_copy(update=keep)
             else:
@@ -108,7 +273,7 @@ class CognitiveController(Module):
             return None
         return new
 
-    async def _publish(self, ctx: ModuleContext, decision: Decision) -> None:
+    async def _publish(self, ctx: ModuleContext, decision: Decision, *, reflex: bool) -> None:
         self._decisions += 1
         ctx.write("decision", decision)
         await ctx.publish("decision", decision)
@@ -122,5 +287,21 @@ class CognitiveController(Module):
             speak_to=decision.speak_to,
             reason=decision.reason,
             brain=decision.brain,
+            reflex=reflex,
         )
         remember(ctx, f"I decided to {decision.intent.rstrip('.')}.", "action")
+
+
+def _without_done(out: ControllerOut, rnd: _Round) -> ControllerOut:
+    """The model's decision without what reflexes did while it thought: no second skill
+    over a reflex's, no second answer to someone a reflex answered, no give to someone a
+    reflex already answered."""
+    update: dict[str, Any] = {}
+    say = out.say
+    if say is not None and (say.to in rnd.said_to or (say.to is None and rnd.said_to)):
+        update["say"] = None
+    gives_to = out.args.get("player") if out.skill == "give" else None
+    answered = {t for t in rnd.said_to if t is not None} | rnd.gave_to
+    if out.skill is not None and (rnd.skill or gives_to in answered):
+        update.update(skill=None, args={}, kind=IntentKind.CONTINUE, intent="keep going")
+    return out.model_copy(update=update) if update else out

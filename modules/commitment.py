@@ -21,7 +21,14 @@ from modules.heuristics.deposit import open_request
 
 __all__ = ["REASONS", "replacement_reason"]
 
-REASONS = ("danger", "deposit_request", "request", "goal_changed", "stale")
+REASONS = (
+    "danger",
+    "deposit_request",
+    "request",
+    "goal_changed",
+    "stale",
+    "model_decided",  # the model's answer replaced a filler step taken while it thought
+)
 LOW_HEALTH, LOW_FOOD = 6.0, 6.0
 
 

@@ -8,7 +8,7 @@ module, else the heuristic ``(view, rng) -> output``. Both get the same typed vi
 :func:`decide` runs it and keeps the module's accounting (LLM calls, fallbacks, the
 ``llm_fallback`` event). With the benchmark's ``simulated`` provider the call pays the
 latency and tokens of a real one, but its content is the heuristic's, and it is labelled
-:data:`SIMULATED`, never as LLM output.
+:data:`SIMULATED`, never as LLM output. A caller may pass the call's priority and deadline.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from agent_runtime.llm.brain import HEURISTIC, Brain
+from agent_runtime.llm.priority import Priority
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.policy import Decided, HeuristicPolicy, LLMPolicy, Policy, View, make_policy
 from agent_runtime.prompts import prompt_path
@@ -80,12 +81,31 @@ def module_policy(
     return policy
 
 
-async def decide(ctx: ModuleContext, policy: Policy[V, Out], view: V) -> Decided[Out]:
-    """Run ``policy`` on ``view``, counting LLM calls and fallbacks for the module."""
+async def decide(
+    ctx: ModuleContext,
+    policy: Policy[V, Out],
+    view: V,
+    *,
+    priority: Priority | str | None = None,
+    deadline_s: float | None = None,
+) -> Decided[Out]:
+    """Run ``policy`` on ``view``, counting LLM calls and fallbacks for the module.
+
+    ``priority`` and ``deadline_s`` (the longest wait for a model slot before the call is
+    shed to the heuristic) go to :meth:`Brain.think`; None = the module's defaults."""
     if not isinstance(policy, LLMPolicy):
         return await policy.decide(view)
     ctx.stats.llm_calls += 1
-    got = await policy.decide(view)
+    if priority is None and deadline_s is None:
+        got = await policy.decide(view)
+    else:
+        thought = await policy.brain.think(
+            lambda: policy.request(view),
+            lambda: policy.fallback(view),
+            priority=priority,
+            deadline_s=deadline_s,
+        )
+        got = Decided(thought.value, thought.brain, thought.fallback_reason)
     if got.fallback_reason is not None:
         ctx.stats.fallbacks += 1
         ctx.emit("llm_fallback", prompt=policy.name, error=got.fallback_reason)

@@ -10,7 +10,7 @@ from agent_runtime.config.loader import ResolvedAgent
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.interfaces import Module, Schedule
 from modules.action_awareness import ActionAwareness
-from modules.cognitive_controller import CognitiveController
+from modules.cognitive_controller import DEADLINE_S, PROMPT_VIEW_CHARS, CognitiveController
 from modules.goal_generation import GoalGeneration
 from modules.memory_module import Memory
 from modules.perception import PerceptionModule
@@ -48,7 +48,11 @@ def _factories(cfg: VillageConfig) -> dict[str, Callable[[Schedule, dict[str, An
         "social_awareness": lambda s, o: SocialAwareness(s),
         "talking": lambda s, o: Talking(s),
         "skill_execution": lambda s, o: SkillExecution(s),
-        "cognitive_controller": lambda s, o: CognitiveController(s),
+        "cognitive_controller": lambda s, o: CognitiveController(
+            s,
+            deadline_s=float(o.get("deadline_s", DEADLINE_S)),
+            prompt_chars=int(o.get("prompt_chars", PROMPT_VIEW_CHARS)),
+        ),
         "planning": lambda s, o: Planning(s),
         "reflection": lambda s, o: ReflectionModule(s, threshold=float(o.get("threshold", 150.0))),
     }

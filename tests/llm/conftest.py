@@ -1,9 +1,10 @@
-"""Fixtures for the LLM layer: a fake OpenAI-compatible server and clients bound to it."""
+"""Fixtures for the LLM layer: a fake OpenAI-compatible server and clients bound to it, and
+the real llama-cpp-python server of the slow tests (:mod:`tests.llm.llama`)."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 from openai import AsyncOpenAI
@@ -11,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from agent_runtime.interfaces import LLMRequest, Message
 from agent_runtime.llm import FakeOpenAIServer, Limiter, OpenAILanguageModel, RetryPolicy
+from tests.llm import llama
 
 API_KEY = "sk-test-SECRETSECRET-1234567890"
 
@@ -34,6 +36,14 @@ def plan_request(
 
 
 PLAN = {"goal": "wood", "steps": ["walk to tree", "chop"], "urgency": 2}
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real llama-cpp-python server with Gemma 3 270M on loopback, one thread (slow tests
+    only: the first use assembles the GGUF and starts the server)."""
+    with llama.serve(tmp_path_factory.mktemp("llama")) as base_url:
+        yield base_url
 
 
 @pytest.fixture

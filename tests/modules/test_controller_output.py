@@ -1,0 +1,198 @@
+"""The controller's LLM output is grammar-friendly (enums and typed optional fields, no
+free-form dict, so a schema-constrained decoder can only produce valid values), maps onto
+every skill's arguments, keeps the heuristic's output exact, and its prompt stays short."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from agent_runtime import prompts
+from agent_runtime.llm._schema import strict_json_schema
+from agent_runtime.llm.openai_model import estimate_tokens
+from agent_runtime.state.sections import (
+    Action,
+    Conversation,
+    Decision,
+    Goals,
+    Identity,
+    IntentKind,
+    Perception,
+    PersonView,
+    Plan,
+    PlanStep,
+    Social,
+    Utterance,
+    UtteranceKind,
+    WorkingMemory,
+    WorkingMemoryItem,
+)
+from agent_runtime.world import (
+    SKILLS,
+    NearbyPlayer,
+    NotableBlock,
+    Observation,
+    SkillOutcome,
+    Vec3,
+    validate_skill,
+)
+from modules.cognitive_controller import PROMPT_VIEW_CHARS, heuristic_choice, prompt_view
+from modules.decisions import CHOICE_SKILLS, ControllerChoice, skill_args, skill_list, to_decision
+from modules.heuristics.controller import decide
+from tests.modules.helpers import NOW, bview
+
+#: the rendered prompt (system + user, ~4 characters per token) of a mid-run view; it was
+#: 710 with the free-form output model, the skill list in the user turn and the long rules
+PROMPT_TOKENS_MAX = 480
+
+
+def _enum(node: dict[str, Any], defs: dict[str, Any]) -> list[Any]:
+    for alt in node.get("anyOf", [node]):
+        if "$ref" in alt:
+            alt = defs[alt["$ref"].rsplit("/", 1)[-1]]
+        if "enum" in alt:
+            return list(alt["enum"])
+    raise AssertionError(f"no enum in {node}")
+
+
+def test_the_schema_has_enums_and_no_free_form_field() -> None:
+    schema, strict = strict_json_schema(ControllerChoice)
+    assert strict  # no dict[str, Any]: strict structured output can express it
+    props, defs = schema["properties"], schema.get("$defs", {})
+    assert set(_enum(props["skill"], defs)) == set(SKILLS) - {"chat", "whisper"}
+    assert set(_enum(props["kind"], defs)) == {k.value for k in IntentKind}
+    assert set(_enum(props["say"], defs)) == {k.value for k in UtteranceKind}
+    assert all(p.get("type") != "object" for p in props.values())
+    assert set(CHOICE_SKILLS) == set(SKILLS) - {"chat", "whisper"}
+    with pytest.raises(ValidationError):
+        ControllerChoice.model_validate({"skill": "teleport"})
+    with pytest.raises(ValidationError):
+        ControllerChoice.model_validate({"kind": "dance"})
+
+
+@pytest.mark.parametrize("skill", CHOICE_SKILLS)
+def test_every_skill_gets_valid_arguments_from_the_typed_fields(skill: str) -> None:
+    choice = ControllerChoice.model_validate(
+        {"skill": skill, "item": "oak_log", "count": 2, "target": "Bob", "x": 1, "y": 64, "z": 2}
+    )
+    d = to_decision(choice.to_out(), "llm:m", Decision(), NOW)
+    assert d is not None and d.skill is not None and d.skill.skill == skill
+    assert validate_skill(d.skill) == d.skill
+
+
+def test_arguments_map_by_meaning() -> None:
+    give = ControllerChoice(skill="give", item="bread", count=2, target="Bob")
+    assert skill_args(give) == {"player": "Bob", "item": "bread", "count": 2}
+    collect = ControllerChoice(skill="collect", item="oak_log", count=3, target="Bob")
+    assert skill_args(collect) == {"block": "oak_log", "count": 3}
+    dep = ControllerChoice(skill="deposit", item="cobblestone", count=4, x=12, y=64, z=-3)
+    assert skill_args(dep) == {"item": "cobblestone", "count": 4, "x": 12, "y": 64, "z": -3}
+    d = to_decision(give.to_out(), "llm:m", Decision(), NOW)
+    assert d is not None and d.skill is not None and d.skill.args["player"] == "Bob"
+
+
+def test_an_utterance_goal_from_the_flat_fields() -> None:
+    out = ControllerChoice(
+        kind=IntentKind.TALK, say=UtteranceKind.OPINION, say_to="Bob", say_text="tax"
+    ).to_out({"tax": -0.6})
+    assert out.say is not None and out.say.kind is UtteranceKind.OPINION
+    assert (out.say.to, out.say.topic, out.say.stance) == ("Bob", "tax", -0.6)
+    refuse = ControllerChoice(
+        kind=IntentKind.TALK, item="bread", say=UtteranceKind.REFUSE, say_to="Bob"
+    ).to_out()
+    assert refuse.say is not None and refuse.say.item == "bread"
+    free = ControllerChoice(say=UtteranceKind.FREE, say_text="nice day").to_out()
+    assert free.say is not None and free.say.text == "nice day" and free.say.topic is None
+
+
+def test_the_heuristic_output_rides_along_exactly() -> None:
+    v = bview(
+        perception=Perception(observation=Observation(inventory={"bread": 3})),
+        social=Social(people={"Bob": PersonView(name="Bob", sentiment=6)}),
+        conversation=Conversation(
+            lines=(Utterance(speaker="Bob", text="Ann, give me bread", to="Ann", at=NOW - 1),)
+        ),
+    )
+    choice = heuristic_choice(v, random.Random(0))
+    assert choice.to_out() == decide(v, random.Random(0))
+    assert choice.skill == "give" and choice.target == "Bob" and choice.item == "bread"
+
+
+def sample_view() -> Any:
+    """A mid-run view: identity, perception, social, a greeting, goal, plan, memories."""
+    obs = Observation(
+        position=Vec3(x=12.3, y=64, z=-40.2),
+        health=18,
+        food=15,
+        inventory={"oak_log": 6, "oak_planks": 8, "stick": 4, "wooden_pickaxe": 1, "bread": 2},
+        players=(NearbyPlayer(name="Bob", position=Vec3(x=15, y=64, z=-36), distance=7.2),),
+        blocks=tuple(
+            NotableBlock(name=n, position=Vec3(x=0, y=64, z=0), distance=d)
+            for n, d in [("oak_log", 5), ("stone", 8), ("crafting_table", 3), ("chest", 9)]
+        ),
+    )
+    return bview(
+        identity=Identity(
+            name="Ann",
+            traits=("You are curious and kind.", "You like to build."),
+            community_goal="Build a thriving village together.",
+        ),
+        perception=Perception(observation=obs),
+        goals=Goals(current="Make a stone pickaxe", kind="craft_tools", set_at=NOW - 60),
+        plan=Plan(
+            goal="Make a stone pickaxe",
+            steps=(
+                PlanStep(text="collect 3 cobblestone", done=True),
+                PlanStep(text="craft a stone pickaxe"),
+                PlanStep(text="mine iron ore"),
+            ),
+            current=1,
+        ),
+        social=Social(
+            people={
+                "Bob": PersonView(
+                    name="Bob", sentiment=6, activity="mining", summary="Bob shares food."
+                )
+            }
+        ),
+        conversation=Conversation(
+            lines=(Utterance(speaker="Bob", text="Hi Ann! What are you up to?", to="Ann"),)
+        ),
+        action=Action(last_outcome=SkillOutcome(skill="collect", success=True, ended_at=NOW)),
+        working_memory=WorkingMemory(
+            items=tuple(
+                WorkingMemoryItem(text=t)
+                for t in ("I collected 3 cobblestone.", "Bob said hello.", "I saw coal ore.")
+            )
+        ),
+    )
+
+
+def test_the_prompt_is_short() -> None:
+    v = sample_view()
+    path: Path = prompts.prompt_path("modules", "cognitive_controller")
+    system, user = prompts.render(path, {"view": prompt_view(v), "skills": skill_list()})
+    tokens = estimate_tokens(system.content) + estimate_tokens(user.content)
+    view_tokens = estimate_tokens(v.text())
+    print(f"controller prompt: {tokens} tokens, of which the view {view_tokens}", file=sys.stderr)
+    assert tokens <= PROMPT_TOKENS_MAX
+    assert estimate_tokens(system.content) <= 250  # the static part (a cached prefix)
+    assert "$" not in system.content + user.content
+
+
+def test_the_prompt_view_says_each_line_once_within_its_budget() -> None:
+    note = "Tried to collect log 4: expected +4 log, observed +0 (no world attached)"
+    memory = WorkingMemory(items=tuple(WorkingMemoryItem(text=t) for t in [note, "x", note] * 4))
+    v = bview(goals=Goals(current="Gather wood"), working_memory=memory)
+    text = prompt_view(v)
+    assert text.count(note) == 1 and "## goals\nCurrent goal: Gather wood" in text
+    long = WorkingMemory(items=tuple(WorkingMemoryItem(text=f"memory {i} " * 12) for i in range(8)))
+    big = bview(goals=Goals(current="Gather wood"), working_memory=long)
+    assert len(v.text()) < len(big.text())
+    assert len(prompt_view(big, 300)) <= 300 and prompt_view(big, 300).startswith("## identity")
+    assert len(prompt_view(big)) <= PROMPT_VIEW_CHARS
