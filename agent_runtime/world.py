@@ -169,11 +169,12 @@ class IdleArgs(SkillArgs):
 
 
 class ChatArgs(SkillArgs):
-    message: str = Field(max_length=256)
+    # a line starting with "/" would be a server command: words are never commands
+    message: str = Field(max_length=256, pattern=r"^\s*[^/\s]")
 
 
 class WhisperArgs(SkillArgs):
-    player: str
+    player: str = Field(pattern=r"^[A-Za-z0-9_]{1,16}$")  # goes into a /tell command
     message: str = Field(max_length=256)
 
 
@@ -260,6 +261,26 @@ def validate_skill(call: SkillCall) -> SkillCall:
 
 FailureReason = Annotated[str, Field(max_length=300)]
 
+FailureKind = Literal[
+    "bad_arguments",
+    "not_connected",
+    "target_not_found",  # no such player/block/place in sight or within the search radius
+    "target_out_of_reach",  # it exists but no path leads there
+    "item_missing",  # the inventory lacks what the skill needs
+    "tool_missing",  # the block needs a tool the inventory lacks
+    "receiver_not_picking_up",  # a hand-over landed by the receiver, who did not take it (full?)
+    "taken_by_other",  # a hand-over or a drop was picked up by someone else
+    "drops_not_reached",  # blocks were dug but their drops did not reach the inventory
+    "block_gone",  # the target block was taken by someone else
+    "server_refused",  # the server did not apply an action (toss, click, place)
+    "timed_out",
+    "stuck",
+    "cancelled",
+    "disconnected",
+    "other",
+]
+"""Machine-readable kind of a failed skill (``SkillOutcome.failure``), beside the prose reason."""
+
 
 class SkillOutcome(Frozen):
     """What a skill did. On failure ``reason`` is something a model can act on."""
@@ -267,6 +288,7 @@ class SkillOutcome(Frozen):
     skill: str
     success: bool
     reason: FailureReason = ""
+    failure: FailureKind | None = None
     inventory_delta: dict[str, int] = Field(default_factory=dict)
     position: Vec3 | None = None
     started_at: float = 0.0

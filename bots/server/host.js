@@ -26,9 +26,11 @@ const PLUGIN_ORDER = [
   'chests',
   'furnaces',
   'drops',
+  'items', // item physics and pickup (replaces flying-squid's entity tick), hand-over
   'commands',
   'player_list', // tab list for joining players (flying-squid bug)
   'respawn', // respawn after death (flying-squid bug)
+  'chunks', // chunks follow a teleport / jump (flying-squid skipped them while a send ran)
   'combat', // weapon damage, knockback, killed mobs removed, loot
   'village', // spawn point, animals
   'admin_api'

@@ -105,7 +105,13 @@ class MineflayerBody(Body):
         for fut in self._pending.values():
             if not fut.done():
                 fut.set_result(
-                    SkillOutcome(skill="?", success=False, reason=reason, ended_at=time.time())
+                    SkillOutcome(
+                        skill="?",
+                        success=False,
+                        reason=reason,
+                        failure="disconnected",
+                        ended_at=time.time(),
+                    )
                 )
 
     # --- Body -------------------------------------------------------------------
@@ -131,12 +137,17 @@ class MineflayerBody(Body):
                 skill=call.skill,
                 success=False,
                 reason=f"bad arguments for {call.skill}: {where}: {first.get('msg', 'invalid')}",
+                failure="bad_arguments",
                 started_at=started,
                 ended_at=time.time(),
             )
         if self._closed:
             return SkillOutcome(
-                skill=call.skill, success=False, reason="body is closed", started_at=started
+                skill=call.skill,
+                success=False,
+                reason="body is closed",
+                failure="not_connected",
+                started_at=started,
             )
         timeout = call.timeout if call.timeout is not None else SKILL_TIMEOUTS[call.skill]
         call_id = f"{self.name}-{next(self._call_ids)}"
@@ -156,6 +167,7 @@ class MineflayerBody(Body):
                     skill=call.skill,
                     success=False,
                     reason=str(reply),
+                    failure="not_connected",
                     started_at=started,
                     ended_at=time.time(),
                 )
@@ -170,6 +182,7 @@ class MineflayerBody(Body):
                     success=False,
                     timed_out=True,
                     reason="timed out (the body did not report an outcome)",
+                    failure="timed_out",
                     started_at=started,
                     ended_at=time.time(),
                 )
@@ -183,6 +196,7 @@ class MineflayerBody(Body):
                 skill=call.skill,
                 success=False,
                 reason=f"body unavailable: {exc}"[:300],
+                failure="disconnected",
                 started_at=started,
                 ended_at=time.time(),
             )

@@ -13,6 +13,7 @@ import psutil
 import pytest
 
 from bots.server_host import EmbeddedServer
+from tests.core.helpers import wait_until
 
 pytestmark = [pytest.mark.minecraft, pytest.mark.asyncio(loop_scope="module")]
 
@@ -63,13 +64,11 @@ async def test_sigkill_python_leaves_no_node_process(
         os.kill(child.pid, signal.SIGKILL)
         await child.wait()
 
-        for _ in range(80):  # up to 8 s
-            survivors = sorted(pid for pid in node_pids if _alive(pid))
-            if not survivors:
-                break
-            await asyncio.sleep(0.1)
-        else:
-            pytest.fail(f"Node processes survived their killed Python parent: {survivors}")
+        await wait_until(
+            lambda: not any(_alive(pid) for pid in node_pids),
+            8,
+            "the Node processes to exit after their Python parent was killed",
+        )
     finally:
         for pid in node_pids:  # never leave survivors behind, even when the test fails
             if _alive(pid):
@@ -102,13 +101,11 @@ async def test_python_exit_with_live_bodies_does_not_hang(server: EmbeddedServer
         async with asyncio.timeout(10):
             code = await child.wait()
         assert code == 0
-        for _ in range(50):  # up to 5 s
-            survivors = sorted(pid for pid in node_pids if _alive(pid))
-            if not survivors:
-                break
-            await asyncio.sleep(0.1)
-        else:
-            pytest.fail(f"Node processes outlived the Python process: {survivors}")
+        await wait_until(
+            lambda: not any(_alive(pid) for pid in node_pids),
+            5,
+            "the Node processes to exit with the Python process",
+        )
     finally:
         for pid in node_pids:
             if _alive(pid):

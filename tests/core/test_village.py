@@ -13,9 +13,9 @@ import psutil
 import pytest
 from redis.asyncio import Redis
 
+from agent_runtime.app.village import Village, VillageOptions
 from agent_runtime.config.loader import parse_config
 from agent_runtime.state.sections import Decision, Goals
-from agent_runtime.app.village import Village, VillageOptions
 from modules.memory.encoder import HashingEncoder
 from tests.core.helpers import wait_until
 

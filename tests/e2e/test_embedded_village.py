@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 
+from agent_runtime.app.village import Village, VillageOptions
 from agent_runtime.config.loader import parse_config
 from agent_runtime.interfaces import BotSpec
 from agent_runtime.state.sections import Perception, Social
-from agent_runtime.app.village import Village, VillageOptions
 from agent_runtime.world import SkillCall
 from modules.memory.encoder import HashingEncoder
-from tests.core.helpers import wait_until, wait_until_async
+from tests.bodies.conftest import next_event
+from tests.core.helpers import wait_until
 
 pytestmark = [pytest.mark.minecraft, pytest.mark.services]
 
@@ -130,26 +131,20 @@ async def test_a_human_asks_an_agent_for_bread_and_gets_it(tmp_path: Path, run_i
                 "Ann saying yes",
             )
 
-            async def hugo_has_bread() -> bool:
-                return (await hugo.observe()).inventory.get("bread", 0) >= 1
-
             def gave() -> dict[str, Any] | None:
                 for e in seen:
                     if e["type"] == "skill_outcome" and e["call"]["skill"] == "give":
                         return e
                 return None
 
-            await wait_until(lambda: gave() is not None, 40, "Ann's give to finish")
+            # the hand-over: Hugo's body reports the pickup (an event), the give its receipt
+            picked = await next_event(hugo, "item_picked_up", within=40)
+            assert picked.data["item"] == "bread", picked
+            assert (await hugo.observe()).inventory.get("bread", 0) >= 1
+            await wait_until(lambda: gave() is not None, 20, "Ann's give to finish")
             outcome = gave()
             assert outcome is not None and outcome["success"], outcome
-            detail = outcome.get("detail") or {}
-            if not detail.get("received"):
-                # the throw landed out of Hugo's pickup range (server item physics): fetch it
-                spot = detail.get("landed_at") or detail.get("giver_at")
-                args = {**spot, "range": 1.0} if spot else {"player": "Ann", "range": 1.0}
-                await hugo.run_skill(SkillCall(skill="go_to", args=args))
-
-            await wait_until_async(hugo_has_bread, 40, "bread in Hugo's inventory")
+            assert (outcome.get("detail") or {}).get("received") is True, outcome
             # Ann remembers the human and has a sentiment towards him
             people = v.store.agent("Ann").get("social", Social).people if v.store else {}
             assert "Hugo" in people

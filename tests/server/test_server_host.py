@@ -19,6 +19,7 @@ from agent_runtime.config.layout import VillageLayout
 from bots.admin import AdminClient
 from bots.node import BOTS_DIR, node_env, node_executable
 from bots.server_host import EmbeddedServer, status_ping
+from tests.core.helpers import wait_until
 
 pytestmark = pytest.mark.minecraft
 
@@ -74,9 +75,7 @@ async def test_a_killed_server_is_restarted_by_its_supervisor(tmp_path: Path) ->
             pid, port = srv.pid, srv.port
             assert pid is not None
             os.kill(pid, 9)
-            async with asyncio.timeout(60):
-                while srv.restarts < 1:  # noqa: ASYNC110 - state the supervisor task changes
-                    await asyncio.sleep(0.05)
+            await wait_until(lambda: srv.restarts >= 1, 60, "the supervisor to restart the server")
             assert srv.pid not in (None, pid) and srv.port == port
             status = await status_ping("127.0.0.1", port)
             assert status["version"]["protocol"] == 754

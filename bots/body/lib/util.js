@@ -3,14 +3,28 @@
 
 const { Vec3 } = require('vec3')
 
-/** A failure whose message is a reason a language model can act on. */
+/**
+ * A failure whose message is a reason a language model can act on; ``kind`` is one of
+ * ``agent_runtime.world.FailureKind`` (the outcome's ``failure``).
+ */
 class SkillError extends Error {
-  constructor (reason, detail) {
+  constructor (reason, detail, kind) {
     super(reason)
     this.name = 'SkillError'
     this.reason = reason
     this.detail = detail || {}
+    this.kind = kind || classify(reason)
   }
+}
+
+/** The FailureKind of a reason written without one (the common phrasings of the skills). */
+function classify (reason) {
+  const r = String(reason)
+  if (/^missing tool/.test(r)) return 'tool_missing'
+  if (/^(no path|target out of reach|could not reach|lost sight)/.test(r)) return 'target_out_of_reach'
+  if (/not in sight|^no .* within \d+ blocks|^unknown (block|item)/.test(r)) return 'target_not_found'
+  if (/^(no .* in inventory|not enough |missing (ingredients|fuel)|no fuel)/.test(r)) return 'item_missing'
+  return 'other'
 }
 
 /** Raised inside a skill when it was cancelled, timed out or found stuck. */
@@ -111,6 +125,7 @@ function truncate (s, n = 300) {
 
 module.exports = {
   SkillError,
+  classify,
   SkillAborted,
   vec,
   toVec3,

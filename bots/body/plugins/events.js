@@ -38,11 +38,14 @@ function inject (bot, body) {
     if (player.username === bot.username) return
     body.emit('player_left', { player: player.username })
   })
-  bot.on('playerCollect', (collector, collected) => {
-    if (!bot.entity || collector.id !== bot.entity.id) return
+  // the server's `collect` packet names the collector and how many it took
+  bot._client.on('collect', (packet) => {
+    if (!bot.entity || packet.collectorEntityId !== bot.entity.id) return
+    const collected = bot.entities[packet.collectedEntityId]
     let item = null
-    try { item = collected.getDroppedItem && collected.getDroppedItem() } catch (e) {}
-    body.emit('item_picked_up', { item: item ? item.name : null, count: item ? item.count : null })
+    try { item = collected && collected.getDroppedItem && collected.getDroppedItem() } catch (e) {}
+    const count = packet.pickupItemCount || (item ? item.count : null)
+    body.emit('item_picked_up', { item: item ? item.name : null, count })
   })
 }
 

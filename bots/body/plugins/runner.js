@@ -64,16 +64,16 @@ class SkillRunner {
 
   start (callId, name, givenArgs, timeoutMs) {
     const startedAt = Date.now() / 1000
-    const fail = (reason) => this.emitOutcome(callId, {
-      skill: name, success: false, reason: truncate(reason), inventory_delta: {}, position: null,
+    const fail = (reason, failure) => this.emitOutcome(callId, {
+      skill: name, success: false, reason: truncate(reason), failure, inventory_delta: {}, position: null,
       started_at: startedAt, ended_at: Date.now() / 1000, cancelled: false, timed_out: false, detail: {}
     })
     const skill = SKILLS[name]
-    if (!skill) return fail(`unknown skill "${name}"`)
+    if (!skill) return fail(`unknown skill "${name}"`, 'bad_arguments')
     const [args, error] = validateArgs(skill, givenArgs)
-    if (error) return fail(error)
+    if (error) return fail(error, 'bad_arguments')
     const bot = this.body.bot
-    if (!bot || !this.body.connected || !bot.entity) return fail('not connected to the server')
+    if (!bot || !this.body.connected || !bot.entity) return fail('not connected to the server', 'not_connected')
     // talking must not interrupt what the body is doing: chat/whisper run beside the slot
     if (SIDE_SKILLS.has(name)) return this._runSide(callId, skill, args, startedAt)
     if (this.current) this.cancel('interrupted', `interrupted by ${name}`)
@@ -130,6 +130,7 @@ class SkillRunner {
       skill: skill.name,
       success: !err,
       reason: err ? truncate(err instanceof SkillError ? err.reason : String(err && err.message ? err.message : err)) : '',
+      failure: err ? (err instanceof SkillError ? err.kind : 'other') : null,
       inventory_delta: {},
       position: bot && bot.entity ? vec(bot.entity.position) : null,
       started_at: startedAt,
@@ -177,6 +178,7 @@ class SkillRunner {
       skill: run.name,
       success: !err,
       reason: '',
+      failure: null,
       inventory_delta: {},
       position: bot && bot.entity ? vec(bot.entity.position) : null,
       started_at: run.startedAt,
@@ -191,19 +193,25 @@ class SkillRunner {
       const where = run.detail ? ` (while ${run.detail})` : ''
       if (kind === 'timeout') {
         outcome.timed_out = true
+        outcome.failure = 'timed_out'
         outcome.reason = `timed out${where}`
       } else if (kind === 'stuck') {
         outcome.reason = String(run.controller.signal.reason) + where
+        outcome.failure = 'stuck'
         outcome.detail = { ...outcome.detail, stuck: true }
       } else if (kind === 'disconnected') {
         outcome.reason = 'disconnected from the server'
+        outcome.failure = 'disconnected'
       } else if (kind) {
         outcome.cancelled = true
+        outcome.failure = 'cancelled'
         outcome.reason = `cancelled: ${run.controller.signal.reason}`
       } else if (err instanceof SkillError) {
         outcome.reason = err.reason
+        outcome.failure = err.kind
         outcome.detail = { ...outcome.detail, ...err.detail }
       } else {
+        outcome.failure = 'other'
         outcome.reason = `${run.name} failed: ${err && err.message ? err.message : String(err)}`
       }
       outcome.reason = truncate(outcome.reason)

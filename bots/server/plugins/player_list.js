@@ -20,6 +20,14 @@ module.exports.server = function (serv) {
         const online = serv.players.filter(p => p.username && !p.disconnected)
         if (!online.includes(player) && player.username) online.push(player)
         if (online.length) player._client.write('player_info', { action: 'add_player', data: online.map(entry) })
+        // Another entity's updateAndSpawn between this player's creation and its login
+        // (an item or mob spawning or moving, another player walking) sets both sides'
+        // `nearbyEntities` without spawning anything: then neither would ever see the
+        // other (measured: ~1 pair in 15 joining together). Spawn afresh both ways.
+        player.nearbyEntities = []
+        for (const other of serv.players) {
+          if (other !== player && other.nearbyEntities) other.nearbyEntities = other.nearbyEntities.filter(e => e !== player)
+        }
       }
       return original.apply(this, args)
     }

@@ -2,7 +2,9 @@
 // Respawn after death. The 1.16 protocol maps client_command's actionId to a
 // string ('perform_respawn'), but flying-squid only handles the number 0, so
 // dead players never came back. A player who quit while dead comes back with
-// full health (otherwise mineflayer never emits `spawn`).
+// full health (otherwise mineflayer never emits `spawn`). The world around the
+// respawn point is sent afresh (flying-squid sent nothing: its chunk bookkeeping
+// still counted the chunks the client had dropped).
 
 module.exports.player = function (player, serv) {
   player._client.on('client_command', (data) => {
@@ -18,6 +20,9 @@ module.exports.player = function (player, serv) {
       player.food = 20
       player.nearbyEntities = []
       player.updateAndSpawn()
+      // a respawn packet makes a vanilla client drop its world: send it afresh (chunks.js)
+      player._unloadAllChunks?.()
+      player.worldSendRestOfChunks?.()
     })
   })
   player.once('asap', () => {

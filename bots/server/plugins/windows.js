@@ -246,19 +246,19 @@ module.exports.server = function (serv) {
     return item.count
   }
 
+  // a throw from the eyes in the look direction; a stack thrown at a player close by is
+  // for that player (see items.js: they catch it)
   function dropItem (player, item, { pickupDelay = 2000 } = {}) {
     if (!item || item.count <= 0) return
-    // flying-squid keeps yaw/pitch as byte angles (256 per turn)
-    const yaw = (player.yaw || 0) * 2 * Math.PI / 256
-    const pitch = (player.pitch || 0) * 2 * Math.PI / 256
-    const dir = new Vec3(-Math.sin(yaw) * Math.cos(pitch), -Math.sin(pitch), Math.cos(yaw) * Math.cos(pitch))
-    serv.spawnObject(itemEntityType, player.world, player.position.offset(0, 1.3, 0), {
-      velocity: dir.scaled(4).offset(0, 1.5, 0),
+    const e = serv.spawnObject(itemEntityType, player.world, player.position.offset(0, 1.3, 0), {
+      velocity: new Vec3(0, 0, 0),
       itemId: item.type,
       itemCount: item.count,
       pickupTime: pickupDelay,
       deathTime: 5 * 60 * 1000
     })
+    if (serv.piano.items) serv.piano.items.markThrow(e, player, { pickupDelay })
+    else e.velocity = new Vec3(0, 1.5, 0)
   }
 
   // ---- click simulation ----

@@ -89,6 +89,25 @@ async function waitFor (pred, ms, what) {
   }
 }
 
+function columns () {
+  const cx = Math.floor(bot.entity.position.x / 16)
+  const cz = Math.floor(bot.entity.position.z / 16)
+  const all = bot.world.getColumns().map(c => [Number(c.chunkX), Number(c.chunkZ)])
+  const d = ([x, z]) => Math.max(Math.abs(x - cx), Math.abs(z - cz))
+  return { near: all.filter(c => d(c) <= 6).length, far: all.filter(c => d(c) > 8).length, underfoot: all.filter(c => d(c) <= 1).length }
+}
+
+// resolves true once pred() holds (checked on every inventory slot update), false after ms
+function inventoryReaches (pred, ms) {
+  return new Promise(resolve => {
+    if (pred()) return resolve(true)
+    const check = () => { if (pred()) done(true) }
+    const t = setTimeout(() => done(pred()), ms)
+    function done (v) { clearTimeout(t); bot.inventory.removeListener('updateSlot', check); resolve(v) }
+    bot.inventory.on('updateSlot', check)
+  })
+}
+
 // the block at a position once its chunk is loaded
 async function loadedBlock (x, y, z, ms = 10000) {
   const v = new Vec3(x, y, z)
@@ -101,7 +120,7 @@ const actions = {
   async position () { return pos(bot.entity.position) },
   async count ({ item }) { return count(item) },
   async wait_count ({ item, atLeast, ms = 10000 }) {
-    await waitFor(() => count(item) >= atLeast, ms, `${atLeast} ${item}`)
+    if (!await inventoryReaches(() => count(item) >= atLeast, ms)) throw new Error(`timeout waiting for ${atLeast} ${item}`)
     return count(item)
   },
   async chat ({ message }) { bot.chat(message); return true },
@@ -138,7 +157,13 @@ const actions = {
     found.sort((a, b) => a.distanceTo(bot.entity.position) - b.distanceTo(bot.entity.position))
     for (const p of found.slice(0, n)) targets.push(bot.blockAt(p))
     if (targets.length < n) throw new Error(`only ${targets.length} ${block} found`)
+    const total = () => bot.inventory.items().reduce((a, i) => a + i.count, 0)
+    const had = total()
     await withTimeout(bot.collectBlock.collect(targets, { ignoreNoPath: false }), ms, `collect ${block}`)
+    // the drops arrive with the server's pickup: wait for the inventory events, bounded
+    if (!await inventoryReaches(() => total() - had >= n, 5000)) {
+      throw new Error(`collected only ${total() - had} of ${n} ${block} (drops did not arrive)`)
+    }
     return { before: dropsBefore, inventory: inventory() }
   },
 
@@ -155,7 +180,14 @@ const actions = {
   // walk to a spot and wait until the inventory holds `atLeast` of `item`
   async pickup ({ x, y, z, item, atLeast, ms = 10000 }) {
     try { await goto(x, y, z, 1, 8000) } catch (e) {}
-    await waitFor(() => count(item) >= atLeast, ms, `${atLeast} ${item}`)
+    // then onto the stack itself (it may have rolled out of pickup range of the spot)
+    const spot = new Vec3(x + 0.5, y, z + 0.5)
+    const drop = bot.nearestEntity(e => e.name === 'item' && e.position.distanceTo(spot) < 3)
+    if (drop && count(item) < atLeast) {
+      const p = drop.position
+      try { await withTimeout(bot.pathfinder.goto(new goals.GoalBlock(Math.floor(p.x), Math.floor(p.y + 0.05), Math.floor(p.z))), 8000, 'walk onto the drop') } catch (e) {}
+    }
+    if (!await inventoryReaches(() => count(item) >= atLeast, ms)) throw new Error(`timeout waiting for ${atLeast} ${item}`)
     return { inventory: inventory() }
   },
 
@@ -188,6 +220,35 @@ const actions = {
     return { hits, gone: true }
   },
 
+  // after a teleport to (x, z): wait until standing on a block there; the loaded columns
+  async landed ({ x, z, ms = 5000 }) {
+    const t0 = Date.now()
+    const standing = () => {
+      const p = bot.entity.position
+      const below = bot.blockAt(p.offset(0, -0.5, 0))
+      return Math.abs(p.x - x) < 3 && Math.abs(p.z - z) < 3 && bot.entity.onGround && below && below.boundingBox === 'block'
+    }
+    // (polled on a timer: mineflayer emits no physics ticks while its chunk is missing)
+    while (!standing()) {
+      if (Date.now() - t0 > ms) {
+        throw new Error(`not standing at ${x}, ${z} after ${ms} ms: at ${JSON.stringify(pos(bot.entity.position))}, onGround ${bot.entity.onGround}, columns ${JSON.stringify(columns())}`)
+      }
+      await new Promise(resolve => setTimeout(resolve, 50))
+    }
+    return { ms: Date.now() - t0, position: pos(bot.entity.position), ...columns() }
+  },
+
+  // loaded columns near (within 6 chunks) and far (more than 8 chunks away) from the bot
+  async columns () { return columns() },
+  async wait_columns ({ near, ms = 15000 }) {
+    const t0 = Date.now()
+    const ok = () => { const c = columns(); return c.near >= near && c.far === 0 }
+    while (!ok()) {
+      if (Date.now() - t0 > ms) throw new Error(`columns after ${ms} ms: ${JSON.stringify(columns())}`)
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    return columns()
+  },
   async players () { return Object.keys(bot.players).sort() },
   async health () { return { health: bot.health, food: bot.food } },
 

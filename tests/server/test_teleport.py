@@ -1,0 +1,37 @@
+"""A teleport delivers the world at the destination (issue 18): a plain mineflayer client
+moved far out and back near the village stands on the ground within 2 s, has the columns
+within its view distance, has dropped the ones it left, and can walk."""
+
+from __future__ import annotations
+
+import pytest
+
+from bots.admin import AdminClient
+from bots.server_host import EmbeddedServer
+
+from .conftest import BotFactory
+
+pytestmark = pytest.mark.minecraft
+
+
+@pytest.mark.timeout(180)
+async def test_teleport_far_and_near_lands_sees_and_walks(
+    server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
+) -> None:
+    bot = await make_bot("traveller")
+    # far east, next to the village square, far west; then a walk of 20 blocks or more
+    for x, z, to_x, to_z in [(323, 0, 343, 0), (20, 20, 0, 0), (-310, 45, -290, 45)]:
+        await admin.teleport("traveller", x + 0.5, 80, z + 0.5)
+        landed = await bot.call("landed", x=x + 0.5, z=z + 0.5, ms=2000, within=10)
+        assert landed["ms"] <= 2000, landed
+        assert landed["underfoot"] == 9, landed  # the 3x3 columns around the feet
+
+        # the rest of the view (6 chunks each way: flying-squid sends 12 x 12 columns), and
+        # the columns left behind unloaded
+        cols = await bot.call("wait_columns", near=144, ms=15000, within=20)
+        assert cols["far"] == 0, cols
+        p = landed["position"]
+        walked = await bot.call(
+            "goto", x=to_x + 0.5, y=p["y"], z=to_z + 0.5, range=3, ms=45000, within=55
+        )
+        assert abs(walked["x"] - to_x) <= 4 and abs(walked["z"] - to_z) <= 4, (landed, walked)
