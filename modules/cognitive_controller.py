@@ -116,6 +116,7 @@ class CognitiveController(Module):
         self.prompt_chars = prompt_chars
         self._decisions = 0
         self.reflexes = 0
+        self.reflex_checks = 0  # reflex checks made while the model thought (observable)
         self.cancelled: dict[str, int] = {}
         self._thinking = False  # a model call of this agent is in flight
         self._model_after = 0.0  # the model is not asked before this time (after a shed)
@@ -178,6 +179,7 @@ class CognitiveController(Module):
                 while not call.done():
                     await asyncio.wait({call}, timeout=poll)
                     if not call.done():
+                        self.reflex_checks += 1
                         await self._reflex(ctx, self.view(ctx), rnd)
         finally:
             self._thinking = False

@@ -242,7 +242,8 @@ async def test_the_running_skill_goes_on_while_the_model_thinks() -> None:
         await wait_until(lambda: len(r.decisions()) == 1, WAIT_S, "an answer")
         said = greeted(time.time()).model_copy(update={"spoke_to": {"Bob": time.time()}})
         r.state.set("conversation", said, writer="talking")  # as talking records it
-        await asyncio.sleep(1.0)  # 40 polls and twice the patience, the model still busy
+        checks = r.cc.reflex_checks  # 40 more checks: twice the patience, the model still busy
+        await wait_until(lambda: r.cc.reflex_checks >= checks + 40, WAIT_S, "40 reflex checks")
         # the answer carries no skill (skill execution keeps the running one); no filler
         # step over a running skill, nothing cancelled
         (answer,) = r.decisions()
