@@ -15,6 +15,7 @@ controller's policy (LLM or heuristic) gets.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -126,6 +127,7 @@ class ActionRecord(_Data):
     success: bool | None = None  # None while running / unknown
     ended_at: float = 0.0
     reason: str = ""
+    delta: dict[str, int] = Field(default_factory=dict)  # its own inventory change
 
 
 class ActionData(_Data):
@@ -395,6 +397,7 @@ def _action(s: Action, spec: BottleneckSection) -> Summary:
             success=e.outcome.success if e.outcome else None,
             ended_at=e.outcome.ended_at if e.outcome else 0.0,
             reason=e.outcome.reason if e.outcome else "",
+            delta=dict(e.outcome.inventory_delta) if e.outcome else {},
         )
 
     return lines, ActionData(
@@ -442,6 +445,26 @@ _SUMMARISERS: dict[str, Callable[[Any, BottleneckSection], Summary]] = {
 }
 
 
+#: summaries of live section objects, keyed by (id(section), id(spec)); an entry goes when
+#: its section is garbage (weak reference), so the memo holds only the sections agents hold
+_MEMO: dict[tuple[int, int], tuple[weakref.ref[Section], BottleneckSection, SectionView]] = {}
+
+
+def _section_view(section: Section, spec: BottleneckSection) -> SectionView:
+    """The summary of one section, computed once per section object: sections are immutable
+    and replaced on every write, so an unchanged section (the same object, read again on the
+    next step) has the same summary."""
+    key = (id(section), id(spec))
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0]() is section and hit[1] is spec:
+        return hit[2]
+    lines, data = _SUMMARISERS[spec.section](section, spec)
+    text, cut = _clip("\n".join(lines), spec.max_chars)
+    view = SectionView(name=spec.section, text=text, data=data, truncated=cut)
+    _MEMO[key] = (weakref.ref(section, lambda _: _MEMO.pop(key, None)), spec, view)
+    return view
+
+
 def build_view(
     snapshot: dict[str, Section],
     settings: BottleneckSettings,
@@ -455,9 +478,7 @@ def build_view(
         section = snapshot.get(spec.section)
         if section is None:
             continue
-        lines, data = _SUMMARISERS[spec.section](section, spec)
-        text, cut = _clip("\n".join(lines), spec.max_chars)
-        built.append((spec, SectionView(name=spec.section, text=text, data=data, truncated=cut)))
+        built.append((spec, _section_view(section, spec)))
     chosen: dict[str, SectionView] = {}
     used = 0
     for spec, view in built:  # always-through channels first

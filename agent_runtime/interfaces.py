@@ -143,6 +143,11 @@ class Body(abc.ABC):
     def events(self) -> AsyncIterator[BodyEvent]:
         """Body events (chat, death, kicked, ...) from a bounded queue."""
 
+    async def open_viewer(self) -> int:
+        """Serve a 3D view from this body's eyes on loopback and return its port. Bodies
+        with no eyes (no world) have none: :class:`NotImplementedError`."""
+        raise NotImplementedError(f"{self.name} has no 3D view (no world)")
+
 
 @dataclass(frozen=True, slots=True)
 class BotSpec:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import abc
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -84,14 +84,14 @@ class Policy(abc.ABC, Generic[V, Out]):
 HeuristicFn = Callable[[V, random.Random], Out]
 
 
+@dataclass(eq=False)
 class HeuristicPolicy(Policy[V, Out]):
     """A non-LLM policy: a function of the view and the agent's own seeded rng."""
 
-    def __init__(self, name: str, output: type[Out], fn: HeuristicFn[V, Out], rng: random.Random):
-        self.name = name
-        self.output = output
-        self.fn = fn
-        self.rng = rng
+    name: str
+    output: type[Out]
+    fn: HeuristicFn[V, Out]
+    rng: random.Random
 
     def __call__(self, view: V) -> Out:
         return self.fn(view, self.rng)
@@ -100,29 +100,19 @@ class HeuristicPolicy(Policy[V, Out]):
         return Decided(self(view), HEURISTIC)
 
 
+@dataclass(eq=False)
 class LLMPolicy(Policy[V, Out]):
     """A prompt file rendered from the view, answered by a model; the heuristic on failure."""
 
-    def __init__(
-        self,
-        name: str,
-        output: type[Out],
-        prompt: Path,
-        brain: Brain,
-        fallback: HeuristicPolicy[V, Out],
-        *,
-        variables: Callable[[V], Mapping[str, object]] | None = None,
-        max_tokens: int = 400,
-        temperature: float = 0.7,
-    ) -> None:
-        self.name = name
-        self.output = output
-        self.prompt = prompt
-        self.brain = brain
-        self.fallback = fallback
-        self.variables = variables
-        self.max_tokens = max_tokens
-        self.temperature = temperature
+    name: str
+    output: type[Out]
+    prompt: Path
+    brain: Brain
+    fallback: HeuristicPolicy[V, Out]
+    _: KW_ONLY
+    variables: Callable[[V], Mapping[str, object]] | None = None
+    max_tokens: int = 400
+    temperature: float = 0.7
 
     def request(self, view: V) -> LLMRequest[Out]:
         variables = self.variables(view) if self.variables else view.prompt_variables()

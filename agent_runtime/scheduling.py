@@ -6,9 +6,10 @@ was written, or a bus message arrived for a ``topic:``/``world:`` trigger),
 steps the module, and records how late the step started against its due time.
 An exception in ``step`` is logged and recorded, the runner backs off
 (capped exponential with jitter), calls ``setup`` again ("restart") and goes on;
-the agent's other modules are not affected. A module whose first ``setup`` fails is
-reported (``module_disabled``) and disabled for that agent; the agent and the village
-go on without it.
+the agent's other modules are not affected. A first ``setup`` that times out or loses its
+connection is retried with backoff (``SETUP_RETRIES``); a module whose first ``setup``
+fails otherwise (or keeps timing out) is reported (``module_disabled``) and disabled for
+that agent; the agent and the village go on without it.
 """
 
 from __future__ import annotations
@@ -18,13 +19,17 @@ import logging
 import random
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 from agent_runtime.bus import topics
 from agent_runtime.interfaces import Module
 from agent_runtime.module_context import ModuleContext, ModuleStats
 
 log = logging.getLogger(__name__)
+
+#: times a transiently failing ``setup`` (timeout, lost connection) is retried before the
+#: module is disabled for the agent
+SETUP_RETRIES = 4
 
 
 @dataclass
@@ -72,34 +77,28 @@ class SchedulerMetrics:
         return out
 
 
+@dataclass(eq=False)
 class ModuleRunner:
-    def __init__(
-        self,
-        module: Module,
-        ctx: ModuleContext,
-        *,
-        time_scale: float,
-        metrics: SchedulerMetrics,
-        rng: random.Random,
-        max_backoff: float = 30.0,
-    ) -> None:
-        self.module = module
-        self.ctx = ctx
-        self.time_scale = time_scale
-        self.metrics = metrics
-        self.rng = rng
-        self.max_backoff = max_backoff
-        self._wake = asyncio.Event()
-        self._installed = False
-        self._fired = False
-        self.stopping = False
-        sched = module.schedule
-        self.cadence = sched.cadence * time_scale if sched.cadence else None
-        self.cadence_max = sched.cadence_max * time_scale if sched.cadence_max else None
-        self.min_interval = sched.min_interval * time_scale
-        metrics.stats[module.name].append(ctx.stats)
+    module: Module
+    ctx: ModuleContext
+    _: KW_ONLY
+    time_scale: float
+    metrics: SchedulerMetrics
+    rng: random.Random
+    max_backoff: float = 30.0
+    stopping: bool = field(default=False, init=False)
+    _wake: asyncio.Event = field(default_factory=asyncio.Event, init=False)
+    _installed: bool = field(default=False, init=False)
+    _fired: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        sched, scale = self.module.schedule, self.time_scale
+        self.cadence = sched.cadence * scale if sched.cadence else None
+        self.cadence_max = sched.cadence_max * scale if sched.cadence_max else None
+        self.min_interval = sched.min_interval * scale
+        self.metrics.stats[self.module.name].append(self.ctx.stats)
         if self.cadence:
-            metrics.expected_interval[module.name] = (
+            self.metrics.expected_interval[self.module.name] = (
                 (self.cadence + self.cadence_max) / 2 if self.cadence_max else self.cadence
             )
 
@@ -143,12 +142,31 @@ class ModuleRunner:
             else:
                 raise ValueError(f"module {self.module.name}: unknown trigger {trig!r}")
 
+    async def _setup_with_retries(self) -> None:
+        """``setup``, retried with backoff while it fails transiently (a Redis round trip that
+        timed out while a thousand agents start at once); any other error is final."""
+        for attempt in range(SETUP_RETRIES + 1):
+            try:
+                await self.module.setup(self.ctx)
+                return
+            except (TimeoutError, ConnectionError) as err:
+                if attempt == SETUP_RETRIES:
+                    raise
+                log.warning(
+                    "agent[%s].%s setup failed transiently (%s); retrying",
+                    self.ctx.agent,
+                    self.module.name,
+                    type(err).__name__,
+                )
+                backoff = min(self.max_backoff, 0.5 * 2**attempt) * self.time_scale
+                await asyncio.sleep(backoff * (0.5 + self.rng.random()))
+
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         module, ctx = self.module, self.ctx
         self.install_triggers()
         try:
-            await module.setup(ctx)
+            await self._setup_with_retries()
         except asyncio.CancelledError:
             raise
         except Exception as err:  # a module that cannot start is disabled for this agent only

@@ -178,7 +178,8 @@ class WhisperArgs(SkillArgs):
     message: str = Field(max_length=256)
 
 
-SkillName = Literal[
+#: The skills that act in the world (everything but speech).
+ActingSkill = Literal[
     "go_to",
     "follow",
     "explore",
@@ -193,9 +194,8 @@ SkillName = Literal[
     "equip",
     "attack",
     "idle",
-    "chat",
-    "whisper",
 ]
+SkillName = Literal[ActingSkill, "chat", "whisper"]
 
 #: Every skill a Python module may request, with its argument model.
 SKILLS: dict[str, type[SkillArgs]] = {

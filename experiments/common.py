@@ -111,9 +111,11 @@ class ExperimentOptions:
     time_scale: float = 1.0
     world: str | None = None  # embedded | none; None = the file's world.kind
     agents: int | None = None  # fewer (or more, where the runner allows) agents
+    scale: float | None = None  # culture: the paper's protocol times this (--scale)
     conditions: tuple[str, ...] = ()  # run only these conditions
     seed: int | None = None
     embedder: Any = None  # tests: a cheap encoder instead of MiniLM
+    llm_override: Any = None  # tests: a LanguageModel (e.g. scripted) used by every module
     progress: Callable[[str], None] | None = None
     # set by Ctrl-C/SIGTERM (``piano experiment``): the current run ends early and no
     # further run starts; the report covers the runs done
@@ -257,6 +259,7 @@ async def run_village(
         run_id=spec.run_id,
         agent_limit=agent_limit,
         embedder=opts.embedder,
+        llm_override=opts.llm_override,
         **view.options(),
     )
     async with Village(spec.config, vopts) as village:

@@ -187,27 +187,50 @@ def mean_ci(
 
 
 def commitment(events: Iterable[Mapping[str, Any]], agents: int, wall_s: float) -> dict[str, Any]:
-    """How well the controllers kept their word in one run: decisions cancelled (per agent-hour,
-    by reason) and deposit skills started / finished / cancelled, from the run's events."""
+    """How well the controllers kept their word in one run, from the run's events: decisions
+    cancelled (per agent-hour, by reason), deposit skills started / finished / cancelled, and
+    every skill the body ended as cancelled, by what stopped it (``skill_outcome``'s
+    ``superseded_by`` is the decision that replaced it): ``preempted`` (an urgent perceived
+    reason; then ``resumed``, found done, or ``abandoned``), ``idle_ended`` (an idle wait ended
+    by a perceived reason), ``cancelled`` (the controller dropped it), ``not_by_controller``
+    (no replacing decision: a stop, the body's own timeout). ``controller_cancelled`` =
+    cancelled + abandoned: the skills the controller did not carry out as decided."""
+    events = list(events)
     cancelled: Counter[str] = Counter()
     skills_cancelled = 0
     deposits = {"started": 0, "succeeded": 0, "failed": 0, "cancelled": 0}
+    preempt_by = {str(e.get("decision")) for e in events if e.get("type") == "skill_preempted"}
+    idle_by = {str(e.get("decision")) for e in events if e.get("type") == "idle_ended"}
+    ended_as: Counter[str] = Counter()
+    by_kind: dict[str, Counter[str]] = {}
     for e in events:
         kind = e.get("type")
         skill = (e.get("call") or {}).get("skill")
         if kind == "decision_cancelled":
             cancelled[str(e.get("reason") or e.get("why") or "?")] += 1
+            if e.get("reason") == "abandoned":
+                ended_as["abandoned"] += 1
+                by_kind.setdefault(str((e.get("running") or {}).get("skill")), Counter())[
+                    "abandoned"] += 1
+        elif kind in ("skill_resumed", "preempted_done"):
+            ended_as["resumed" if kind == "skill_resumed" else "done_before_resume"] += 1
         elif kind == "skill_started" and skill == "deposit":
             deposits["started"] += 1
         elif kind == "skill_outcome":
             if e.get("cancelled"):
                 skills_cancelled += 1
+                by = str(e.get("superseded_by") or "")
+                how = ("not_by_controller" if not by else "preempted" if by in preempt_by
+                       else "idle_ended" if by in idle_by else "cancelled")
+                ended_as[how] += 1
+                by_kind.setdefault(str(skill), Counter())[how] += 1
             if skill == "deposit":
                 key = ("succeeded" if e.get("success")
                        else "cancelled" if e.get("cancelled") else "failed")
                 deposits[key] += 1
     hours = agents * wall_s / 3600.0
     n = sum(cancelled.values())
+    by_controller = ended_as["cancelled"] + ended_as["abandoned"]
     return {
         "agent_hours": round(hours, 4),
         "decisions_cancelled": n,
@@ -215,5 +238,9 @@ def commitment(events: Iterable[Mapping[str, Any]], agents: int, wall_s: float) 
         "cancelled_by_reason": dict(cancelled),
         "skills_cancelled": skills_cancelled,
         "skills_cancelled_per_agent_hour": skills_cancelled / hours if hours > 0 else math.nan,
+        "skills_ended_as": dict(ended_as),
+        "skills_ended_by_kind": {k: dict(c) for k, c in sorted(by_kind.items())},
+        "controller_cancelled": by_controller,
+        "controller_cancelled_per_agent_hour": by_controller / hours if hours > 0 else math.nan,
         "deposits": deposits,
     }

@@ -47,6 +47,14 @@ def _no_data(ax: Any) -> None:
     ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
 
 
+def _finish(fig: Any, ax: Any, path: Path, drawn: bool, **labels: str) -> Path:
+    """Label the axes, say "no data" on them if nothing was drawn, save the figure."""
+    if not drawn:
+        _no_data(ax)
+    ax.set(**labels)
+    return _save(fig, path)
+
+
 def lines(
     path: Path,
     series: Mapping[str, tuple[Sequence[float], Sequence[float]]],
@@ -68,13 +76,9 @@ def lines(
         if bands and name in bands:
             lo, hi = bands[name]
             ax.fill_between(xs, lo, hi, alpha=0.2, color=line.get_color())
-    if drawn:
-        if len(series) <= 12:
-            ax.legend(fontsize=7)
-    else:
-        _no_data(ax)
-    ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
-    return _save(fig, path)
+    if drawn and len(series) <= 12:
+        ax.legend(fontsize=7)
+    return _finish(fig, ax, path, drawn, title=title, xlabel=xlabel, ylabel=ylabel)
 
 
 def bars(
@@ -147,10 +151,7 @@ def histogram(
     vals = [v for v in values if math.isfinite(v)]
     if vals:
         ax.hist(vals, bins=bins, color="tab:blue", edgecolor="k")
-    else:
-        _no_data(ax)
-    ax.set(title=title, xlabel=xlabel, ylabel="count")
-    return _save(fig, path)
+    return _finish(fig, ax, path, bool(vals), title=title, xlabel=xlabel, ylabel="count")
 
 
 def scatter_fit(
@@ -171,10 +172,7 @@ def scatter_fit(
         if math.isfinite(slope) and math.isfinite(intercept):
             xs = np.linspace(min(x), max(x), 10)
             ax.plot(xs, slope * xs + intercept, color="tab:red")
-    else:
-        _no_data(ax)
-    ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
-    return _save(fig, path)
+    return _finish(fig, ax, path, len(x) > 0, title=title, xlabel=xlabel, ylabel=ylabel)
 
 
 def role_timeline(

@@ -21,6 +21,7 @@ EXPERIMENTS: dict[str, str] = {
     "tax": "experiments.tax.runner",
     "item_progression": "experiments.item_progression.runner",
     "social_perception": "experiments.social_perception.runner",
+    "culture": "experiments.culture.runner",
 }
 
 
@@ -41,7 +42,7 @@ async def run(name: str, config: Path | None, opts: ExperimentOptions) -> tuple[
     write_json(out / "options.json", {
         "experiment": name, "config": str(path), "llm": opts.llm, "repeats": opts.repeats,
         "time_scale": opts.time_scale, "world": opts.world, "agents": opts.agents,
-        "conditions": list(opts.conditions), "seed": opts.seed,
+        "conditions": list(opts.conditions), "seed": opts.seed, "scale": opts.scale,
     })
     runner = importlib.import_module(EXPERIMENTS[name])
     metrics: dict[str, Any] = await runner.run_experiment(exp, opts, out)

@@ -15,7 +15,7 @@ from agent_runtime.interfaces import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Awareness, Discrepancy, Perception
 from agent_runtime.world import SkillOutcome
-from modules.base import remember
+from modules.base import appended, remember
 from modules.knowledge import FAMILIES, expected_gain
 
 LIMIT = 20
@@ -140,7 +140,7 @@ class ActionAwareness(Module):
             "awareness",
             aw.model_copy(
                 update={
-                    "discrepancies": (*aw.discrepancies[-(LIMIT - 1) :], d),
+                    "discrepancies": appended(aw.discrepancies, d, LIMIT),
                     "last_check": note,
                     "expected": {},
                     "updated_at": ctx.clock.now(),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import collections
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from agent_runtime.module_context import ModuleContext
 
@@ -12,6 +12,8 @@ MemoryKindName = Literal["observation", "action", "conversation", "reflection", 
 
 INBOX_KEY = "memory_inbox"
 INBOX_SIZE = 512
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -49,3 +51,8 @@ def remember(
 def short(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def appended(items: tuple[T, ...], item: T, limit: int) -> tuple[T, ...]:
+    """``items`` with ``item`` added last, keeping only the newest ``limit``."""
+    return (*items[-(limit - 1) :], item) if limit > 1 else (item,)

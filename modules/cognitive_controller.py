@@ -6,8 +6,11 @@ Each step: build the bottleneck view -> ``policy.decide(view)`` (heuristic
 ``prompts/cognitive_controller.md``; same view, same typed output, a
 :class:`~modules.decisions.ControllerChoice` a constrained decoder can only fill with valid
 values) -> validate the skill call -> commitment check (:mod:`modules.commitment`: a running
-skill is replaced only for a perceived reason, and every replacement is logged as
-``decision_cancelled``) -> publish. Talking and skill execution subscribe to the decision,
+skill, or one decided and on its way to the body, is replaced only for a perceived reason; an
+urgent one preempts it (``skill_preempted``) and it is resumed with what remains when the
+urgent work is done (``skill_resumed``), or abandoned after a while (``decision_cancelled``
+reason ``abandoned``); an idle wait ends (``idle_ended``); a goal change waits for the step
+to end) -> publish. Talking and skill execution subscribe to the decision,
 so what the agent says and does come from the same typed decision. The controller holds no
 experiment's rules.
 
@@ -18,9 +21,13 @@ answer; and a filler step when nothing has run for a while) on a fresh view ever
 goes on meanwhile (skill execution runs it). The model's decision, when it comes, goes
 through the commitment check on a fresh view, without the parts a reflex already did; it
 may replace a filler (``decision_cancelled`` reason ``model_decided``). At most one call per
-agent is in flight: the next step starts when the endpoint has answered, and after a call
-was shed the heuristic decides for :data:`SHED_BACKOFF_S` before the model is asked again,
-so the agent's cadence is what the endpoint can serve.
+agent is in flight: the next step starts when the endpoint has answered, the model is asked
+only when no other controller call waits for the endpoint (controllers take turns instead
+of queueing behind each other until shed; reflexes meanwhile), and after a call was shed the heuristic decides for
+:data:`SHED_BACKOFF_S` before the model is asked again, so the agent's cadence is what the
+endpoint can serve. While the model thinks and a skill runs, the controller says every
+:data:`modules.reflexes.KEEP_GOING_S` that it keeps going (a ``continue`` decision, labelled
+heuristic); the model's own decision is broadcast even when it only keeps the agent on course.
 """
 
 from __future__ import annotations
@@ -31,18 +38,19 @@ from typing import Any, ClassVar
 
 from agent_runtime.bottleneck import BottleneckView, build_view
 from agent_runtime.interfaces import Module
+from agent_runtime.llm.priority import Priority
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.policy import LLMPolicy, Policy
-from agent_runtime.state.sections import Decision, IntentKind
+from agent_runtime.state.sections import Decision, IntentKind, UtteranceKind
 from agent_runtime.world import SkillCall
 from modules.base import remember
-from modules.commitment import replacement_reason
+from modules.commitment import Ledger
 from modules.decisions import ControllerChoice, skill_list, to_decision
 from modules.heuristics.controller import ControllerOut
 from modules.heuristics.controller import decide as heuristic_decide
 from modules.heuristics.gifts import bound
 from modules.policies import HEURISTIC, decide, module_policy
-from modules.reflexes import keep_busy, reflex
+from modules.reflexes import keep_busy, keep_going, reflex
 
 __all__ = ["CognitiveController", "ControllerChoice", "ControllerOut", "skill_list", "to_decision"]
 
@@ -117,7 +125,7 @@ class CognitiveController(Module):
         self._decisions = 0
         self.reflexes = 0
         self.reflex_checks = 0  # reflex checks made while the model thought (observable)
-        self.cancelled: dict[str, int] = {}
+        self.ledger = Ledger()  # preempted skills held for resuming; what became of replaced ones
         self._thinking = False  # a model call of this agent is in flight
         self._model_after = 0.0  # the model is not asked before this time (after a shed)
 
@@ -125,13 +133,18 @@ class CognitiveController(Module):
         return {
             "decisions": self._decisions,
             "reflexes": self.reflexes,
-            "cancelled": dict(self.cancelled),
+            "commitment": self.ledger.state(),
         }
 
     def set_state(self, state: Any) -> None:
         self._decisions = int(state.get("decisions", 0))
         self.reflexes = int(state.get("reflexes", 0))
-        self.cancelled = dict(state.get("cancelled", {}))
+        self.ledger.load(state.get("commitment"))
+
+    @property
+    def cancelled(self) -> dict[str, int]:
+        """Replaced skills that were cancelled (abandoned ones included), by reason."""
+        return dict(self.ledger.counts.get("cancelled", {}))
 
     @property
     def thinking(self) -> bool:
@@ -170,12 +183,23 @@ class CognitiveController(Module):
         if self._thinking:  # never a second call of this agent while one is in flight
             return
         self._thinking = True
+        poll = REFLEX_POLL_S * ctx.clock.time_scale
+        gate = _EndpointGate.of(ctx)
+        asked = False
         try:
+            # ask when no other controller call waits for the endpoint: controllers take turns
+            # (reflexes and "keep going" meanwhile) instead of queueing until shed
+            while gate is not None and not await gate.wait_free(poll):
+                self.reflex_checks += 1
+                await self._reflex(ctx, self.view(ctx), rnd)
+            view = self.view(ctx)
+            if gate is not None:
+                gate.asking += 1
+                asked = True
             async with asyncio.TaskGroup() as tg:
                 call = tg.create_task(
                     decide(ctx, policy, view, priority=PRIORITY, deadline_s=self.deadline_s)
                 )
-                poll = REFLEX_POLL_S * ctx.clock.time_scale
                 while not call.done():
                     await asyncio.wait({call}, timeout=poll)
                     if not call.done():
@@ -183,24 +207,30 @@ class CognitiveController(Module):
                         await self._reflex(ctx, self.view(ctx), rnd)
         finally:
             self._thinking = False
+            if gate is not None and asked:
+                gate.asking -= 1
         got = call.result()
         fresh = self.view(ctx)
         if got.fallback_reason == "LLMShed":
             self._model_after = fresh.now + fresh.seconds(SHED_BACKOFF_S)
         out = _without_done(got.value.to_out(fresh.social.opinions), rnd)
-        await self._apply(ctx, fresh, out, got.brain, replaceable=rnd.filler)
+        # the model's decision is broadcast even when it keeps the agent on its course
+        await self._apply(ctx, fresh, out, got.brain, replaceable=rnd.filler, keep=True)
 
     async def _reflex(self, ctx: ModuleContext, view: BottleneckView, rnd: _Round) -> None:
         out = reflex(view, ctx.rng)
         filler = out is None
         if out is None and (out := keep_busy(view, ctx.rng, rnd.since)) is None:
+            last = max(ctx.state.get("decision", Decision).updated_at, rnd.since)
+            if (going := keep_going(view, last)) is not None:  # say it keeps going (or waits)
+                await self._apply(ctx, view, going, HEURISTIC, reflex=True, keep=True)
             return
         decision = await self._apply(ctx, view, out, HEURISTIC, reflex=True)
         if decision is None:
             return
         self.reflexes += 1
-        if filler:
-            rnd.filler = decision.skill
+        if filler:  # (a preempted skill resumed in its place is no filler)
+            rnd.filler = decision.skill if decision.reason == out.reason else None
             return
         if decision.say is not None:
             rnd.said_to.add(decision.say.to)
@@ -218,8 +248,10 @@ class CognitiveController(Module):
         *,
         reflex: bool = False,
         replaceable: SkillCall | None = None,
+        keep: bool = False,
     ) -> Decision | None:
-        """Validate, commit and publish ``out``; the published decision or None."""
+        """Validate, commit and publish ``out``; the published decision or None. With
+        ``keep``, a decision to carry on (no new skill, nothing to say) is published too."""
         out = bound(view, out)  # every give, an LLM's too, within the agent's gift policy
         previous = ctx.state.get("decision", Decision)
         decision = to_decision(out, brain, previous, view.now)
@@ -230,7 +262,7 @@ class CognitiveController(Module):
             decision = to_decision(fallback, HEURISTIC, previous, view.now)
         if decision is None:
             return None
-        decision = self._commit(ctx, view, decision, previous, replaceable)
+        decision = self._commit(ctx, view, decision, previous, replaceable, keep=keep)
         if decision is not None:
             await self._publish(ctx, decision, reflex=reflex)
         return decision
@@ -242,36 +274,51 @@ class CognitiveController(Module):
         new: Decision,
         old: Decision,
         replaceable: SkillCall | None = None,
+        *,
+        keep: bool = False,
     ) -> Decision | None:
-        """Keep the running skill unless a perceived reason warrants replacing it (or it is
-        the ``replaceable`` filler); drop what would only repeat the previous decision.
-        None = nothing to publish."""
-        running, call = view.action.running, new.skill
+        """Keep the running skill (or the one decided and on its way to the body) unless a
+        perceived reason warrants replacing it (or it is the ``replaceable`` filler); with
+        nothing running, resume a preempted skill unless the new one is urgent; drop what
+        would only repeat the previous decision. None = nothing to publish."""
         recent = view.now - old.updated_at < view.seconds(REPEAT_SPEECH_S)
-        on_its_way = view.action.started_at < old.updated_at  # the last call has not started
-        if call is not None and call == old.skill and call != running and recent and on_its_way:
-            new, call = new.model_copy(update={"skill": None}), None  # already sent
-        keep = {"skill": None, "kind": IntentKind.CONTINUE}
-        if call is not None and running is not None:
-            reason = (
-                "model_decided"
-                if replaceable is not None and running == replaceable
-                else replacement_reason(view, call)
-            )
-            if call == running or reason is None:
-                new = new.model_copy(update=keep)
-            else:
-                self.cancelled[reason] = self.cancelled.get(reason, 0) + 1
-                ctx.emit(
-                    "decision_cancelled",
-                    reason=reason,
-                    running=running.model_dump(mode="json"),
-                    by=call.model_dump(mode="json"),
-                    decision=new.id,
+        running: SkillCall | None
+        if recent and old.skill is not None and view.action.started_at < old.updated_at:
+            running, started = old.skill, old.updated_at  # decided, not started yet
+        else:
+            running, started = view.action.running, view.action.started_at
+        call = new.skill
+        if running is None:
+            got = self.ledger.resume(view, call, ctx.emit)
+            if got is not None:
+                rest, held = got
+                new = new.model_copy(
+                    update={
+                        "skill": rest,
+                        "kind": IntentKind.WORK,
+                        "intent": f"go back to {rest.describe()}",
+                        "reason": f"resuming what {held.reason.replace('_', ' ')} interrupted",
+                        "target": None,
+                        "item": None,
+                        "count": None,
+                        "say": None
+                        if new.say is not None and new.say.kind is UtteranceKind.AGREE_GIVE
+                        else new.say,
+                    }
+                )
+        elif call is not None:
+            filler = replaceable is not None and running == replaceable
+            if call == running or not self.ledger.replace(
+                view, running, started, call, new.id, ctx.emit, filler=filler
+            ):
+                promise = new.say is not None and new.say.kind is UtteranceKind.AGREE_GIVE
+                say = None if promise else new.say  # no promise of a gift it does not give
+                new = new.model_copy(
+                    update={"skill": None, "kind": IntentKind.CONTINUE, "say": say}
                 )
         if new.say is not None and old.say == new.say and recent:
             new = new.model_copy(update={"say": None})
-        if new.skill is None and new.say is None:
+        if new.skill is None and new.say is None and not keep:
             return None
         return new
 
@@ -291,7 +338,48 @@ class CognitiveController(Module):
             brain=decision.brain,
             reflex=reflex,
         )
-        remember(ctx, f"I decided to {decision.intent.rstrip('.')}.", "action")
+        if decision.skill is not None or decision.say is not None:  # not every "keep going"
+            remember(ctx, f"I decided to {decision.intent.rstrip('.')}.", "action")
+
+
+class _EndpointGate:
+    """Whether a controller call would be served next, shared by the controllers of one
+    process (one per limiter): ``asking`` counts their calls in flight from the moment they
+    are made, before the limiter has seen them. Controllers take turns instead of queueing
+    behind each other until the backlog sheds them."""
+
+    _gates: ClassVar[dict[int, _EndpointGate]] = {}
+
+    def __init__(self, limiter: Any) -> None:
+        self.limiter = limiter
+        self.asking = 0
+
+    @classmethod
+    def of(cls, ctx: ModuleContext) -> _EndpointGate | None:
+        limiter = getattr(ctx.services.llm, "limiter", None)
+        if limiter is None:
+            return None
+        gate = cls._gates.get(id(limiter))
+        if gate is None or gate.limiter is not limiter:
+            gate = cls._gates[id(limiter)] = cls(limiter)
+        return gate
+
+    def free(self) -> bool:
+        """No other controller call is waiting for a slot: a new one is served next (after
+        at most the call being served), ahead of every lower-priority request."""
+        lim = self.limiter
+        return bool(self.asking < lim.limit and lim.queued_ahead(Priority.HIGH) == 0)
+
+    async def wait_free(self, within: float) -> bool:
+        """True as soon as a call would be served at once; False after ``within`` seconds."""
+        if self.free():
+            return True
+        try:
+            async with asyncio.timeout(within):
+                await self.limiter.wait_for(lambda _: self.free())
+        except TimeoutError:
+            return False
+        return self.free()
 
 
 def _without_done(out: ControllerOut, rnd: _Round) -> ControllerOut:

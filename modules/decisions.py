@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, get_args
 
 from pydantic import (
     BaseModel,
@@ -30,7 +30,7 @@ from pydantic import (
 )
 
 from agent_runtime.state.sections import Decision, IntentKind, UtteranceGoal, UtteranceKind
-from agent_runtime.world import SKILLS, SkillCall, validate_skill
+from agent_runtime.world import SKILLS, ActingSkill, SkillCall, validate_skill
 from modules.base import short
 from modules.heuristics.controller import ControllerOut
 
@@ -44,22 +44,7 @@ __all__ = [
 ]
 
 #: The skills the controller may choose (speech goes through ``say``, never chat/whisper).
-SkillChoice = Literal[
-    "go_to",
-    "follow",
-    "explore",
-    "collect",
-    "craft",
-    "smelt",
-    "place",
-    "deposit",
-    "withdraw",
-    "give",
-    "eat",
-    "equip",
-    "attack",
-    "idle",
-]
+SkillChoice = ActingSkill
 CHOICE_SKILLS: tuple[str, ...] = get_args(SkillChoice)
 
 #: skill argument name -> the ControllerChoice field it is read from

@@ -25,7 +25,7 @@ from agent_runtime.state.sections import (
     Perception,
     Social,
 )
-from modules.base import remember
+from modules.base import appended, remember
 from modules.heuristics.goals import GoalOut, choose_goal, classify_activity, goal_done
 from modules.knowledge import ACTIVITIES
 from modules.policies import decide, module_policy
@@ -74,7 +74,7 @@ class GoalGeneration(Module):
             ctx.write(
                 "goals",
                 goals.model_copy(
-                    update={"history": (*goals.history[-(HISTORY - 1) :], entry), "updated_at": now}
+                    update={"history": appended(goals.history, entry, HISTORY), "updated_at": now}
                 ),
             )
             return
@@ -88,7 +88,7 @@ class GoalGeneration(Module):
                 set_at=now,
                 inventory_at_set=view.inventory,
                 updated_at=now,
-                history=(*goals.history[-(HISTORY - 1) :], entry),
+                history=appended(goals.history, entry, HISTORY),
             ),
         )
         await ctx.publish(

@@ -4,7 +4,11 @@ heard speech for the other modules, and deduplicated observation memories.
 Every step takes one coarse snapshot from the body (one bridge call). Chat and
 other body events arrive as messages on the agent's ``event`` topic (the agent's
 body-event pump publishes them); heard lines are re-published on the agent's
-``heard`` topic for talking, social awareness and the controller. Memories are
+``heard`` topic for talking, social awareness and the controller. The body hears
+public chat only within ``world.hearing_radius`` of the speaker and whispers anywhere
+(``bots/body/lib/hearing.js``), so everything downstream uses what was heard, not what
+was said. Announcements on ``world:event`` are the world speaking to every agent of the
+run (a herald): heard by all, wherever they stand. Memories are
 written only when something changes (who is near, a new kind of notable block,
 a death), not once per tick.
 """

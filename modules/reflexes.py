@@ -28,7 +28,7 @@ from modules.heuristics.controller import HUNGRY, HURT, ControllerOut
 from modules.heuristics.controller import decide as heuristic_decide
 from modules.knowledge import FOODS
 
-__all__ = ["FLEE_DISTANCE", "IDLE_PATIENCE_S", "keep_busy", "reflex"]
+__all__ = ["FLEE_DISTANCE", "IDLE_PATIENCE_S", "KEEP_GOING_S", "keep_busy", "keep_going", "reflex"]
 
 FLEE_DISTANCE = 24.0
 IDLE_PATIENCE_S = 10.0  # agent's seconds with nothing running before a filler step
@@ -98,3 +98,22 @@ def keep_busy(view: BottleneckView, rng: random.Random, since: float) -> Control
         return None
     out = heuristic_decide(view, rng)
     return out if out.skill is not None else None
+
+
+#: while the model thinks and a skill runs, the controller says it keeps going this often
+#: (agent's seconds): the agent is deciding, not frozen, and says what it is doing
+KEEP_GOING_S = 10.0
+
+
+def keep_going(view: BottleneckView, last_decided_at: float) -> ControllerOut | None:
+    """A decision to carry on with the running skill (or to wait, when none runs and no
+    filler step was found), when nothing was decided for :data:`KEEP_GOING_S`: the
+    heuristic's answer while the model is still thinking."""
+    if view.now - last_decided_at < view.seconds(KEEP_GOING_S):
+        return None
+    running = view.action.running
+    return ControllerOut(
+        kind=IntentKind.CONTINUE,
+        intent=f"keep going: {running.describe()}" if running else "wait and look around",
+        reason="nothing I perceive calls for a change while I think it over",
+    )

@@ -67,12 +67,19 @@ class SkillExecution(Module):
 
     @staticmethod
     def _latest(msgs: list[BusMessage]) -> Decision | None:
+        """The latest decision that carries a skill (a later one that only speaks does not
+        drop it), else the latest decision."""
+        latest: Decision | None = None
         for msg in reversed(msgs):
             try:
-                return Decision.model_validate(msg.payload)
+                d = Decision.model_validate(msg.payload)
             except ValidationError:
                 log.warning("ignoring malformed decision message")
-        return None
+                continue
+            if d.skill is not None:
+                return d
+            latest = latest or d
+        return latest
 
     async def _execute(self, ctx: ModuleContext, decision: Decision) -> Decision | None:
         """Run the decision's skill; return a newer decision that superseded it, if any."""
@@ -150,7 +157,9 @@ class SkillExecution(Module):
                 reason=f"body error: {type(err).__name__}",
                 ended_at=ctx.clock.now(),
             )
-        self._record(ctx, decision, call, outcome)
+        self._record(
+            ctx, decision, call, outcome, superseded_by=superseded.id if superseded else ""
+        )
         await ctx.publish(
             "skill",
             {
@@ -163,7 +172,12 @@ class SkillExecution(Module):
         return superseded
 
     def _record(
-        self, ctx: ModuleContext, decision: Decision, call: SkillCall, o: SkillOutcome
+        self,
+        ctx: ModuleContext,
+        decision: Decision,
+        call: SkillCall,
+        o: SkillOutcome,
+        superseded_by: str = "",
     ) -> None:
         action = ctx.read("action", Action)
         entry = ActionLogEntry(
@@ -198,6 +212,7 @@ class SkillExecution(Module):
             cancelled=o.cancelled,
             timed_out=o.timed_out,
             detail=o.detail,
+            superseded_by=superseded_by,  # the decision that replaced it, if one did
         )
         remember(
             ctx, f"I tried to {call.describe()}: {describe_outcome(o)}.", "action", importance=None

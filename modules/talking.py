@@ -3,8 +3,10 @@
 It wakes on heard speech (recording it in the ``conversation`` section, announcements
 also in ``announcements``, and marking who waits for an answer, which wakes the
 controller) and on decisions: one utterance per decision that carries a ``say`` goal.
-The words come from the talking policy (heuristic templates or the LLM prompt
-``prompts/talking.md``), both fed the same :class:`~modules.views.TalkView`.
+Before speaking to someone it retrieves its own memories about that person (the person and
+topic as the focal point of a Generative-Agents retrieval). The words come from the talking
+policy (heuristic templates or the LLM prompt ``prompts/talking.md``), both fed the same
+:class:`~modules.views.TalkView`.
 """
 
 from __future__ import annotations
@@ -15,10 +17,17 @@ from pydantic import ValidationError
 
 from agent_runtime.interfaces import Module
 from agent_runtime.module_context import ModuleContext
-from agent_runtime.state.sections import Conversation, Decision, Identity, Utterance
+from agent_runtime.state.sections import (
+    Conversation,
+    Decision,
+    Identity,
+    Utterance,
+    UtteranceGoal,
+)
 from agent_runtime.world import SkillCall
-from modules.base import remember
+from modules.base import appended, remember
 from modules.heuristics.talking import MAX_CHARS, UtteranceOut, speak
+from modules.memory_module import memory_stream
 from modules.policies import decide, module_policy
 from modules.views import TalkView, talk_view
 
@@ -26,6 +35,9 @@ LINES = 30
 ANNOUNCEMENTS = 5
 #: Seconds (times the time scale) after which a decision is too old to be spoken.
 STALE_S = 10.0
+#: Memories about the addressee retrieved before speaking (Generative Agents), and their budget.
+ABOUT_K = 5
+ABOUT_TOKENS = 300
 
 __all__ = ["LINES", "Talking", "UtteranceOut"]
 
@@ -100,7 +112,8 @@ class Talking(Module):
     async def _speak(self, ctx: ModuleContext, decision: Decision) -> None:
         ident = ctx.read("identity", Identity)
         conv = ctx.read("conversation", Conversation)
-        view = talk_view(ident, decision, conv)
+        memories = await self._about(ctx, decision.say) if decision.say else ()
+        view = talk_view(ident, decision, conv, memories)
         if view is None:
             return
         policy = module_policy(ctx, UtteranceOut, speak, prompt="talking", max_tokens=120)
@@ -109,6 +122,18 @@ class Talking(Module):
             ctx.emit("speech_dropped", decision=decision.id, reason="stale")
             return
         await self._say(ctx, view, decision, got.value, got.brain)
+
+    @staticmethod
+    async def _about(ctx: ModuleContext, say: UtteranceGoal) -> tuple[str, ...]:
+        """What the agent remembers about the person it talks to: its own memory stream
+        retrieved with that person (and the topic) as the focal point, keeping the memories
+        that name them (Generative Agents retrieves on the partner before each reply)."""
+        stream = memory_stream(ctx)
+        if not say.to or stream is None:
+            return ()
+        query = " ".join(x for x in (say.to, say.topic or "") if x)
+        hits = await stream.retrieve(query, k=ABOUT_K, token_budget=ABOUT_TOKENS)
+        return tuple(h.record.text for h in hits if say.to.lower() in h.record.text.lower())
 
     async def _say(
         self, ctx: ModuleContext, view: TalkView, decision: Decision, out: UtteranceOut, brain: str
@@ -136,7 +161,7 @@ class Talking(Module):
             "conversation",
             conv.model_copy(
                 update={
-                    "lines": (*conv.lines[-(LINES - 1) :], u),
+                    "lines": appended(conv.lines, u, LINES),
                     "last_utterance": u,
                     "spoke_to": {**conv.spoke_to, to or "": now},
                     "pending_reply_to": None

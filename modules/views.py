@@ -76,6 +76,9 @@ class TalkView(View):
     intent: str = ""
     action: SkillCall | None = None
     history: tuple[Utterance, ...] = ()
+    # the speaker's own memories about the person it talks to (retrieved from its own
+    # memory stream with the person as the focal point, as in Generative Agents)
+    memories: tuple[str, ...] = ()
 
     def prompt_variables(self) -> dict[str, str]:
         goal = self.say.model_dump(exclude_defaults=True, mode="json")
@@ -89,10 +92,13 @@ class TalkView(View):
             "goal": str(goal),
             "addressee": untrusted(self.say.to, 40) if self.say.to else "everyone nearby",
             "history": fenced(_line(u, self.name) for u in self.history),
+            "memories": fenced(untrusted(m) for m in self.memories),
         }
 
 
-def talk_view(ident: Identity, decision: Decision, conv: Conversation) -> TalkView | None:
+def talk_view(
+    ident: Identity, decision: Decision, conv: Conversation, memories: tuple[str, ...] = ()
+) -> TalkView | None:
     if decision.say is None:
         return None
     return TalkView(
@@ -102,6 +108,7 @@ def talk_view(ident: Identity, decision: Decision, conv: Conversation) -> TalkVi
         intent=decision.intent,
         action=decision.skill,
         history=conv.lines[-HISTORY_LINES:],
+        memories=memories,
     )
 
 

@@ -30,32 +30,68 @@ def social_graph_of(v: Village) -> dict[str, dict[str, float]]:
 
 
 class Cancellations:
-    """Event listener: ``decision_cancelled`` events (the controller replacing a running
-    skill) counted per agent and reason."""
+    """Event listener: what the controller did to skills its body was carrying out, per agent.
+
+    - ``decision_cancelled``: a running skill dropped (reason ``stale``, ``model_decided``,
+      or ``abandoned``: preempted and never resumed). These are the cancellations.
+    - ``skill_preempted`` / ``skill_resumed`` / ``preempted_done``: set aside for an urgent
+      perceived reason (``danger``, ``deposit_request``, ``request``), then resumed with
+      what remained (or found done); an abandoned one is counted above, not here.
+    - ``idle_ended``: an ``idle`` ("wait until something warrants action, at most N s")
+      ended by a perceived reason. Not a broken word, reported on its own.
+    """
+
+    KINDS = {
+        "decision_cancelled": "cancelled",
+        "skill_preempted": "preempted",
+        "skill_resumed": "resumed",
+        "preempted_done": "done_before_resume",
+        "idle_ended": "idle_ended",
+    }
 
     def __init__(self) -> None:
-        self.by_agent: dict[str, dict[str, int]] = {}
+        #: agent -> kind -> reason -> count
+        self.by_agent: dict[str, dict[str, dict[str, int]]] = {}
+        self.cancelled_skills: dict[str, int] = {}  # skill kind -> cancellations
 
     def __call__(self, record: dict[str, Any]) -> None:
-        if record.get("type") == "decision_cancelled" and record.get("agent"):
-            counts = self.by_agent.setdefault(str(record["agent"]), {})
-            reason = str(record.get("reason", "unknown"))
-            counts[reason] = counts.get(reason, 0) + 1
+        kind = self.KINDS.get(str(record.get("type")))
+        if kind is None or not record.get("agent"):
+            return
+        reason = str(record.get("reason") or record.get("preempted_for") or "unknown")
+        counts = self.by_agent.setdefault(str(record["agent"]), {}).setdefault(kind, {})
+        counts[reason] = counts.get(reason, 0) + 1
+        if kind == "cancelled":
+            skill = str((record.get("running") or {}).get("skill", "?"))
+            self.cancelled_skills[skill] = self.cancelled_skills.get(skill, 0) + 1
+
+    def _totals(self, kind: str) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for kinds in self.by_agent.values():
+            for reason, n in kinds.get(kind, {}).items():
+                out[reason] = out.get(reason, 0) + n
+        return dict(sorted(out.items()))
 
     def summary(self, agents: int, wall_s: float) -> dict[str, Any]:
         hours = max(1e-9, agents * wall_s / 3600.0)
-        by_reason: dict[str, int] = {}
-        for counts in self.by_agent.values():
-            for reason, n in counts.items():
-                by_reason[reason] = by_reason.get(reason, 0) + n
+        by_reason = self._totals("cancelled")
         total = sum(by_reason.values())
+        ended = self._totals("idle_ended")
         return {
             "total": total,
             "per_agent_hour": round(total / hours, 3),
-            "per_agent_hour_by_reason": {
-                r: round(n / hours, 3) for r, n in sorted(by_reason.items())
+            "per_agent_hour_by_reason": {r: round(n / hours, 3) for r, n in by_reason.items()},
+            "by_reason": by_reason,
+            "by_skill": dict(sorted(self.cancelled_skills.items())),
+            "preempted": self._totals("preempted"),
+            "resumed": self._totals("resumed"),
+            "done_before_resume": self._totals("done_before_resume"),
+            "idle_ended": ended,
+            "idle_ended_per_agent_hour": round(sum(ended.values()) / hours, 3),
+            "by_agent": {
+                a: {k: dict(c) for k, c in kinds.items()}
+                for a, kinds in sorted(self.by_agent.items())
             },
-            "by_agent": {a: dict(c) for a, c in sorted(self.by_agent.items())},
         }
 
 

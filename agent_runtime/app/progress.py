@@ -18,6 +18,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import KW_ONLY, InitVar, dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
@@ -192,6 +193,7 @@ def default_web_port() -> int | None:
     return 0 if sys.stdout.isatty() else None
 
 
+@dataclass(eq=False)
 class RunView:
     """The live page and the progress display of one run of a longer command.
 
@@ -200,21 +202,16 @@ class RunView:
     ``say`` is the command's own printer (None: quiet).
     """
 
-    def __init__(
-        self,
-        label: str,
-        wall_s: float | None,
-        say: Callable[[str], None] | None,
-        *,
-        web_port: int | None = None,
-        line_every: float = 10.0,
-    ) -> None:
-        self.label = label
-        self.say = say
-        self.web_port = web_port
-        self.line_every = line_every
-        self.bar = ProgressBar(label, wall_s)
-        self._said = -line_every
+    label: str
+    wall_s: InitVar[float | None]
+    say: Callable[[str], None] | None
+    _: KW_ONLY
+    web_port: int | None = None
+    line_every: float = 10.0
+
+    def __post_init__(self, wall_s: float | None) -> None:
+        self.bar = ProgressBar(self.label, wall_s)
+        self._said = -self.line_every
 
     def options(self) -> dict[str, Any]:
         return {"web_port": self.web_port, "progress": self.progress if self.say else None}

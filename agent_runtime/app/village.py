@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 from redis.asyncio import BlockingConnectionPool, Redis
@@ -46,6 +46,7 @@ from agent_runtime.run.responsiveness import ACT_S, DECIDE_S, Responsiveness
 from agent_runtime.scheduling import SchedulerMetrics
 from agent_runtime.services import LoopbackService, MosquittoBroker, RedisServer, ServiceError
 from agent_runtime.state.store import StateStore
+from agent_runtime.tasks import cancel_and_wait
 
 
 def in_shard(index: int, k: int, n: int) -> bool:
@@ -54,6 +55,8 @@ def in_shard(index: int, k: int, n: int) -> bool:
 
 
 log = logging.getLogger(__name__)
+
+S = TypeVar("S", bound=LoopbackService)
 
 
 @dataclass
@@ -160,10 +163,7 @@ class Village:
         if redis is None:
             url = cfg.services.redis
             if url == "embedded":
-                self.redis_server = await stack.enter_async_context(
-                    RedisServer(self.run_dir / "redis")
-                )
-                self._supervise(stack, self.redis_server)
+                self.redis_server = await self._embedded(stack, RedisServer(self.run_dir / "redis"))
                 url = self.redis_server.url
             self.redis_url = url
             pool = BlockingConnectionPool.from_url(url, max_connections=256, timeout=20)
@@ -179,10 +179,7 @@ class Village:
         if bus is None:
             url = cfg.services.mqtt
             if url == "embedded":
-                self.broker = await stack.enter_async_context(
-                    MosquittoBroker(self.run_dir / "mqtt")
-                )
-                self._supervise(stack, self.broker)
+                self.broker = await self._embedded(stack, MosquittoBroker(self.run_dir / "mqtt"))
                 url = self.broker.url
             self.mqtt_url = url
             host, port = parse_mqtt_url(url)
@@ -249,6 +246,10 @@ class Village:
             mods = build_modules(cfg, spec, agent_rng)
             agent = Agent(spec, mods, body, self.services, agent_rng, options=_module_options(cfg))
             self.agents[spec.name] = await stack.enter_async_context(agent)
+        if self.bodies:  # 3D views from the agents' eyes, when the page asks (issue 15)
+            from agent_runtime.app.view3d import ViewDesk
+
+            await stack.enter_async_context(ViewDesk(bus, self.run_id, self.bodies))
         await bus.publish(
             topics.run_status(self.run_id), {"status": "running", "agents": len(self.agents)}
         )
@@ -310,9 +311,11 @@ class Village:
         await asyncio.to_thread(encoder.load)  # weights load off the event loop, once
         return encoder
 
-    def _supervise(self, stack: contextlib.AsyncExitStack, service: LoopbackService) -> None:
-        """Restart ``service`` whenever it dies, until the village closes (the task is
-        cancelled before the service is stopped: callbacks unwind in reverse order)."""
+    async def _embedded(self, stack: contextlib.AsyncExitStack, service: S) -> S:
+        """Start ``service`` for this run and restart it whenever it dies, until the village
+        closes (the task is cancelled before the service is stopped: callbacks unwind in
+        reverse order)."""
+        await stack.enter_async_context(service)
 
         def restarted(message: str) -> None:
             self.events.emit("service_restarted", service=service.binary, message=message)
@@ -321,12 +324,8 @@ class Village:
             service.supervise(restarted), name=f"village.supervise[{service.binary}]"
         )
 
-        async def cancel() -> None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-
-        stack.push_async_callback(cancel)
+        stack.push_async_callback(cancel_and_wait, task)
+        return service
 
     def _write_run_info(self) -> None:
         """``run.json``: who runs this folder and where its services are (no secrets)."""

@@ -67,6 +67,7 @@ class WorkerSpec:
     mqtt_url: str
     world: str  # "none" or HOST:PORT
     admin_url: str | None = None  # handed over in the environment: it carries a token
+    shards: str | None = None  # world shards (agent_runtime/app/shards.py), also by environment
     duration: float | None = None
     agents: int | None = None
     llm: str | None = None
@@ -139,6 +140,10 @@ class WorkerPool:
         env = dict(os.environ)
         if self.spec.admin_url:
             env[ADMIN_URL_ENV] = self.spec.admin_url
+        if self.spec.shards:
+            from agent_runtime.app.shards import SHARDS_ENV
+
+            env[SHARDS_ENV] = self.spec.shards
         w.child = ChildProcess(
             f"worker[{w.k}]",
             self.spec.argv(w.k),

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.loader import ResolvedAgent
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.interfaces import Body, BotSpec, BotTransport
@@ -37,6 +38,7 @@ class WorldHandle:
     transport: BotTransport | None = None
     server: Any = None
     admin: Any = None  # bots.admin.AdminClient on the embedded world
+    router: Any = None  # agent_runtime.app.shards.ShardRouter when the world is sharded
 
     @property
     def join_address(self) -> str | None:
@@ -50,34 +52,44 @@ class WorldHandle:
             out.append(f"{desc.rstrip('.')} is at x={p.x}, y={p.y}, z={p.z}.")
         return out
 
+    def use_transport(self, transport: BotTransport) -> None:
+        """Bodies join through ``transport`` (one transport serves every shard)."""
+        self.transport = transport
+        if self.router is not None:
+            self.router.use_transport(transport)
+
     async def connect(self, spec: ResolvedAgent) -> Body:
+        """One agent's body: joined, placed at its spawn location and equipped (first login)."""
+        if self.router is not None:
+            body: Body = await self.router.connect(spec)
+            return body
         spawn = spec.spawn_location
         if self.transport is None:
             from agent_runtime.body.null import NullBody
 
             return NullBody(spec.name, Vec3(x=spawn.x, y=spawn.y, z=spawn.z) if spawn else None)
-        bot = BotSpec(
-            name=spec.name,
-            host=self.host,
-            port=self.port,
-            version=self.version,
-            spawn=(spawn.x, spawn.y, spawn.z) if spawn else None,
-        )
-        for attempt in range(1, CONNECT_ATTEMPTS + 1):
-            try:
-                body = await self.transport.connect(bot)
-                break
-            except Exception as err:  # the transport's own error types stay in bots/
-                if attempt == CONNECT_ATTEMPTS:
-                    raise WorldError(
-                        f"{spec.name} could not join {self.host}:{self.port} "
-                        f"after {attempt} attempts: {err}"
-                    ) from err
-                log.warning("%s: join attempt %d failed (%s); retrying", spec.name, attempt, err)
-                await asyncio.sleep(2.0 * attempt)
+        body = await self.join(spec.name, (spawn.x, spawn.y, spawn.z) if spawn else None)
         if self.admin is not None:
             await self._equip(spec)
         return body
+
+    async def join(self, name: str, spawn: tuple[float, float, float] | None) -> Body:
+        """Log a body in on this server (a few attempts); raises WorldError."""
+        if self.transport is None:
+            raise WorldError(f"{name} cannot join {self.host}:{self.port}: no bot transport")
+        bot = BotSpec(name=name, host=self.host, port=self.port, version=self.version, spawn=spawn)
+        for attempt in range(1, CONNECT_ATTEMPTS + 1):
+            try:
+                return await self.transport.connect(bot)
+            except Exception as err:  # the transport's own error types stay in bots/
+                if attempt == CONNECT_ATTEMPTS:
+                    raise WorldError(
+                        f"{name} could not join {self.host}:{self.port} "
+                        f"after {attempt} attempts: {err}"
+                    ) from err
+                log.warning("%s: join attempt %d failed (%s); retrying", name, attempt, err)
+                await asyncio.sleep(2.0 * attempt)
+        raise AssertionError("unreachable")
 
     async def _equip(self, spec: ResolvedAgent) -> None:
         """Embedded world: place the agent and hand out its starting inventory (first login only)."""
@@ -114,68 +126,112 @@ async def open_world(
 ) -> AsyncIterator[WorldHandle]:
     """Open the configured world. ``admin_url`` reaches the admin API of an embedded server
     that another process started (a worker's world is ``external`` plus that URL); with
-    ``bodies=False`` no bot transport is started (the coordinator of workers)."""
+    ``bodies=False`` no bot transport is started (the coordinator of workers). With
+    ``world.shards`` every shard's server is opened and bodies are routed between them
+    (agent_runtime/app/shards.py)."""
     w = cfg.world
     if w.kind == "none":
         yield WorldHandle(kind="none")
         return
     async with contextlib.AsyncExitStack() as stack:
-        handle = WorldHandle(kind=w.kind, host=w.host, port=w.port, version=w.version)
-        if w.kind == "embedded":
-            from bots.server_host import EmbeddedServer
+        if w.shards:
+            from agent_runtime.app.shards import open_shards
 
-            server = EmbeddedServer(
-                run_dir / "world",
-                host=w.host,
-                port=w.port or None,  # 0 = a free port
-                seed=w.seed if w.seed is not None else cfg.run.seed,
-                layout=w.layout,
-                log_path=run_dir / "logs" / "server.log",
-                admin_port=w.admin_port,
-            )
-            from bots.server_host import EmbeddedServerError
-
-            try:
-                await stack.enter_async_context(server)
-            except (EmbeddedServerError, OSError, TimeoutError) as err:
-                raise WorldError(
-                    f"the embedded Minecraft server did not start on {w.host}:{w.port or 'a free port'}: "
-                    f"{err} (see {run_dir / 'logs' / 'server.log'})"
-                ) from err
-            handle.server = server
-            _supervise_server(stack, server, events)
-            handle.port = server.port
-            handle.admin_url = server.admin_url
-            handle.places = dict(server.places)
-            from bots.admin import AdminClient
-
-            handle.admin = await stack.enter_async_context(AdminClient(str(server.admin_url)))
-            events.emit(
-                "world_started",
-                kind="embedded",
-                address=f"{w.host}:{server.port}",
-                admin_url=server.admin_address,  # never the token
-                places={k: [p.x, p.y, p.z] for k, p in server.places.items()},
-            )
+            handle = await open_shards(stack, cfg, run_dir, events)
         else:
-            await _check_reachable(w.host, w.port)
-        if w.kind != "embedded" and admin_url is not None:
-            from bots.admin import AdminClient
-
-            handle.admin_url = admin_url
-            handle.admin = await stack.enter_async_context(AdminClient(admin_url))
-            handle.places = await _places(handle.admin)
+            spot = ServerSpot(
+                kind=w.kind, host=w.host, port=w.port, admin_port=w.admin_port, layout=w.layout
+            )
+            handle = await open_server(stack, cfg, spot, run_dir, events, admin_url=admin_url)
         if not bodies:
             yield handle
             return
         from bots.transport import JSPyBridgeTransport
 
-        handle.transport = await stack.enter_async_context(
-            JSPyBridgeTransport(
-                bots_per_process=w.bots_per_process, seed=cfg.run.seed, spawn_timeout=60.0
+        handle.use_transport(
+            await stack.enter_async_context(
+                JSPyBridgeTransport(
+                    bots_per_process=w.bots_per_process,
+                    seed=cfg.run.seed,
+                    spawn_timeout=60.0,
+                    hearing_radius=w.hearing_radius,
+                )
             )
         )
         yield handle
+
+
+@dataclass(frozen=True)
+class ServerSpot:
+    """Where one server is (or is to be started): the world's, or one shard's."""
+
+    kind: str  # embedded | external
+    host: str
+    port: int
+    admin_port: int | None
+    layout: VillageLayout
+    shard: str | None = None  # None: the only world
+
+
+async def open_server(
+    stack: contextlib.AsyncExitStack,
+    cfg: VillageConfig,
+    spot: ServerSpot,
+    run_dir: Path,
+    events: EventLog,
+    *,
+    admin_url: str | None = None,
+) -> WorldHandle:
+    """Start (embedded) or check (external) one server; its handle has no transport yet."""
+    w = cfg.world
+    suffix = f"-{spot.shard}" if spot.shard else ""
+    handle = WorldHandle(kind=spot.kind, host=spot.host, port=spot.port, version=w.version)
+    if spot.kind == "embedded":
+        from bots.server_host import EmbeddedServer, EmbeddedServerError
+
+        log_path = run_dir / "logs" / f"server{suffix}.log"
+        server = EmbeddedServer(
+            run_dir / f"world{suffix}",
+            host=spot.host,
+            port=spot.port or None,  # 0 = a free port
+            seed=w.seed if w.seed is not None else cfg.run.seed,
+            layout=spot.layout,
+            log_path=log_path,
+            admin_port=spot.admin_port,
+        )
+        try:
+            await stack.enter_async_context(server)
+        except (EmbeddedServerError, OSError, TimeoutError) as err:
+            raise WorldError(
+                f"the embedded Minecraft server{suffix.replace('-', ' ')} did not start on "
+                f"{spot.host}:{spot.port or 'a free port'}: {err} (see {log_path})"
+            ) from err
+        handle.server = server
+        _supervise_server(stack, server, events)
+        handle.port = server.port
+        handle.admin_url = server.admin_url
+        handle.places = dict(server.places)
+        from bots.admin import AdminClient
+
+        handle.admin = await stack.enter_async_context(AdminClient(str(server.admin_url)))
+        extra = {"shard": spot.shard} if spot.shard else {}
+        events.emit(
+            "world_started",
+            kind="embedded",
+            address=f"{spot.host}:{server.port}",
+            admin_url=server.admin_address,  # never the token
+            places={k: [p.x, p.y, p.z] for k, p in server.places.items()},
+            **extra,
+        )
+        return handle
+    await _check_reachable(spot.host, spot.port)
+    if admin_url is not None:
+        from bots.admin import AdminClient
+
+        handle.admin_url = admin_url
+        handle.admin = await stack.enter_async_context(AdminClient(admin_url))
+        handle.places = await _places(handle.admin)
+    return handle
 
 
 async def _places(admin: Any) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from agent_runtime.bus.topics import matches
 from agent_runtime.interfaces import Bus, BusMessage, Subscription
+from agent_runtime.queues import get_or_none, put_dropping_oldest
 
 log = logging.getLogger(__name__)
 
@@ -36,10 +37,8 @@ class QueueSubscription(Subscription):
     def put(self, msg: BusMessage) -> None:
         if self.closed:
             return
-        if self._queue.full():
-            self._queue.get_nowait()
+        if put_dropping_oldest(self._queue, msg):
             self.dropped += 1
-        self._queue.put_nowait(msg)
         if self.on_put is not None:
             self.on_put()
 
@@ -47,10 +46,7 @@ class QueueSubscription(Subscription):
         return await self._queue.get()
 
     def get_nowait(self) -> BusMessage | None:
-        try:
-            return self._queue.get_nowait()
-        except asyncio.QueueEmpty:
-            return None
+        return get_or_none(self._queue)
 
     def close(self) -> None:
         self.closed = True
@@ -84,18 +80,27 @@ class LocalDispatch(Bus):
             if not subs:
                 del self._exact[sub.pattern]
 
+    def _targets(self, topic: str) -> list[QueueSubscription]:
+        subs = list(self._exact.get(topic, ()))
+        subs += [sub for sub in self._wild if matches(sub.pattern, topic)]
+        return subs
+
+    def _deliver(self, subs: list[QueueSubscription], topic: str, payload: dict[str, Any]) -> None:
+        msg = BusMessage(topic, payload)
+        for sub in subs:
+            sub.put(msg)
+        self.delivered += len(subs)
+
     def dispatch(self, topic: str, payload: dict[str, Any]) -> None:
         self.received += 1
-        msg = BusMessage(topic, payload)
-        for sub in self._exact.get(topic, ()):
-            sub.put(msg)
-            self.delivered += 1
-        for sub in self._wild:
-            if matches(sub.pattern, topic):
-                sub.put(msg)
-                self.delivered += 1
+        self._deliver(self._targets(topic), topic, payload)
 
     def dispatch_raw(self, topic: str, raw: bytes | bytearray | str) -> None:
+        """Decode and deliver; a message no local subscription wants is counted, not decoded."""
+        self.received += 1
+        subs = self._targets(topic)
+        if not subs:
+            return
         try:
             payload = json.loads(raw)
         except ValueError:
@@ -103,4 +108,4 @@ class LocalDispatch(Bus):
             return
         if not isinstance(payload, dict):
             payload = {"value": payload}
-        self.dispatch(topic, payload)
+        self._deliver(subs, topic, payload)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,4 +21,4 @@ class InMemoryBus(LocalDispatch):
 
     async def publish(self, topic: str, payload: Mapping[str, Any] | BaseModel) -> None:
         self.published += 1
-        self.dispatch(topic, json.loads(encode(payload)))
+        self.dispatch_raw(topic, encode(payload))

@@ -155,6 +155,7 @@ class MqttBus(LocalDispatch):
                 self.dispatch_raw(message.topic.value, payload)
 
     async def _sender(self, client: aiomqtt.Client) -> None:
+        task = asyncio.current_task()
         while True:
             topic, data = await self._outbox.get()
             try:
@@ -162,3 +163,7 @@ class MqttBus(LocalDispatch):
                 self.sent += 1
             finally:
                 self._outbox.task_done()
+            if task is not None and task.cancelling():
+                # a cancel that arrived while publish finished can be swallowed inside it
+                # (asyncio.wait_for in Python 3.11): honour it, or stopping the bus hangs
+                raise asyncio.CancelledError

@@ -8,6 +8,8 @@
 | ``piano/{run}/agent/{a}/goal``         | goal generation       | {goal, previous, brain}          |
 | ``piano/{run}/agent/{a}/event``        | runtime / body        | body events (death, kicked, ...) |
 | ``piano/{run}/agent/{a}/status``       | runtime               | {status: started/stopped, ...}   |
+| ``piano/{run}/agent/{a}/view3d/open``  | the web page          | {} (asks for a 3D view)          |
+| ``piano/{run}/agent/{a}/view3d``       | the body's process    | {url} or {error}                 |
 | ``piano/{run}/world/chat``             | perception (heard)    | {sender, message, whisper, to}   |
 | ``piano/{run}/world/event``            | experiments / world   | {kind, ...} e.g. tax_season_open |
 | ``piano/{run}/run/status``             | village               | {status, agents, t}              |
@@ -21,6 +23,16 @@ from __future__ import annotations
 
 def agent(run: str, name: str, kind: str) -> str:
     return f"piano/{run}/agent/{name}/{kind}"
+
+
+def view3d_request(run: str, name: str) -> str:
+    """Someone (the web page) asks for a 3D view from agent ``name``'s eyes."""
+    return agent(run, name, "view3d/open")
+
+
+def view3d(run: str, name: str) -> str:
+    """The answer to a ``view3d_request``: the viewer's loopback URL, or an error."""
+    return agent(run, name, "view3d")
 
 
 def world(run: str, kind: str) -> str:

@@ -5,7 +5,8 @@ or ``agent_templates``)::
 
     run:        seed, duration, time_scale, game_hours_per_second, id, out
     services:   redis / mqtt: "embedded" or a URL
-    world:      kind (embedded | external | none), host, port, version, seed, layout
+    world:      kind (embedded | external | none), host, port, version, seed, layout,
+                shards (several worlds, one region each: config/shards.py)
     llm:        provider (heuristic | openai), base_url, models per module, limits, budget
     modules:    preset (full | baseline | no_action_awareness | no_social) + per-module overrides
     bottleneck: which state sections the Cognitive Controller sees, with size limits
@@ -19,18 +20,26 @@ See ``configs/README.md`` for a commented example.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.llm import LLMSettings
 from agent_runtime.config.module_table import DEFAULT_CADENCES, MODULE_NAMES, PRESETS
+from agent_runtime.config.shards import ShardSettings, check_shards
 
 #: Minecraft versions the runtime's bodies are tested against (see shared/brief/WORLD.md).
 SUPPORTED_VERSIONS: tuple[str, ...] = ("1.16.5",)
 
-SECTION_NAMES: tuple[str, ...] = (
+SectionName = Literal[
     "identity",
     "perception",
     "working_memory",
@@ -42,7 +51,8 @@ SECTION_NAMES: tuple[str, ...] = (
     "awareness",
     "conversation",
     "reflection",
-)
+]
+SECTION_NAMES: tuple[SectionName, ...] = get_args(SectionName)
 
 _MC_NAME = re.compile(r"^[A-Za-z0-9_]{3,16}$")
 
@@ -89,6 +99,10 @@ class ServicesSettings(Strict):
         return v
 
 
+#: default hearing radius in blocks (configs/README.md, "Hearing")
+HEARING_RADIUS = 32.0
+
+
 class WorldSettings(Strict):
     kind: Literal["embedded", "external", "none"] = "none"
     host: str = "127.0.0.1"
@@ -98,6 +112,19 @@ class WorldSettings(Strict):
     layout: VillageLayout = Field(default_factory=VillageLayout)
     bots_per_process: int = Field(default=25, ge=1, le=200)
     admin_port: int | None = Field(default=None, ge=0, le=65535)
+    # blocks around the speaker within which public chat is heard (whispers: anywhere);
+    # null = everywhere the server delivers it. See configs/README.md ("Hearing").
+    hearing_radius: float | None = Field(default=HEARING_RADIUS, gt=0, le=1000)
+    # several worlds, one region each (agent_runtime/config/shards.py); empty = one world
+    shards: tuple[ShardSettings, ...] = ()
+
+    @field_validator("shards")
+    @classmethod
+    def _shards(
+        cls, v: tuple[ShardSettings, ...], info: ValidationInfo
+    ) -> tuple[ShardSettings, ...]:
+        check_shards(v, info.data.get("kind", "none"))
+        return v
 
     @field_validator("version")
     @classmethod
@@ -351,4 +378,8 @@ class VillageConfig(Strict):
         dup = sorted({n for n in names if lowered.count(n.lower()) > 1})
         if dup:
             raise ValueError(f"agent names must be unique (case-insensitive): {dup}")
+        budget = sum(s.max_bots for s in self.world.shards)
+        count = len(self.agents) + sum(t.count for t in self.agent_templates)
+        if self.world.shards and count > budget:
+            raise ValueError(f"{count} agents exceed the shards' bot budget ({budget} max_bots)")
         return self

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["extract_json", "schema_name", "strict_json_schema", "synthesise"]
+__all__ = ["extract_json", "grammar_schema", "schema_name", "strict_json_schema", "synthesise"]
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
@@ -80,6 +80,35 @@ def strict_json_schema(model: type[BaseModel]) -> tuple[dict[str, Any], bool]:
 
     shaped: dict[str, Any] = walk(schema)
     return shaped, strict
+
+
+def _nullable(node: Any) -> bool:
+    return isinstance(node, dict) and (
+        node.get("type") == "null"
+        or any(isinstance(a, dict) and a.get("type") == "null" for a in node.get("anyOf", ()))
+    )
+
+
+def grammar_schema(strict: dict[str, Any]) -> dict[str, Any]:
+    """A strict schema (:func:`strict_json_schema`) for a server that turns it into a grammar
+    (llama.cpp's ``json_object`` with ``schema``): a field that may be null is no longer
+    required, so the model may leave it out (the default, null, is filled in on parsing)
+    instead of writing ``"x": null`` for each; a slow local model pays for every token it
+    generates."""
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(n) for n in node]
+        if not isinstance(node, dict):
+            return node
+        node = {k: walk(v) for k, v in node.items()}
+        props = node.get("properties")
+        if isinstance(props, dict) and isinstance(node.get("required"), list):
+            node["required"] = [k for k in node["required"] if not _nullable(props.get(k))]
+        return node
+
+    shaped: dict[str, Any] = walk(strict)
+    return shaped
 
 
 # --- synthesis (for the simulated model) ----------------------------------------------

@@ -12,7 +12,10 @@ flight near what the endpoint serves without queueing:
 * requests granted while others were in flight are compared with their key's
   baseline; once ``judge_after`` of them were seen at the current limit, a mean
   ratio above ``tolerance`` means they queue in the server: the limit shrinks
-  by ``decrease`` (at most once per baseline latency);
+  by ``decrease`` (at most once per baseline latency), and that level is
+  remembered as a *ceiling*: the limit does not grow back to it for
+  ``refresh_after`` replies (a one-at-a-time server is not probed with a second
+  request every few calls, which would queue the controller behind it);
 * when no baseline exists after ``probe_after`` replies (e.g. two agents
   always asking at once), or none was refreshed for ``refresh_after``
   replies, the limit is 1 until one reply comes alone (a *probe*, as BBR's
@@ -75,6 +78,8 @@ class AdaptiveConcurrency:
         self._any: deque[float] = deque(maxlen=window)
         self._slow_start = True
         self._last_decrease = float("-inf")
+        self._ceiling: int | None = None  # a level where requests queued in the server
+        self._since_ceiling = 0  # replies since the ceiling was set
         self.service_s: float | None = None  # EWMA of slot hold times (successful calls)
         self.observed = 0
         self.decreases = 0
@@ -104,6 +109,9 @@ class AdaptiveConcurrency:
         """
         latency_s = max(latency_s, 1e-4)
         self.observed += 1
+        self._since_ceiling += 1
+        if self._ceiling is not None and self._since_ceiling > self.refresh_after:
+            self._ceiling = None  # probe that level again, once in a long while
         self.service_s = (
             latency_s if self.service_s is None else 0.8 * self.service_s + 0.2 * latency_s
         )
@@ -129,15 +137,18 @@ class AdaptiveConcurrency:
         mean = statistics.fmean(self._ratios) if judged else 1.0
         if judged and mean > self.tolerance:
             if now - self._last_decrease >= baseline:
+                self._ceiling, self._since_ceiling = int(self.limit), 0
                 self._shrink(self.decrease, now)
-        elif (
-            saturated
-            and (judged or in_flight <= 1)
-            and mean <= 1.15
-            and self.limit < self.max_limit
-        ):
+        elif saturated and (judged or in_flight <= 1) and mean <= 1.15 and self.limit < self._cap:
             step = 1.0 if self._slow_start else self.increase / self.limit
-            self._set(min(float(self.max_limit), self.limit + step))
+            self._set(min(self._cap, self.limit + step))
+
+    @property
+    def _cap(self) -> float:
+        """The highest limit allowed now: ``max_limit``, or just below a remembered ceiling."""
+        if self._ceiling is None:
+            return float(self.max_limit)
+        return max(1.0, min(float(self.max_limit), self._ceiling - 1e-3))
 
     def _set(self, limit: float) -> None:
         if int(limit) != int(self.limit):
@@ -148,7 +159,9 @@ class AdaptiveConcurrency:
 
     def note_service(self, seconds: float) -> None:
         """A slot was held ``seconds`` without a usable answer (e.g. until a timeout)."""
-        self.service_s = seconds if self.service_s is None else max(self.service_s, seconds)
+        # blended like a reply (not a maximum): one stuck request must not make every
+        # later estimate of the backlog shed requests the endpoint would serve in time
+        self.service_s = seconds if self.service_s is None else 0.8 * self.service_s + 0.2 * seconds
 
     def overloaded(self) -> None:
         """The endpoint answered 429 (too many requests)."""
@@ -173,6 +186,7 @@ class AdaptiveConcurrency:
             "max_seen": round(self.max_seen, 3),
             "decreases": self.decreases,
             "probes": self.probes,
+            "ceiling": self._ceiling,
             "overloads": self.overloads,
             "service_s_ewma": round(self.service_s, 4) if self.service_s is not None else None,
         }

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 
 from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, T
 from agent_runtime.llm.errors import (
@@ -39,31 +40,26 @@ TRIPPING: tuple[type[LLMError], ...] = (
 )
 
 
+@dataclass(eq=False)
 class Circuit:
     """The state of one endpoint, shared by every module and agent that calls it."""
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        threshold: int = 3,
-        open_s: float = 15.0,
-        max_open_s: float = 120.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        if threshold < 1 or open_s <= 0 or max_open_s < open_s:
+    name: str
+    _: KW_ONLY
+    threshold: int = 3
+    open_s: float = 15.0  # how long it opens next (doubles on each failed probe)
+    max_open_s: float = 120.0
+    clock: Callable[[], float] = time.monotonic
+    failures: int = field(default=0, init=False)
+    open_until: float | None = field(default=None, init=False)
+    opened: int = field(default=0, init=False)  # how many times it opened
+    skipped: int = field(default=0, init=False)  # calls answered by the open circuit
+    _probing: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        if self.threshold < 1 or self.open_s <= 0 or self.max_open_s < self.open_s:
             raise ValueError("need threshold >= 1 and 0 < open_s <= max_open_s")
-        self.name = name
-        self.threshold = threshold
-        self.base_open_s = open_s
-        self.max_open_s = max_open_s
-        self.clock = clock
-        self.failures = 0
-        self.open_until: float | None = None
-        self.open_s = open_s
-        self.opened = 0  # how many times it opened
-        self.skipped = 0  # calls answered by the open circuit
-        self._probing = False
+        self.base_open_s = self.open_s
 
     @property
     def state(self) -> str:

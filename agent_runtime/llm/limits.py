@@ -4,7 +4,9 @@
 (requests per minute, tokens per minute). A caller holds a
 :meth:`Limiter.slot` around each HTTP request. Waiting callers are served by
 priority (:class:`~agent_runtime.llm.priority.Priority`: the controller
-before goals before importance ratings), FIFO within a priority; the token
+before goals before importance ratings); within a priority, the agent served
+least recently goes first (FIFO among equals), so on a slow one-slot server
+two agents take turns instead of one of them being shed every time; the token
 buckets serve their waiters FIFO.
 
 No caller waits longer than its priority's deadline (and never longer than
@@ -151,6 +153,7 @@ class Slot:
 @dataclass(order=True, slots=True)
 class _Waiter:
     priority: int
+    served: float  # when its agent was last granted a slot (-inf: never)
     seq: int
     future: asyncio.Future[None] = field(compare=False)
 
@@ -203,6 +206,8 @@ class Limiter:
         self.wait_s_max_by_priority: dict[str, float] = {}
         self._watchers: list[tuple[Callable[[Limiter], bool], asyncio.Future[None]]] = []
         self._high_seen_at = float("-inf")
+        self._holding: set[Slot] = set()  # slots granted and not yet released
+        self._served_at: dict[str, float] = {}  # agent -> when it was last granted a slot
 
     async def wait_for(self, predicate: Callable[[Limiter], bool]) -> None:
         """Wait until ``predicate(limiter)`` holds (tests and tools; bound it with a timeout)."""
@@ -229,22 +234,34 @@ class Limiter:
     def queued(self) -> int:
         return sum(1 for w in self._waiters if not w.future.done())
 
-    def queued_ahead(self, priority: Priority) -> int:
-        """Waiters that would be served before a new request of ``priority``."""
-        return sum(1 for w in self._waiters if w.priority <= priority and not w.future.done())
+    def queued_ahead(self, priority: Priority, served: float = float("inf")) -> int:
+        """Waiters that would be served before a new request of ``priority`` whose agent was
+        last served at ``served`` (default: just now, behind every waiter of its class)."""
+        return sum(
+            1
+            for w in self._waiters
+            if (w.priority, w.served) <= (priority, served) and not w.future.done()
+        )
 
-    def expected_wait_s(self, priority: Priority) -> float | None:
+    def _served(self, agent: str) -> float:
+        return self._served_at.get(agent, float("-inf")) if agent else float("inf")
+
+    def expected_wait_s(self, priority: Priority, served: float = float("inf")) -> float | None:
         """Estimated wait for a slot for a new request of ``priority`` (None: not known yet)."""
-        ahead = self.queued_ahead(priority)
+        ahead = self.queued_ahead(priority, served)
         free = self.limit - self.in_flight
         if free > ahead:
             return 0.0
         service = self.concurrency_control.service_s
         if service is None:
             return None
-        # each slot frees about once per service time, the first after half of one on
-        # average; we need (ahead - free + 1) of them
-        return (ahead - max(free, 0) + 0.5) * service / self.limit
+        # we need (ahead - free + 1) slots: the first when the longest-held request in
+        # flight is done (a service time after its grant; half of one if none is known),
+        # each next one about every service time / limit
+        now = time.monotonic()
+        held = [now - slot.granted_at for slot in self._holding]
+        first = max(0.0, service - max(held)) if held else 0.5 * service
+        return first + (ahead - max(free, 0)) * service / self.limit
 
     def behind(self, priority: Priority) -> bool:
         """True when a new request of ``priority`` would probably miss its deadline."""
@@ -263,23 +280,30 @@ class Limiter:
         module: str = "",
         priority: Priority | None = None,
         deadline_s: float | None = None,
+        agent: str = "",
     ) -> AsyncIterator[Slot]:
-        """Hold one request slot; raises :class:`LLMShed` if none comes within the deadline."""
+        """Hold one request slot; raises :class:`LLMShed` if none comes within the deadline.
+
+        ``agent`` (optional) orders waiters of one priority: least recently served first."""
         prio = priority if priority is not None else self.policy.priority(module)
         deadline = self._deadline(prio, deadline_s)
+        served = self._served(agent)
         t0 = time.monotonic()
         if prio == Priority.HIGH:
             self._high_seen_at = t0
-        if not self._can_grant_now(prio):
-            # the first in line of its class always waits (up to its deadline) for the next
-            # free slot; behind others, it is shed at once when they cannot all be served
-            # within its deadline
-            expected = self.expected_wait_s(prio) if self.queued_ahead(prio) else None
+        if not self._can_grant_now(prio, served):
+            # the first in line always waits (up to its deadline) for the next free slot;
+            # behind others, it is shed at once when they cannot all be served within its
+            # deadline
+            ahead = self.queued_ahead(prio, served)
+            expected = self.expected_wait_s(prio, served) if ahead else None
             if expected is not None and expected > deadline:
                 raise self._shed(prio, "backlog", 0.0, deadline, expected)
-            await self._wait_turn(prio, deadline, t0)
+            await self._wait_turn(prio, served, deadline, t0)
         else:
             self._take()
+        if agent:
+            self._served_at[agent] = time.monotonic()
         saturated = self.in_flight >= self.limit
         in_flight = self.in_flight
         taken_requests = 0.0
@@ -314,9 +338,11 @@ class Limiter:
             saturated=saturated,
             in_flight=in_flight,
         )
+        self._holding.add(slot)
         try:
             yield slot
         finally:
+            self._holding.discard(slot)
             if slot.ok:
                 self.concurrency_control.observe(
                     module,
@@ -328,10 +354,10 @@ class Limiter:
 
     # --- the queue ----------------------------------------------------------------------
 
-    def _can_grant_now(self, priority: Priority) -> bool:
+    def _can_grant_now(self, priority: Priority, served: float) -> bool:
         return (
             self.in_flight < self.limit
-            and self.queued_ahead(priority) == 0
+            and self.queued_ahead(priority, served) == 0
             and not self._reserved_for_high(priority)
         )
 
@@ -376,9 +402,11 @@ class Limiter:
             self._take()
             waiter.future.set_result(None)
 
-    async def _wait_turn(self, priority: Priority, deadline: float, t0: float) -> None:
+    async def _wait_turn(
+        self, priority: Priority, served: float, deadline: float, t0: float
+    ) -> None:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._waiters, _Waiter(int(priority), next(self._seq), future))
+        heapq.heappush(self._waiters, _Waiter(int(priority), served, next(self._seq), future))
         self._changed()
         try:
             async with asyncio.timeout(deadline):

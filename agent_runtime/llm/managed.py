@@ -65,6 +65,7 @@ class ManagedLanguageModel(LanguageModel):
                     module=request.module,
                     priority=options.priority,
                     deadline_s=options.deadline_s,
+                    agent=request.agent,
                 ) as slot:
                     try:
                         result = await self.inner.complete(request)

@@ -55,7 +55,12 @@ from pydantic import ValidationError
 
 from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, Message, T, Usage
 from agent_runtime.llm import _prompts
-from agent_runtime.llm._schema import extract_json, schema_name, strict_json_schema
+from agent_runtime.llm._schema import (
+    extract_json,
+    grammar_schema,
+    schema_name,
+    strict_json_schema,
+)
 from agent_runtime.llm.calls import current_options, current_trace
 from agent_runtime.llm.errors import (
     LLMConnectionError,
@@ -297,7 +302,7 @@ class OpenAILanguageModel(LanguageModel):
             if trace is not None:
                 trace.mode = mode
             try:
-                async with self._slot(estimate, request.module) as slot:
+                async with self._slot(estimate, request.module, request.agent) as slot:
                     reply = await self._send(request, messages, mode, schema, strict, slot)
             except LLMLimiterTimeout as exc:
                 call.attempts -= 1  # no request went out
@@ -389,13 +394,17 @@ class OpenAILanguageModel(LanguageModel):
         return retries
 
     @contextlib.asynccontextmanager
-    async def _slot(self, estimate: int, module: str) -> AsyncIterator[Slot | None]:
+    async def _slot(self, estimate: int, module: str, agent: str) -> AsyncIterator[Slot | None]:
         if self.limiter is None:
             yield None
         else:
             options = current_options()
             async with self.limiter.slot(
-                estimate, module=module, priority=options.priority, deadline_s=options.deadline_s
+                estimate,
+                module=module,
+                priority=options.priority,
+                deadline_s=options.deadline_s,
+                agent=agent,
             ) as slot:
                 yield slot
 
@@ -419,7 +428,7 @@ class OpenAILanguageModel(LanguageModel):
                 },
             }
         elif mode == "json_object_schema":
-            response_format = {"type": "json_object", "schema": schema}
+            response_format = {"type": "json_object", "schema": grammar_schema(schema)}
         elif mode == "json_object":
             response_format = {"type": "json_object"}
         temperature = self.temperature if self.temperature is not None else request.temperature
@@ -494,8 +503,11 @@ def _messages(turns: list[Message], mode: Mode, schema: dict[str, Any]) -> list[
     if mode == "json_object_schema":
         # the server's grammar enforces the schema; the field names tell the model what
         # it is filling in, at a fraction of the schema's prompt tokens
-        fields = ", ".join(schema.get("properties", {})) or "(any)"
-        text = _prompts.render("json_fields", fields=fields)
+        props = schema.get("properties", {})
+        required = set(grammar_schema(schema).get("required", ()))
+        fields = ", ".join(k for k in props if k in required) or "(none)"
+        optional = ", ".join(k for k in props if k not in required) or "(none)"
+        text = _prompts.render("json_fields", fields=fields, optional=optional)
     else:
         # JSON mode / prompt mode: the whole schema travels as an instruction
         # (OpenAI's JSON mode also requires the word "JSON" in the messages).

@@ -10,13 +10,15 @@ the runtime: ``run_started``, ``run_stopped``, ``decision``, ``speech``,
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import time
 from collections import Counter
 from pathlib import Path
 from typing import IO, Any
+
+from agent_runtime.queues import put_dropping_oldest
+from agent_runtime.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +45,7 @@ class EventLog:
 
     async def __aexit__(self, *exc: object) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None
         self._drain()
         if self._file is not None:
@@ -67,10 +67,8 @@ class EventLog:
         if self._file is None:
             return record
         line = json.dumps(record, default=str, separators=(",", ":"))
-        if self._queue.full():
-            self._queue.get_nowait()
+        if put_dropping_oldest(self._queue, line):
             self.dropped += 1
-        self._queue.put_nowait(line)
         return record
 
     def _drain(self, first: str | None = None) -> None:

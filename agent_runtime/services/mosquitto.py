@@ -12,10 +12,7 @@ from agent_runtime.services.service import LoopbackService
 class MosquittoBroker(LoopbackService):
     binary = "mosquitto"
     log_name = "mosquitto.log"
-
-    @property
-    def url(self) -> str:
-        return f"mqtt://{self.host}:{self.port}"
+    url_format = "mqtt://{host}:{port}"
 
     def command(self, binary: str) -> list[str]:
         conf = self.data_dir / "mosquitto.conf"

@@ -15,10 +15,7 @@ __all__ = ["RedisServer", "ServiceError", "find_binary"]
 class RedisServer(LoopbackService):
     binary = "redis-server"
     log_name = "redis.log"
-
-    @property
-    def url(self) -> str:
-        return f"redis://{self.host}:{self.port}/0"
+    url_format = "redis://{host}:{port}/0"
 
     def command(self, binary: str) -> list[str]:
         return [

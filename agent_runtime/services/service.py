@@ -40,6 +40,7 @@ def find_binary(name: str, extra_dirs: tuple[str, ...] = ("/usr/sbin", "/usr/bin
 class LoopbackService(abc.ABC):
     binary: str  # the executable's name, looked up on PATH and in /usr/sbin
     log_name: str  # the log file in data_dir
+    url_format: str  # the clients' URL, from {host} and {port}
 
     def __init__(
         self,
@@ -58,8 +59,8 @@ class LoopbackService(abc.ABC):
         self.restarts = 0
 
     @property
-    @abc.abstractmethod
-    def url(self) -> str: ...
+    def url(self) -> str:
+        return self.url_format.format(host=self.host, port=self.port)
 
     @property
     def pid(self) -> int | None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -267,20 +267,6 @@ SECTION_WRITERS: dict[str, str] = {
     "conversation": "talking",
     "reflection": "reflection",
 }
-
-SectionName = Literal[
-    "identity",
-    "perception",
-    "working_memory",
-    "goals",
-    "plan",
-    "social",
-    "decision",
-    "action",
-    "awareness",
-    "conversation",
-    "reflection",
-]
 
 
 def default_section(name: str) -> Section:

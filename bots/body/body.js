@@ -48,6 +48,7 @@ class Body {
     this.random = seededRandom(`${opts.seed || 0}:${spec.name}`)
     this.runner = new SkillRunner(this, emitOutcome, { stuckMs: opts.stuckMs })
     this._firstSpawn = null
+    this.viewer = null
   }
 
   emit (kind, data) { this._emit(kind, data || {}) }
@@ -110,6 +111,7 @@ class Body {
 
   _onSpawn (bot) {
     if (bot !== this.bot) return
+    if (this.viewer && this.viewer.bot !== bot) { this.viewer.bot = bot; this.viewer.rebind(bot) }
     const wasConnected = this.connected
     this.connected = true
     this.spawnedAt = Date.now()
@@ -152,9 +154,26 @@ class Body {
 
   observe () { return observe.snapshot(this) }
 
+  /** Serve a 3D view from this body's eyes on loopback (once; later calls reuse it). */
+  async startViewer (opts) {
+    if (!this.viewer) {
+      const { BodyViewer } = require('./lib/viewer') // loaded only when someone looks
+      const viewer = new BodyViewer(this, opts)
+      viewer.bot = this.bot
+      await viewer.start()
+      this.viewer = viewer
+    }
+    return this.viewer.info()
+  }
+
+  stopViewer () {
+    if (this.viewer) { this.viewer.close(); this.viewer = null }
+  }
+
   /** Leave the server for good; resolves once the connection ended (or after 3 s). */
   quit () {
     this.quitting = true
+    this.stopViewer()
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer)
     this.runner.cancel('cancelled', 'body shut down')
     const bot = this.bot

@@ -47,6 +47,10 @@ class BodyGroup {
     return this._body(botId).runner.cancel('cancelled', reason || 'cancelled by the controller')
   }
 
+  startViewer (botId, opts) { return this._body(botId).startViewer(opts || {}) }
+
+  stopViewer (botId) { this._body(botId).stopViewer(); return true }
+
   async quitBot (botId) {
     const body = this.bodies.get(botId)
     if (!body) return false

@@ -114,7 +114,8 @@ class BodyHost {
       seed: opts.seed ?? 0,
       spawnTimeoutMs: opts.spawn_timeout_ms ?? 30000,
       notableRadius: opts.notable_radius ?? 16,
-      pathTickMs: opts.path_tick_ms ?? 10
+      pathTickMs: opts.path_tick_ms ?? 10,
+      hearingRadius: opts.hearing_radius ?? null
     }
     this.sink = sink
     this.outbox = []
@@ -234,6 +235,16 @@ class BodyHost {
       return String(await this._shardOf(botId).call('cancelSkill', [botId, reason]))
     } catch (err) {
       return 'false'
+    }
+  }
+
+  /** A 3D view from the body's eyes: ``{ok, port}`` (loopback), started once per body. */
+  async startViewer (botId, optsJson) {
+    try {
+      const info = await this._shardOf(botId).call('startViewer', [botId, JSON.parse(optsJson || '{}')])
+      return JSON.stringify({ ok: true, ...info })
+    } catch (err) {
+      return JSON.stringify({ ok: false, error: String(err && err.message ? err.message : err) })
     }
   }
 

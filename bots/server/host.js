@@ -33,6 +33,7 @@ const PLUGIN_ORDER = [
   'chunks', // chunks follow a teleport / jump (flying-squid skipped them while a send ran)
   'combat', // weapon damage, knockback, killed mobs removed, loot
   'village', // spawn point, animals
+  'wild', // animals of the wild beyond the village
   'admin_api'
 ]
 

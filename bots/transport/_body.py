@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from agent_runtime.interfaces import Body, BotSpec
+from agent_runtime.queues import get_or_none, until_closed
 from agent_runtime.world import (
     SKILL_TIMEOUTS,
     BodyEvent,
@@ -214,19 +215,21 @@ class MineflayerBody(Body):
         self._check_open()
         await self._transport._call("cancelSkill", self.name, "cancelled by the controller")
 
-    async def events(self) -> AsyncIterator[BodyEvent]:
-        while True:
-            item = await self._events.get()
-            if item is None:
-                return
-            yield item
+    async def open_viewer(self) -> int:
+        """Serve a 3D view from this body's eyes (prismarine-viewer, in the body's own Node
+        process, on 127.0.0.1); returns its port. Started once; later calls reuse it."""
+        self._check_open()
+        reply = json.loads(await self._transport._call("startViewer", self.name, "{}"))
+        if not reply.get("ok"):
+            raise BodyError(f"{self.name}: 3D view failed: {reply.get('error', 'unknown error')}")
+        return int(reply["port"])
+
+    def events(self) -> AsyncIterator[BodyEvent]:
+        return until_closed(self._events)
 
     def next_event_nowait(self) -> BodyEvent | None:
         """The oldest queued event, or None when the queue is empty (for polling consumers)."""
-        try:
-            return self._events.get_nowait()
-        except asyncio.QueueEmpty:
-            return None
+        return get_or_none(self._events)
 
     # --- lifecycle ----------------------------------------------------------------
 

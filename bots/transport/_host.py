@@ -50,7 +50,9 @@ class HostTransport(BotTransport):
     detector), ``reconnect_base`` / ``reconnect_max`` (capped jittered backoff),
     ``view_distance`` (mineflayer), ``notable_radius`` (blocks scanned for the
     observation), ``path_tick_ms`` (A* time slice per tick and bot), ``seed``
-    (per-body RNG, e.g. explore directions).
+    (per-body RNG, e.g. explore directions), ``hearing_radius`` (blocks around the
+    speaker within which a body hears public chat, from the speaker's position as its
+    client sees it; whispers are heard anywhere; None = all chat the server delivers).
     """
 
     def __init__(
@@ -68,6 +70,7 @@ class HostTransport(BotTransport):
         path_tick_ms: int = 10,
         seed: int = 0,
         latency_samples: int = 100_000,
+        hearing_radius: float | None = None,
     ) -> None:
         if bots_per_process < 0:
             raise ValueError("bots_per_process must be >= 0 (0 = all bots in the host process)")
@@ -79,6 +82,8 @@ class HostTransport(BotTransport):
             raise ValueError("need 0 < reconnect_base <= reconnect_max")
         if not 1 <= notable_radius <= 64 or not 1 <= path_tick_ms <= 50:
             raise ValueError("need 1 <= notable_radius <= 64 and 1 <= path_tick_ms <= 50")
+        if hearing_radius is not None and not hearing_radius > 0:
+            raise ValueError("hearing_radius must be positive (None = hear all chat)")
         self.bots_per_process = bots_per_process
         self.call_timeout = call_timeout
         self.spawn_timeout = spawn_timeout
@@ -93,6 +98,7 @@ class HostTransport(BotTransport):
             "spawn_timeout_ms": int(spawn_timeout * 1000),
             "notable_radius": notable_radius,
             "path_tick_ms": path_tick_ms,
+            "hearing_radius": hearing_radius,
         }
         self._loop: asyncio.AbstractEventLoop | None = None
         self._open = False

@@ -34,7 +34,9 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["JSPyBridgeTransport"]
 
-_HOST_METHODS = ("spawnBot", "observe", "runSkill", "cancelSkill", "quitBot", "shutdown", "info")
+_HOST_METHODS = (
+    "spawnBot", "observe", "runSkill", "cancelSkill", "startViewer", "quitBot", "shutdown", "info"
+)
 
 
 class JSPyBridgeTransport(HostTransport):

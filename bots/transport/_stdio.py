@@ -17,6 +17,7 @@ import logging
 import time
 from typing import Any
 
+from agent_runtime.tasks import cancel_and_wait
 from bots.node import node_env, node_executable, require_node_modules
 from bots.transport._errors import BodyClosedError, BridgeCallError
 from bots.transport._host import BODY_DIR, HostTransport
@@ -166,8 +167,6 @@ class StdioTransport(HostTransport):
                     proc.kill()
                 await proc.wait()
         if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
+            await cancel_and_wait(self._reader)
             self._reader = None
         self._bodies.clear()

@@ -1,17 +1,19 @@
 """Item progression: how many unique items do lone explorers acquire over time?
 
 ``agents`` explorers are spawned ``spawn_spacing`` blocks apart on a ring (no interaction)
-with empty inventories. Every ``sample_every_s`` each agent's inventory is read (admin API
-in the embedded world, else the agent's perceived inventory) and the set of item kinds it
-has ever held grows. Outputs: ``items.csv`` (per agent over time), ``totals.csv`` (collective
-unique items over time), ``metrics.json``, plots and ``report.md``.
+with empty inventories. Each first acquisition of a kind of item is recorded when it happens
+(skill outcomes' inventory deltas and the body's item pickups, from the run's event log), and
+every ``sample_every_s`` each agent's inventory is read (admin API in the embedded world, else
+the agent's perceived inventory) as a cross-check. Outputs: ``acquisitions.csv``,
+``items.csv`` (per agent and inventory read), ``metrics.json``, plots and ``report.md``.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections import Counter, defaultdict
+import random
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -20,36 +22,14 @@ from pydantic import Field
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.config.names import generate_names
-from experiments import metrics as M
-from experiments import plots
-from experiments.common import (
-    Condition,
-    ExperimentFile,
-    ExperimentOptions,
-    RunSpec,
-    Strict,
-    Timeline,
-    brain_label,
-    brains_seen,
-    parse_protocol,
-    plan_runs,
-    read_events,
-    run_village,
-    write_csv,
-    write_json,
-)
-from experiments.report import (
-    is_pipeline_check,
-    md_table,
-    paper_column,
-    paper_section,
-    report_header,
-)
+from experiments import common, plots
+from experiments.item_progression import recompute
+from experiments.runner_base import RunBook, parse_protocol
 
 log = logging.getLogger(__name__)
 
 
-class ItemProtocol(Strict):
+class ItemProtocol(common.Strict):
     duration_s: float = Field(default=1800.0, gt=0)
     sample_every_s: float = Field(default=30.0, gt=0)
     agents: int = Field(default=25, ge=1)
@@ -60,27 +40,30 @@ class ItemProtocol(Strict):
     confidence: float = Field(default=0.95, gt=0, lt=1)
 
 
-def spawn_ring(n: int, spacing: float, cx: float, cz: float, y: float) -> list[dict[str, float]]:
-    """``n`` points on a circle whose neighbours are ``spacing`` blocks apart."""
+def spawn_ring(
+    n: int, spacing: float, cx: float, cz: float, y: float, turn: float = 0.0
+) -> list[dict[str, float]]:
+    """``n`` points on a circle whose neighbours are ``spacing`` blocks apart, the first at
+    angle ``turn`` (radians; a run's seed turns the ring, so repeats start in other places)."""
     if n == 1:
         return [{"x": cx, "y": y, "z": cz}]
     radius = spacing / (2 * math.sin(math.pi / n))
     return [
-        {"x": round(cx + radius * math.cos(2 * math.pi * i / n), 1), "y": y,
-         "z": round(cz + radius * math.sin(2 * math.pi * i / n), 1)}
+        {"x": round(cx + radius * math.cos(turn + 2 * math.pi * i / n), 1), "y": y,
+         "z": round(cz + radius * math.sin(turn + 2 * math.pi * i / n), 1)}
         for i in range(n)
     ]
 
 
-def make_config(p: ItemProtocol, opts: ExperimentOptions) -> Any:
-    def build(data: dict[str, Any], cond: Condition, seed: int) -> VillageConfig:
-        import random
-
+def make_config(p: ItemProtocol, opts: common.ExperimentOptions) -> Any:
+    def build(data: dict[str, Any], cond: common.Condition, seed: int) -> VillageConfig:
+        rng = random.Random(seed)
         n = opts.agents or p.agents
-        names = generate_names(n, random.Random(seed), set(), None)
+        names = generate_names(n, rng, set(), None)
         layout = data.get("world", {}).get("layout", {})
         spawns = spawn_ring(n, p.spawn_spacing, float(layout.get("centre_x", 0)),
-                            float(layout.get("centre_z", 0)), p.spawn_y)
+                            float(layout.get("centre_z", 0)), p.spawn_y,
+                            turn=rng.uniform(0, 2 * math.pi))
         data["agents"] = [
             {"name": name, "traits": list(p.traits), "inventory": {},
              "spawn_location": s if p.spread_spawns else None}
@@ -92,17 +75,47 @@ def make_config(p: ItemProtocol, opts: ExperimentOptions) -> Any:
     return build
 
 
-async def _one_run(spec: RunSpec, opts: ExperimentOptions, p: ItemProtocol) -> dict[str, Any]:
+class Acquisitions:
+    """The first acquisition of each kind of item by each agent, when it happens: positive
+    inventory deltas of skill outcomes (gather, craft, smelt, ...) and the body's
+    ``item_picked_up`` events, both seen on the run's event log; a sampled inventory adds any
+    kind these missed (e.g. a pickup whose item the body could not name) at the sample's time."""
+
+    def __init__(self, tl: common.Timeline) -> None:
+        self.tl = tl
+        self.seen: dict[str, set[str]] = defaultdict(set)
+        self.rows: list[dict[str, Any]] = []
+
+    def add(self, agent: str, items: Any, source: str) -> None:
+        for item in items:
+            if item and item not in self.seen[agent]:
+                self.seen[agent].add(item)
+                self.rows.append({"agent": agent, "t": round(self.tl.now(), 3), "item": item,
+                                  "source": source, "unique_cumulative": len(self.seen[agent])})
+
+    def on_event(self, record: dict[str, Any]) -> None:
+        agent = record.get("agent")
+        if not agent:
+            return
+        if record.get("type") == "skill_outcome":
+            delta = record.get("delta") or {}
+            skill = str((record.get("call") or {}).get("skill", ""))
+            self.add(agent, sorted(k for k, v in delta.items() if v > 0), f"skill:{skill}")
+        elif record.get("type") == "body_event" and record.get("kind") == "item_picked_up":
+            self.add(agent, [str((record.get("data") or {}).get("item") or "")], "pickup")
+
+
+async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions, p: ItemProtocol) -> dict[str, Any]:
     import contextlib
 
     from agent_runtime.state.sections import Perception
 
     rows: list[dict[str, Any]] = []
-    seen: dict[str, set[str]] = defaultdict(set)
     source = {"by": "perception"}
+    found: list[Acquisitions] = []
 
-    async def sample(village: Any, tl: Timeline, admin: Any) -> None:
-        t = round(tl.now(), 3)
+    async def sample(village: Any, acq: Acquisitions, admin: Any) -> None:
+        t = round(acq.tl.now(), 3)
         for name in village.agents:
             inv: dict[str, int] = {}
             if admin is not None:
@@ -114,11 +127,15 @@ async def _one_run(spec: RunSpec, opts: ExperimentOptions, p: ItemProtocol) -> d
             else:
                 obs = village.store.agent(name).get("perception", Perception).observation
                 inv = dict(obs.inventory)
-            seen[name].update(k for k, v in inv.items() if v > 0)
+            acq.add(name, sorted(k for k, v in inv.items() if v > 0), "inventory_sample")
             rows.append({"agent": name, "t": t, "unique_now": len(inv),
-                         "unique_cumulative": len(seen[name]), "items": sorted(seen[name])})
+                         "unique_cumulative": len(acq.seen[name]),
+                         "items": sorted(acq.seen[name])})
 
-    async def during(village: Any, tl: Timeline) -> None:
+    async def during(village: Any, tl: common.Timeline) -> None:
+        acq = Acquisitions(tl)
+        found.append(acq)
+        village.events.add_listener(acq.on_event)
         async with contextlib.AsyncExitStack() as stack:
             admin = None
             if getattr(village.world, "admin_url", None):
@@ -129,110 +146,81 @@ async def _one_run(spec: RunSpec, opts: ExperimentOptions, p: ItemProtocol) -> d
             k = 0
             while True:
                 await tl.until(k * p.sample_every_s)
-                await sample(village, tl, admin)
+                await sample(village, acq, admin)
                 k += 1
 
-    await run_village(spec, opts, p.duration_s, during)
-    events = read_events(spec.run_dir)
-    return {"rows": rows, "brains": brains_seen(events), "measured_by": source["by"]}
+    await common.run_village(spec, opts, p.duration_s, during)
+    return {"rows": rows, "acquisitions": [r for a in found for r in a.rows],
+            "measured_by": source["by"]}
 
 
-async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path) -> dict[str, Any]:
+async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOptions, out: Path) -> dict[str, Any]:
     p: ItemProtocol = parse_protocol(exp, ItemProtocol, out / "config.yaml")
-    all_rows: list[dict[str, Any]] = []
-    totals: list[dict[str, Any]] = []
-    brains: Counter[str] = Counter()
-    configured = ""
-    finals: dict[str, list[float]] = defaultdict(list)
-    collective: dict[str, list[float]] = defaultdict(list)
-    curves: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    book = RunBook(exp, opts, out)
     measured: set[str] = set()
-    for spec in plan_runs(exp, opts, out, make_config(p, opts)):
-        configured = brain_label(spec.config)
-        if opts.progress:
-            opts.progress(f"run {spec.label} ({len(spec.config.agents)} agents)")
+    for spec in book.runs(make_config(p, opts)):
         run = await _one_run(spec, opts, p)
-        brains.update(run["brains"])
+        book.done(spec, len(spec.config.agents))
         measured.add(run["measured_by"])
-        cond = spec.condition.name
-        tag = {"condition": cond, "repeat": spec.repeat}
-        all_rows += [{**tag, **r} for r in run["rows"]]
-        by_t: dict[float, list[dict[str, Any]]] = defaultdict(list)
-        for r in run["rows"]:
-            by_t[r["t"]].append(r)
-        union: set[str] = set()
-        for i, t in enumerate(sorted(by_t)):
-            for r in by_t[t]:
-                union.update(r["items"])
-                curves[cond][i].append(r["unique_cumulative"])
-            totals.append({**tag, "sample": i, "t": t, "collective_unique": len(union)})
-        last: dict[str, int] = {}
-        for r in run["rows"]:
-            last[r["agent"]] = r["unique_cumulative"]
-        finals[cond] += [float(v) for v in last.values()]
-        collective[cond].append(float(len(union)))
-    write_csv(out / "items.csv", all_rows,
-              ["condition", "repeat", "agent", "t", "unique_now", "unique_cumulative", "items"])
-    write_csv(out / "totals.csv", totals,
-              ["condition", "repeat", "sample", "t", "collective_unique"])
+        book.collect(spec, items=run["rows"], acquisitions=run["acquisitions"])
+    book.write("items", recompute.ITEM_FIELDS)
+    book.write("acquisitions", recompute.ACQUISITION_FIELDS)
+    figs = recompute.figures(out)
+    _plots(out, figs, recompute.read_items(out))
+    text = ("\n\nAcquisitions are recorded when they happen (`acquisitions.csv`: the first "
+            "time each agent got each kind of item, from skill outcomes' inventory deltas and "
+            "the body's item pickups; a kind first seen in an inventory read is recorded at "
+            f"that read). Inventories read by: {', '.join(sorted(measured))}, every "
+            f"{p.sample_every_s:g} protocol s (`items.csv`: the mean curve with CI). Unique "
+            "items = kinds of item an agent has acquired so far; collective = kinds acquired by "
+            "any agent of a run. The step curve `plots/unique_items_steps.png` has a step at "
+            "every acquisition. Spawns: a ring around the village centre with neighbours "
+            f"{p.spawn_spacing:g} blocks apart, turned by each run's seed.\n\nRaw data: "
+            "`acquisitions.csv`, `items.csv`, `runs.csv`; `python -m experiments.item_progression.recompute OUT` "
+            "recomputes every figure above from them.\n\nPlots: `plots/unique_items_mean.png`, "
+            "`plots/unique_items_steps.png`, "
+            "`plots/unique_items_collective.png`, `plots/unique_items_agents_<condition>.png`.\n")
+    return book.finish("Item progression", p, figs, recompute.tables(out, figs), text,
+                       {"measured_by": sorted(measured)})
 
-    summary: dict[str, Any] = {}
-    series: dict[str, tuple[list[float], list[float]]] = {}
-    bands: dict[str, tuple[list[float], list[float]]] = {}
-    for cond, vals in finals.items():
-        ci = M.mean_ci(vals, p.confidence, (0, math.inf))
-        summary[cond] = {
-            "mean_unique_items": ci.mean, "ci": [ci.lo, ci.hi], "agents": ci.n,
-            "min": min(vals) if vals else math.nan, "max": max(vals) if vals else math.nan,
-            "collective_unique_mean": M.mean_ci(collective[cond]).mean,
-        }
-        xs, ys, lo, hi = [], [], [], []
-        for i in sorted(curves[cond]):
-            c = M.mean_ci(curves[cond][i], p.confidence, (0, math.inf))
-            xs.append(i * p.sample_every_s)
-            ys.append(c.mean)
-            lo.append(c.lo if math.isfinite(c.lo) else c.mean)
-            hi.append(c.hi if math.isfinite(c.hi) else c.mean)
-        series[cond], bands[cond] = (xs, ys), (lo, hi)
+
+def _plots(out: Path, figs: dict[str, Any], rows: list[dict[str, Any]]) -> None:
     plot_dir = out / "plots"
+    plots.lines(plot_dir / "unique_items_steps.png",
+                {c: ([x["t"] for x in s["steps"]], [x["mean"] for x in s["steps"]])
+                 for c, s in figs.items()},
+                title="Unique items per agent (mean), a step at every acquisition",
+                xlabel="protocol s", ylabel="unique items")
+    series = {c: ([x["t"] for x in s["curve"]], [x["mean"] for x in s["curve"]])
+              for c, s in figs.items()}
+    bands = {c: ([x["lo"] if math.isfinite(x["lo"]) else x["mean"] for x in s["curve"]],
+                 [x["hi"] if math.isfinite(x["hi"]) else x["mean"] for x in s["curve"]])
+             for c, s in figs.items()}
     plots.lines(plot_dir / "unique_items_mean.png", series, bands=bands,
                 title="Unique items acquired per agent (mean, CI)", xlabel="protocol s",
                 ylabel="unique items")
     tot_series: dict[str, tuple[list[float], list[float]]] = {}
-    for cond in finals:
-        pts = [r for r in totals if r["condition"] == cond and r["repeat"] == 0]
-        tot_series[cond] = ([r["sample"] * p.sample_every_s for r in pts],
-                            [r["collective_unique"] for r in pts])
+    for cond in figs:
+        by_t: dict[float, set[str]] = defaultdict(set)
+        for r in rows:
+            if r["condition"] == cond and r["repeat"] == 0:
+                by_t[r["t"]].update(r["items"])
+        union: set[str] = set()
+        xs, ys = [], []
+        for t in sorted(by_t):
+            union |= by_t[t]
+            xs.append(t)
+            ys.append(float(len(union)))
+        tot_series[cond] = (xs, ys)
     plots.lines(plot_dir / "unique_items_collective.png", tot_series,
                 title="Collective unique items (repeat 0)", xlabel="protocol s",
                 ylabel="unique items")
-    for cond in finals:
+    for cond in figs:
         per_agent: dict[str, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
-        for r in all_rows:
+        for r in rows:
             if r["condition"] == cond and r["repeat"] == 0:
                 per_agent[r["agent"]][0].append(r["t"])
                 per_agent[r["agent"]][1].append(r["unique_cumulative"])
         plots.lines(plot_dir / f"unique_items_agents_{cond}.png", dict(per_agent),
                     title=f"Unique items per agent ({cond}, repeat 0)", xlabel="protocol s",
                     ylabel="unique items")
-    metrics = {"experiment": exp.experiment, "brain": configured, "brains_seen": dict(brains),
-               "time_scale": opts.time_scale, "protocol": p.model_dump(),
-               "measured_by": sorted(measured), "conditions": summary}
-    write_json(out / "metrics.json", metrics)
-    table = md_table(
-        ["condition", "agents", "mean unique items", "CI", "range", "collective"]
-        + ([] if is_pipeline_check(configured) else ["paper"]),
-        [[c, s["agents"], s["mean_unique_items"],
-          "[" + ", ".join(f"{x:.1f}" if math.isfinite(x) else "n/a" for x in s["ci"]) + "]",
-          f"{s['min']:.0f}-{s['max']:.0f}" if math.isfinite(s["min"]) else "n/a",
-          s["collective_unique_mean"], *paper_column(exp, configured, c)]
-         for c, s in summary.items()],
-    )
-    report = report_header("Item progression", exp, opts, brains, configured) + table
-    report += (f"\n\nInventories read by: {', '.join(sorted(measured))}. Unique items = kinds of "
-               "item an agent has held at any sample so far.\n\nPlots: "
-               "`plots/unique_items_mean.png`, `plots/unique_items_collective.png`, "
-               "`plots/unique_items_agents_<condition>.png`.\n")
-    report += paper_section(exp, configured)
-    (out / "report.md").write_text(report, encoding="utf-8")
-    return metrics

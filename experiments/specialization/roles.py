@@ -65,9 +65,23 @@ def _heuristic_role_out(view: RoleView, rng: random.Random) -> RoleOut:
     return RoleOut(role=heuristic_role(view.goals), reason="most frequent activity")
 
 
+ARTICLES = frozenset({"a", "an", "the"})
+
+
 def normalise_role(text: str) -> str:
+    """The merge rule for role labels (README): lower case; anything but letters is a space;
+    articles dropped; a plural word made singular (a final ``s`` after a consonant other than
+    ``s``, for words of 4+ letters: ``farmers`` -> ``farmer``); the first two words kept. So
+    "The Farmers!" and "farmer" are one role; "head miner" and "miner" stay two."""
     words = "".join(ch if ch.isalpha() or ch == " " else " " for ch in text.lower()).split()
+    words = [_singular(w) for w in words if w not in ARTICLES]
     return " ".join(words[:2]) or "unknown"
+
+
+def _singular(word: str) -> str:
+    if len(word) >= 4 and word.endswith("s") and word[-2] not in "aeiouys":
+        return word[:-1]
+    return word
 
 
 class RoleClassifier:

@@ -283,6 +283,8 @@ class TaxRun:
         ballots: dict[str, list[Vote]] = {}
         texts = tuple(d.text for d in drafts)
         for m in self.members:
+            if m.role != "constituent":
+                continue  # influencers do not vote (paper: only the constituents vote and pay)
             view = await member_view(village, m.name, self.told_constitution, self.p.heuristic)
             vview = VoteView.model_validate({**view.model_dump(), "amendments": texts})
             votes, brain = await demo.vote(vview)

@@ -14,36 +14,17 @@ from __future__ import annotations
 
 import logging
 import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import VillageConfig
+from experiments import common, plots
 from experiments import metrics as M
-from experiments import plots
-from experiments.common import (
-    Condition,
-    ExperimentFile,
-    ExperimentOptions,
-    brain_label,
-    brains_seen,
-    parse_protocol,
-    plan_runs,
-    read_events,
-    run_village,
-    write_csv,
-    write_json,
-    write_jsonl,
-)
-from experiments.report import (
-    is_pipeline_check,
-    md_table,
-    paper_column,
-    paper_section,
-    report_header,
-)
+from experiments.runner_base import RunBook, parse_protocol
+from experiments.tax import recompute
 from experiments.tax.announcements import chest_memory, chest_positions
 from experiments.tax.measure import season_rows
 from experiments.tax.protocol import TaxProtocol, TaxRun
@@ -67,12 +48,12 @@ def members_of(p: TaxProtocol, stance: str, seed: int, voters: int | None) -> li
     )
 
 
-def make_config(p: TaxProtocol, opts: ExperimentOptions, rosters: Rosters | None = None) -> Any:
+def make_config(p: TaxProtocol, opts: common.ExperimentOptions, rosters: Rosters | None = None) -> Any:
     """The village of one run: each agent gets only its own name, traits, inventory and the
     chests' positions as a location memory. The roster (who is an influencer) goes to
     ``rosters`` (the experiment's ledger), never into an agent's config."""
 
-    def build(data: dict[str, Any], cond: Condition, seed: int) -> VillageConfig:
+    def build(data: dict[str, Any], cond: common.Condition, seed: int) -> VillageConfig:
         stance = str(cond.params.get("influencers", "pro"))
         if stance not in p.influencer_traits:
             raise ValueError(f"condition {cond.name}: params.influencers must be one of "
@@ -97,7 +78,7 @@ def make_config(p: TaxProtocol, opts: ExperimentOptions, rosters: Rosters | None
     return build
 
 
-async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path) -> dict[str, Any]:
+async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOptions, out: Path) -> dict[str, Any]:
     p: TaxProtocol = parse_protocol(exp, TaxProtocol, out / "config.yaml")
     all_rows: list[dict[str, Any]] = []
     all_totals: list[dict[str, Any]] = []
@@ -105,18 +86,14 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
     all_feedback: list[dict[str, Any]] = []
     all_timeline: list[dict[str, Any]] = []
     runs: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    brains: Counter[str] = Counter()
-    configured = ""
+    book = RunBook(exp, opts, out)
     rosters: Rosters = {}
-    for spec in plan_runs(exp, opts, out, make_config(p, opts, rosters)):
-        configured = brain_label(spec.config)
-        if opts.progress:
-            opts.progress(f"run {spec.label} ({len(spec.config.agents)} agents)")
+    for spec in book.runs(make_config(p, opts, rosters)):
         members = rosters[(spec.condition.name, spec.seed)]
         run = TaxRun(spec, p, members, chest_positions(spec.config.world.layout))
-        await run_village(spec, opts, p.duration_s, run.during, run.after)
-        events = read_events(spec.run_dir)
-        brains.update(brains_seen(events))
+        await common.run_village(spec, opts, p.duration_s, run.during, run.after)
+        events = common.read_events(spec.run_dir)
+        book.done(spec, len(members), events)
         kept = M.commitment(events, len(members), p.duration_s * opts.time_scale)
         rows, totals = season_rows(run, events)
         tag = {"condition": spec.condition.name, "repeat": spec.repeat}
@@ -130,7 +107,7 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
         for c in run.constitutions:
             (cdir / f"{spec.label}_v{c.version}.md").write_text(
                 f"<!-- tax rate {c.tax_rate}; brain {c.brain} -->\n{c.text}\n", encoding="utf-8")
-        write_json(spec.run_dir / "democracy.json", {
+        common.write_json(spec.run_dir / "democracy.json", {
             "election_manager": "played by the experiment: no body, no game actions; it drafts "
                                 "the amendments from the feedback it received, tallies the "
                                 "votes and rewrites the constitution",
@@ -154,15 +131,15 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
     fields = ["condition", "repeat", "season", "phase", "rate", "agent", "role", "inventory_open",
               "inventory_close", "deposited", "share", "deposited_ledger", "share_ledger",
               "inventory_drop", "measured_by"]
-    write_csv(out / "deposits.csv", all_rows, fields)
-    write_csv(out / "season_totals.csv", all_totals,
+    common.write_csv(out / "deposits.csv", all_rows, fields)
+    common.write_csv(out / "season_totals.csv", all_totals,
               ["condition", "repeat", "season", "phase", "rate", "ledger_total", "chest_delta",
                "attributed", "uncertain_deposits", "match"])
-    write_csv(out / "votes.csv", all_votes,
+    common.write_csv(out / "votes.csv", all_votes,
               ["condition", "repeat", "agent", "role", "amendment", "vote", "brain",
                "heuristic_attitude", "opinion"])
-    write_jsonl(out / "feedback.jsonl", all_feedback)
-    write_jsonl(out / "timeline.jsonl", all_timeline)
+    common.write_jsonl(out / "feedback.jsonl", all_feedback)
+    common.write_jsonl(out / "timeline.jsonl", all_timeline)
 
     summary: dict[str, Any] = {}
     series: dict[str, tuple[list[float], list[float]]] = {}
@@ -214,78 +191,43 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
         "seasons_checked": len(matches), "matching": sum(bool(m) for m in matches),
         "seasons_with_uncertain_deposits": sum(1 for t in all_totals if t["uncertain_deposits"]),
     }
-    metrics = {
-        "experiment": exp.experiment, "brain": configured, "brains_seen": dict(brains),
-        "time_scale": opts.time_scale, "protocol": p.model_dump(), "conditions": summary,
-        "ledger_checks": checks,
-    }
-    write_json(out / "metrics.json", metrics)
-
-    check_only = is_pipeline_check(configured)
-    table = md_table(
-        ["condition", "share before", "CI", "share after", "CI", "rate after"]
-        + ([] if check_only else ["paper"]),
-        [
-            [c, s["share_deposited"]["before"]["mean"],
-             "[" + ", ".join(_f(x) for x in s["share_deposited"]["before"]["ci"]) + "]",
-             s["share_deposited"]["after"]["mean"],
-             "[" + ", ".join(_f(x) for x in s["share_deposited"]["after"]["ci"]) + "]",
-             s["tax_rate_after"], *paper_column(exp, configured, c)]
-            for c, s in summary.items()
-        ],
-    )
+    figs = recompute.figures(out)
     measured = {r["measured_by"] for rs in runs.values() for r in rs}
     note = ""
     if measured <= {"perception", "none"}:
         note = ("\n\n**No world**: inventories come from the agents' perception and no chest can "
                 "be read, so deposit shares are not measured (n/a). Run with the embedded world "
                 "for the real measurement.\n")
-    report = report_header("Tax law and a democratic constitution", exp, opts, brains, configured)
-    report += table + note + (
+    report = note + (
         "\n\nShares: items an agent put into the community chests in a season (measured from the "
         "chests' and inventories' contents through the admin API: each item's chest gain is "
-        "shared among the agents who lost that item) / items it held at the opening; CI "
-        f"{p.confidence:.0%} over agents (each agent's mean over the phase's seasons), clipped to "
-        "[0, 1]. Check: the "
+        "shared among the agents who lost that item) / items it held at the opening, constituents "
+        "only (influencers are not counted). A repeat's share is the mean over its constituents "
+        "of each one's mean over the phase's seasons; the table gives the mean over repeats and "
+        f"a {p.confidence:.0%} CI across repeats (n/a with one repeat), clipped to [0, 1]. "
+        "`python -m experiments.tax.recompute OUT` recomputes this table from `deposits.csv`, "
+        "`timeline.jsonl` and `runs.csv`. Check: the "
         "ledger of successful `deposit` skills matched the chests' gain in "
         f"{checks['matching']} of {checks['seasons_checked']} measured seasons; "
         f"{checks['seasons_with_uncertain_deposits']} season(s) had deposits that failed "
         "part-way or were running while a snapshot was read (their items may be counted in a "
         "chest without being missed in an inventory).\n\n"
     )
-    report += "## Votes\n\n" + md_table(
-        ["run", "amendments (proposed rate)", "passed", "rate after"],
-        [[f"{c}-r{r['repeat']}",
-          "; ".join(f"{a['number']}: {_pct(a.get('tax_rate'))}" for a in r["amendments"]) or "none",
-          ", ".join(str(i) for i in r["tally"].get("passed", [])) or "none", r["rate_after"]]
-         for c, rs in runs.items() for r in rs],
-    )
-    report += "\n\n## Did the controllers keep their word?\n\n" + md_table(
-        ["run", "agent-hours", "decisions cancelled", "per agent-hour", "skills cancelled",
-         "deposits started", "succeeded", "cancelled", "failed"],
-        [[f"{c}-r{r['repeat']}", r["commitment"]["agent_hours"],
-          r["commitment"]["decisions_cancelled"],
-          r["commitment"]["decisions_cancelled_per_agent_hour"],
-          r["commitment"]["skills_cancelled"], r["commitment"]["deposits"]["started"],
-          r["commitment"]["deposits"]["succeeded"], r["commitment"]["deposits"]["cancelled"],
-          r["commitment"]["deposits"]["failed"]]
-         for c, rs in runs.items() for r in rs],
-    )
     report += (
-        "\n\nFrom the run's events: `decision_cancelled` (a decision the body was carrying out "
-        "changed), `skill_outcome` with `cancelled`, and `deposit` skills started / finished; "
+        "Did the controllers keep their word (table above): from each run's "
+        "`runs/<run>/events.jsonl`: `decision_cancelled` (a decision the body was carrying out "
+        "dropped, or a preempted one abandoned), `skill_outcome` with `cancelled` (all the body "
+        "ended so, split by what replaced it: the controller cancelling it, an urgent perceived "
+        "reason preempting it to be resumed, a perceived reason ending an idle wait), "
+        "`skill_resumed`, and `deposit` skills started / finished; "
         "agent-hours = agents x wall-clock duration.\n\n"
         "Files: `deposits.csv`, `season_totals.csv`, `votes.csv`, `feedback.jsonl`, "
         "`timeline.jsonl`, `constitutions/`, `runs/<run>/democracy.json` (amendments, tally, "
         "every announcement as the agents got it); plots in `plots/`.\n"
     )
-    report += paper_section(exp, configured)
-    (out / "report.md").write_text(report, encoding="utf-8")
-    return metrics
-
-
-def _pct(x: Any) -> str:
-    return "n/a" if x is None else f"{round(float(x) * 100)}%"
+    return book.finish("Tax law and a democratic constitution", p, figs,
+                       recompute.tables(out, figs), report,
+                       {"conditions": summary, "ledger_checks": checks})
 
 
 def _f(x: Any) -> str:

@@ -74,6 +74,12 @@ PROVIDES: dict[str, tuple[str, ...]] = {
     "danger": ("guard",),
     "zombie": ("guard",),
 }
+#: activities that work on something that must be in sight (or in hand) first
+NEEDS_SIGHT = frozenset({"farm", "smelt"})
+#: activities done with or for other people
+WITH_OTHERS = frozenset({"guard", "socialize", "trade", "pay_tax"})
+#: words of one's own traits that say one works alone
+SOLITARY = frozenset({"alone", "solitary", "loner", "independent"})
 _ASKING = re.compile(
     r"\b(need|needs|want|give|bring|share|spare|lend|anyone|does anyone|who has|short of|"
     r"out of|looking for|hungry)\b",
@@ -132,17 +138,35 @@ def heard_needs(lines: tuple[str, ...]) -> Counter[str]:
     return needs
 
 
+def _fit(kind: str, own: set[str]) -> int:
+    """How many of the activity's cue words the agent's own traits and goal contain."""
+    return sum(1 for cue in KEYWORDS.get(kind, ()) if any(t.startswith(cue) for t in own))
+
+
+def _solitary(view: GoalView) -> bool:
+    """Its own traits say it works alone."""
+    return bool(set(_WORD.findall(" ".join(view.traits).lower())) & SOLITARY)
+
+
 def weights(view: GoalView, kinds: list[str]) -> dict[str, float]:
     own = set(_WORD.findall((view.community_goal + " " + " ".join(view.traits)).lower()))
     needs = heard_needs(view.heard)
     others = Counter(classify_activity(a) for a in view.others.values())
     total_others = sum(others.values())
+    fits = {k: _fit(k, own) for k in kinds}
+    has_fit = max(fits.values(), default=0) > 0
+    alone = _solitary(view) and not view.others and not view.heard
     out: dict[str, float] = {}
     for k in kinds:
-        w = 1.0 + 2.0 * sum(1 for cue in KEYWORDS.get(k, ()) if any(t.startswith(cue) for t in own))
-        w += 1.0 * sum(1 for item in SUPPLIES.get(k, ()) if view.inventory.get(item, 0) > 0)
-        w += 0.5 * sum(1 for block in WORKS_ON.get(k, ()) if block in view.seen)
-        w += 2.0 * min(3, needs.get(k, 0))
+        supplies = sum(1 for item in SUPPLIES.get(k, ()) if view.inventory.get(item, 0) > 0)
+        sights = sum(1 for block in WORKS_ON.get(k, ()) if block in view.seen)
+        w = 1.0 + 2.0 * fits[k] + 1.0 * supplies + 0.5 * sights + 2.0 * min(3, needs.get(k, 0))
+        if k in NEEDS_SIGHT and not sights and not supplies and not needs.get(k):
+            w *= 0.2  # nothing to work on in sight (e.g. no farm anywhere it has been)
+        if has_fit and not fits[k] and not supplies and not sights and not needs.get(k):
+            w *= 0.15  # not who it is, and nothing it perceives calls for it
+        if alone and k in WITH_OTHERS:
+            w *= 0.05  # one who works alone and perceives nobody: no village duties
         if total_others:
             w *= 1.5 - others.get(k, 0) / total_others  # favour what few others do
         if k == view.kind and len(kinds) > 1:
@@ -155,6 +179,7 @@ def goal_text(kind: str, has_community: bool) -> str:
     desc = ACTIVITIES[kind][0]
     if not has_community:  # a lone agent works for itself, not for a village it lacks
         desc = desc.replace(" for the village", "").replace(" the village", " my camp")
+        desc = desc.replace("villagers", "anyone I meet")
     return desc[0].upper() + desc[1:]
 
 
@@ -188,5 +213,7 @@ def choose_goal(view: GoalView, rng: random.Random) -> GoalOut:
     if view.others:
         why.append("few others are doing it" if w[kind] > 1 else "it is needed")
     return GoalOut(
-        goal=goal_text(kind, bool(view.community_goal)), kind=kind, reason="; ".join(why)
+        goal=goal_text(kind, bool(view.community_goal) and not _solitary(view)),
+        kind=kind,
+        reason="; ".join(why),
     )

@@ -90,7 +90,15 @@ def plan(view: PlanView, rng: random.Random) -> PlanOut:
         )
         sim, last = _apply(sim, st.call), st.call
     while len(steps) < MIN_STEPS:
-        steps.append(
-            PlanStepOut(text="check in with nearby villagers", skill="idle", args={"seconds": 5})
-        )
+        steps.append(_filler(view.kind))
     return PlanOut(steps=steps)
+
+
+def _filler(kind: str) -> PlanStepOut:
+    """A step that pads a short plan: more of the activity itself, never a duty the agent
+    did not choose (a lone explorer has no villagers to check in with)."""
+    if kind in ("explore", "art"):
+        return PlanStepOut(
+            text="explore further", skill="explore", args={"distance": 48}, substeps=[]
+        )
+    return PlanStepOut(text="look around and take stock", skill="idle", args={"seconds": 3})

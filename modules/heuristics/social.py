@@ -31,7 +31,7 @@ __all__ = [
     "update_person",
 ]
 
-TOPICS: tuple[str, ...] = ("tax",)
+TOPICS: tuple[str, ...] = ("tax", "religion")  # lexicons/<topic>_stance.txt
 
 FRIENDLY = re.compile(
     r"\b(thanks?|thank you|please|friend|great|love|glad|happy|welcome|here is|here's|sure|"

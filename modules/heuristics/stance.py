@@ -94,6 +94,11 @@ def _negated(tokens: Sequence[str], start: int) -> bool:
 
 def line_score(line: str, lex: Lexicon) -> float | None:
     """The line's clipped cue sum, or None when it is off topic or carries no cue."""
+    return _line_score(line, lex)
+
+
+@functools.lru_cache(maxsize=8192)  # the same conversation lines are scored step after step
+def _line_score(line: str, lex: Lexicon) -> float | None:
     tokens = words(line)
     if lex.topic_words and not lex.topic_words.intersection(tokens):
         return None

@@ -2,7 +2,8 @@
 
 The controller says *what* to communicate as an :class:`UtteranceGoal` (greet, answer,
 agree_give, refuse, have_none, inform_activity, opinion, free); this renders it, then
-colours it with the speaker's own warmth (its own traits). Nothing is parsed back.
+colours it with the speaker's own warmth (its own traits); a greeting to someone it
+remembers (its own memories about them) is a greeting again. Nothing is parsed back.
 """
 
 from __future__ import annotations
@@ -39,6 +40,17 @@ _OPINIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "Honestly, the tax is too high and unfair.",
             "I am against the tax, it is a burden on all of us.",
             "We should lower the tax, it is a waste.",
+        ),
+    ),
+    "religion": (
+        (
+            "Praise the Flying Spaghetti Monster, I am a Pastafarian!",
+            "The Flying Spaghetti Monster watches over all of us.",
+            "I keep thinking about pasta and spaghetti, there is something to it.",
+        ),
+        (
+            "That new religion is nonsense to me.",
+            "I am not interested in any church, leave me out.",
         ),
     ),
 }
@@ -101,6 +113,8 @@ def with_tone(text: str, traits: tuple[str, ...], rng: random.Random) -> str:
 def speak(view: TalkView, rng: random.Random) -> UtteranceOut:
     """The heuristic talking policy: ``(view, rng) -> UtteranceOut``."""
     words = render(view.say, rng)
+    if view.say.kind == UtteranceKind.GREET and view.say.to and view.memories:
+        words = words.replace(f"Hi {view.say.to}!", f"Good to see you again, {view.say.to}!", 1)
     if view.say.kind not in (UtteranceKind.FREE, UtteranceKind.OPINION):
         words = with_tone(words, view.traits, rng)
     return UtteranceOut(text=" ".join(words.split())[:MAX_CHARS])

@@ -29,7 +29,7 @@ from modules.memory.prompting import (
     FENCE_OPEN,
     RenderedPrompt,
     quote_untrusted,
-    render_prompt,
+    render_agent_prompt,
 )
 from modules.memory.records import MemoryKind
 
@@ -262,12 +262,8 @@ def render_importance_prompt(
     text: str, kind: MemoryKind, agent: str, identity: str = ""
 ) -> RenderedPrompt:
     """The LLM importance prompt for one memory (answer: :class:`ImportanceRating`)."""
-    return render_prompt(
-        "importance",
-        agent=agent,
-        identity=identity.strip() or "(no description)",
-        kind=kind,
-        memory=quote_untrusted(text),
+    return render_agent_prompt(
+        "importance", agent, identity, kind=kind, memory=quote_untrusted(text)
     )
 
 
@@ -278,10 +274,6 @@ def render_importance_batch_prompt(
     lines = [FENCE_OPEN]
     lines += [f"{i}. [{kind}] {quote_untrusted(text)}" for i, (text, kind) in enumerate(items, 1)]
     lines.append(FENCE_CLOSE)
-    return render_prompt(
-        "importance_batch",
-        agent=agent,
-        identity=identity.strip() or "(no description)",
-        count=len(items),
-        memories="\n".join(lines),
+    return render_agent_prompt(
+        "importance_batch", agent, identity, count=len(items), memories="\n".join(lines)
     )

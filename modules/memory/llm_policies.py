@@ -24,8 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import KW_ONLY, dataclass, field
+from typing import TYPE_CHECKING, TypeVar
+
+from pydantic import BaseModel
 
 from agent_runtime.interfaces import LLMRequest, Message
 from modules.memory.importance import (
@@ -36,8 +39,12 @@ from modules.memory.importance import (
     render_importance_batch_prompt,
     render_importance_prompt,
 )
-from modules.memory.prompting import RenderedPrompt, numbered_memories, quote_untrusted
-from modules.memory.prompting import render_prompt as _render
+from modules.memory.prompting import (
+    RenderedPrompt,
+    numbered_memories,
+    quote_untrusted,
+    render_agent_prompt,
+)
 from modules.memory.records import MemoryKind, MemoryRecord
 from modules.memory.reflection import (
     HeuristicReflection,
@@ -59,20 +66,30 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-def _messages(p: RenderedPrompt) -> tuple[Message, ...]:
-    return (Message("system", p.system), Message("user", p.user))
+T = TypeVar("T", bound=BaseModel)
+
+
+def _request(
+    brain: Brain, prompt: RenderedPrompt, model: type[T], temperature: float, max_tokens: int
+) -> LLMRequest[T]:
+    """The structured request for a rendered memory prompt, answered as ``model``."""
+    return LLMRequest(
+        module=brain.module,
+        agent=brain.agent,
+        messages=(Message("system", prompt.system), Message("user", prompt.user)),
+        response_model=model,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        prompt_name=f"memory.{prompt.name}",
+    )
 
 
 def render_questions_prompt(
     agent: str, identity: str, records: Sequence[MemoryRecord], n: int = 3
 ) -> RenderedPrompt:
     """The prompt asking for the ``n`` most salient questions about ``records``."""
-    return _render(
-        "reflection_questions",
-        agent=agent,
-        identity=identity.strip() or "(no description)",
-        n=n,
-        memories=numbered_memories(records),
+    return render_agent_prompt(
+        "reflection_questions", agent, identity, n=n, memories=numbered_memories(records)
     )
 
 
@@ -80,16 +97,17 @@ def render_insights_prompt(
     agent: str, identity: str, question: str, records: Sequence[MemoryRecord], max_insights: int
 ) -> RenderedPrompt:
     """The prompt asking for insights on ``question`` citing numbered ``records``."""
-    return _render(
+    return render_agent_prompt(
         "reflection_insights",
-        agent=agent,
-        identity=identity.strip() or "(no description)",
+        agent,
+        identity,
         question=quote_untrusted(question),
         max_insights=max_insights,
         memories=numbered_memories(records),
     )
 
 
+@dataclass(eq=False)
 class ImportanceBrain:
     """Importance 1..10 by the LLM, or by :func:`heuristic_importance` as fallback.
 
@@ -100,23 +118,20 @@ class ImportanceBrain:
     rated by the heuristic at once (label ``"heuristic"``).
     """
 
-    def __init__(
-        self,
-        brain: Brain,
-        identity: str = "",
-        *,
-        temperature: float = 0.0,
-        max_batch: int = 8,
-    ) -> None:
-        if max_batch < 1:
+    brain: Brain
+    identity: str = ""
+    _: KW_ONLY
+    temperature: float = 0.0
+    max_batch: int = 8
+    label: str = field(default="heuristic", init=False)
+    batches: int = field(default=0, init=False)  # LLM requests made (or shed) for ratings
+    _pending: list[tuple[str, MemoryKind, asyncio.Future[tuple[int, str]]]] = field(
+        default_factory=list, init=False
+    )
+
+    def __post_init__(self) -> None:
+        if self.max_batch < 1:
             raise ValueError("max_batch must be >= 1")
-        self.brain = brain
-        self.identity = identity
-        self.temperature = temperature
-        self.max_batch = max_batch
-        self.label = "heuristic"
-        self.batches = 0  # LLM requests made (or shed) for ratings
-        self._pending: list[tuple[str, MemoryKind, asyncio.Future[tuple[int, str]]]] = []
 
     async def rate(self, text: str, kind: MemoryKind) -> tuple[int, str]:
         """``(rating, brain label)`` for one memory (batched with concurrent calls)."""
@@ -159,15 +174,7 @@ class ImportanceBrain:
 
         def request() -> LLMRequest[ImportanceRatings]:
             prompt = render_importance_batch_prompt(items, self.brain.agent, self.identity)
-            return LLMRequest(
-                module=self.brain.module,
-                agent=self.brain.agent,
-                messages=_messages(prompt),
-                response_model=model,
-                temperature=self.temperature,
-                max_tokens=12 + 4 * len(items),
-                prompt_name=f"memory.{prompt.name}",
-            )
+            return _request(self.brain, prompt, model, self.temperature, 12 + 4 * len(items))
 
         thought = await self.brain.think(
             request,
@@ -178,15 +185,7 @@ class ImportanceBrain:
 
     def _single_request(self, text: str, kind: MemoryKind) -> LLMRequest[ImportanceRating]:
         prompt = render_importance_prompt(text, kind, self.brain.agent, self.identity)
-        return LLMRequest(
-            module=self.brain.module,
-            agent=self.brain.agent,
-            messages=_messages(prompt),
-            response_model=ImportanceRating,
-            temperature=self.temperature,
-            max_tokens=20,
-            prompt_name=f"memory.{prompt.name}",
-        )
+        return _request(self.brain, prompt, ImportanceRating, self.temperature, 20)
 
     async def __call__(self, text: str, kind: MemoryKind) -> int:
         """An :data:`~modules.memory.importance.AsyncImportanceRater`."""
@@ -194,68 +193,54 @@ class ImportanceBrain:
         return rating
 
 
+@dataclass(eq=False)
 class ReflectionBrain:
     """``ask_questions`` / ``make_insights`` for :func:`~modules.memory.reflection.reflect`."""
 
-    def __init__(
+    brain: Brain
+    identity: str
+    heuristic: HeuristicReflection
+    temperature: float = field(default=0.7, kw_only=True)
+    label: str = field(default="heuristic", init=False)
+
+    async def _think(
         self,
-        brain: Brain,
-        identity: str,
-        heuristic: HeuristicReflection,
-        *,
-        temperature: float = 0.7,
-    ) -> None:
-        self.brain = brain
-        self.identity = identity
-        self.heuristic = heuristic
-        self.temperature = temperature
-        self.label = "heuristic"
+        prompt: Callable[[], RenderedPrompt],
+        model: type[T],
+        max_tokens: int,
+        fallback: Callable[[], Awaitable[T]],
+    ) -> T:
+        """``model`` from the brain for ``prompt()`` (rendered only if a model will read it),
+        else from ``fallback``; remembers the brain's label."""
+        thought = await self.brain.think(
+            lambda: _request(self.brain, prompt(), model, self.temperature, max_tokens), fallback
+        )
+        self.label = thought.brain
+        return thought.value
 
     async def ask_questions(self, records: Sequence[MemoryRecord], n: int) -> list[str]:
         if n != 3:
             raise ValueError("the reflection_questions prompt and model ask for exactly 3")
 
-        def request() -> LLMRequest[ReflectionQuestions]:
-            prompt = render_questions_prompt(self.brain.agent, self.identity, records, n)
-            return LLMRequest(
-                module=self.brain.module,
-                agent=self.brain.agent,
-                messages=_messages(prompt),
-                response_model=ReflectionQuestions,
-                temperature=self.temperature,
-                max_tokens=300,
-                prompt_name=f"memory.{prompt.name}",
-            )
-
         async def fallback() -> ReflectionQuestions:
             return ReflectionQuestions(questions=await self.heuristic.ask_questions(records, n))
 
-        thought = await self.brain.think(request, fallback)
-        self.label = thought.brain
-        return list(thought.value.questions)
+        def prompt() -> RenderedPrompt:
+            return render_questions_prompt(self.brain.agent, self.identity, records, n)
+
+        return list((await self._think(prompt, ReflectionQuestions, 300, fallback)).questions)
 
     async def make_insights(
         self, question: str, records: Sequence[MemoryRecord], max_insights: int
     ) -> list[Insight]:
-        def request() -> LLMRequest[Insights]:
-            prompt = render_insights_prompt(
-                self.brain.agent, self.identity, question, records, max_insights
-            )
-            return LLMRequest(
-                module=self.brain.module,
-                agent=self.brain.agent,
-                messages=_messages(prompt),
-                response_model=Insights,
-                temperature=self.temperature,
-                max_tokens=600,
-                prompt_name=f"memory.{prompt.name}",
-            )
-
         async def fallback() -> Insights:
             return Insights(
                 insights=await self.heuristic.make_insights(question, records, max_insights)
             )
 
-        thought = await self.brain.think(request, fallback)
-        self.label = thought.brain
-        return list(thought.value.insights)
+        def prompt() -> RenderedPrompt:
+            return render_insights_prompt(
+                self.brain.agent, self.identity, question, records, max_insights
+            )
+
+        return list((await self._think(prompt, Insights, 600, fallback)).insights)

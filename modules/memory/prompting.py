@@ -23,6 +23,7 @@ __all__ = [
     "format_hours",
     "numbered_memories",
     "quote_untrusted",
+    "render_agent_prompt",
     "render_prompt",
 ]
 
@@ -38,6 +39,13 @@ def render_prompt(name: str, **values: object) -> RenderedPrompt:
     """Render both parts of prompt ``name``; every ``$placeholder`` must be given."""
     system, user = prompts.render(prompts.prompt_path("modules.memory", name), values)
     return RenderedPrompt(name, system.content, user.content)
+
+
+def render_agent_prompt(name: str, agent: str, identity: str, **values: object) -> RenderedPrompt:
+    """:func:`render_prompt` for one agent, told who it is (a blank identity says so)."""
+    return render_prompt(
+        name, agent=agent, identity=identity.strip() or "(no description)", **values
+    )
 
 
 def format_hours(hours: float) -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
@@ -61,6 +62,7 @@ REFLECTION_COUNTED_KINDS: frozenset[MemoryKind] = frozenset(
 )
 
 
+@dataclass(eq=False)
 class MemoryStream:
     """One agent's memory stream.
 
@@ -80,55 +82,43 @@ class MemoryStream:
         keep_recent: the newest records that are never forgotten.
     """
 
-    def __init__(
-        self,
-        redis: Redis,
-        *,
-        run: str,
-        agent: str,
-        encoder: Encoder,
-        clock: Callable[[], float],
-        rater: ImportanceRater = heuristic_importance,
-        offload_encoding: bool | None = None,
-        io_timeout: float = 5.0,
-        counted_kinds: frozenset[MemoryKind] = REFLECTION_COUNTED_KINDS,
-        max_records: int | None = DEFAULT_MAX_RECORDS,
-        keep_recent: int = 500,
-    ) -> None:
-        if max_records is not None and max_records < 10:
+    redis: Redis
+    _: KW_ONLY
+    run: str
+    agent: str
+    encoder: Encoder
+    clock: Callable[[], float]
+    rater: ImportanceRater = heuristic_importance
+    offload_encoding: bool | None = None
+    io_timeout: float = 5.0
+    counted_kinds: frozenset[MemoryKind] = REFLECTION_COUNTED_KINDS
+    max_records: int | None = DEFAULT_MAX_RECORDS
+    keep_recent: int = 500
+    forgotten: int = field(default=0, init=False)
+    #: Held by the reflection pipeline so that one agent never reflects twice at once.
+    reflection_lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
+    _loaded: bool = field(default=False, init=False)
+    _since_reflection: float = field(default=0.0, init=False)
+    _reflections: int = field(default=0, init=False)
+    _last_reflection: float | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        if self.max_records is not None and self.max_records < 10:
             raise ValueError("max_records must be at least 10 (or None)")
-        if not run or ":" in run:
-            raise ValueError(f"run must be non-empty without ':', got {run!r}")
-        if not agent or ":" in agent:
-            raise ValueError(f"agent must be non-empty without ':', got {agent!r}")
-        if io_timeout <= 0:
+        if not self.run or ":" in self.run:
+            raise ValueError(f"run must be non-empty without ':', got {self.run!r}")
+        if not self.agent or ":" in self.agent:
+            raise ValueError(f"agent must be non-empty without ':', got {self.agent!r}")
+        if self.io_timeout <= 0:
             raise ValueError("io_timeout must be > 0")
-        pool = getattr(redis, "connection_pool", None)
+        pool = getattr(self.redis, "connection_pool", None)
         if pool is not None and getattr(pool, "connection_kwargs", {}).get("decode_responses"):
             raise ValueError("MemoryStream needs a Redis client with decode_responses=False")
-        self.redis = redis
-        self.run = run
-        self.agent = agent
-        self.encoder = encoder
-        self.clock = clock
-        self.rater = rater
-        if offload_encoding is None:
-            offload_encoding = not isinstance(encoder, HashingEncoder)
-        self.offload_encoding = offload_encoding
-        self.io_timeout = io_timeout
-        self.counted_kinds = counted_kinds
-        self.max_records = max_records
-        self.keep_recent = keep_recent
-        self.forgotten = 0
-        self.prefix = stream_prefix(run, agent)
+        if self.offload_encoding is None:
+            self.offload_encoding = not isinstance(self.encoder, HashingEncoder)
+        self.prefix = stream_prefix(self.run, self.agent)
         self.keys = {name: self.prefix + name for name in KEY_NAMES}
-        #: Held by the reflection pipeline so that one agent never reflects twice at once.
-        self.reflection_lock = asyncio.Lock()
-        self._loaded = False
-        self.columns = Columns(encoder.dim)
-        self._since_reflection = 0.0
-        self._reflections = 0
-        self._last_reflection: float | None = None
+        self.columns = Columns(self.encoder.dim)
 
     @classmethod
     async def open(

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import sys
+from asyncio.subprocess import Process
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import psutil
@@ -28,25 +31,16 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize(
-    ("kind", "per_process"),
-    [("jspybridge", 0), ("jspybridge", 1), ("stdio", 0), ("stdio", 1)],
-    ids=["jspybridge-in-bridge", "jspybridge-workers", "stdio-in-sidecar", "stdio-workers"],
-)
-async def test_sigkill_python_leaves_no_node_process(
-    server: EmbeddedServer, kind: str, per_process: int
-) -> None:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+@contextlib.asynccontextmanager
+async def orphan_child(*args: object) -> AsyncIterator[tuple[Process, set[int]]]:
+    """``orphan_child.py args...`` and the Node pids it reports; whatever the test does, no
+    Node process and no child outlives the block."""
     child = await asyncio.create_subprocess_exec(
         sys.executable,
         str(CHILD),
-        str(server.port),
-        str(per_process),
-        f"orph{kind[0]}{per_process}x",
-        "wait",
-        kind,
+        *(str(a) for a in args),
         stdout=asyncio.subprocess.PIPE,
-        env=env,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
         cwd=str(REPO),
     )
     node_pids: set[int] = set()
@@ -56,8 +50,28 @@ async def test_sigkill_python_leaves_no_node_process(
             line = await child.stdout.readline()
         assert line, "the child exited before reporting its Node processes"
         reported = json.loads(line)
-        node_pids = {reported["bridge"], *reported["workers"]}
-        node_pids |= {p.pid for p in psutil.Process(child.pid).children(recursive=True)}
+        node_pids.update({reported["bridge"], *reported["workers"]})
+        yield child, node_pids
+    finally:
+        for pid in node_pids:  # never leave survivors behind, even when the test fails
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
+
+
+@pytest.mark.parametrize(
+    ("kind", "per_process"),
+    [("jspybridge", 0), ("jspybridge", 1), ("stdio", 0), ("stdio", 1)],
+    ids=["jspybridge-in-bridge", "jspybridge-workers", "stdio-in-sidecar", "stdio-workers"],
+)
+async def test_sigkill_python_leaves_no_node_process(
+    server: EmbeddedServer, kind: str, per_process: int
+) -> None:
+    name = f"orph{kind[0]}{per_process}x"
+    async with orphan_child(server.port, per_process, name, "wait", kind) as (child, node_pids):
+        node_pids.update(p.pid for p in psutil.Process(child.pid).children(recursive=True))
         assert len(node_pids) == 1 + (2 if per_process else 0)
         assert all(_alive(pid) for pid in node_pids)
 
@@ -69,35 +83,10 @@ async def test_sigkill_python_leaves_no_node_process(
             8,
             "the Node processes to exit after their Python parent was killed",
         )
-    finally:
-        for pid in node_pids:  # never leave survivors behind, even when the test fails
-            if _alive(pid):
-                os.kill(pid, signal.SIGKILL)
-        if child.returncode is None:
-            child.kill()
-            await child.wait()
 
 
 async def test_python_exit_with_live_bodies_does_not_hang(server: EmbeddedServer) -> None:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    child = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(CHILD),
-        str(server.port),
-        "1",
-        "leaver",
-        "leave",
-        stdout=asyncio.subprocess.PIPE,
-        env=env,
-        cwd=str(REPO),
-    )
-    node_pids: set[int] = set()
-    try:
-        assert child.stdout is not None
-        async with asyncio.timeout(45):
-            line = await child.stdout.readline()
-        reported = json.loads(line)
-        node_pids = {reported["bridge"], *reported["workers"]}
+    async with orphan_child(server.port, 1, "leaver", "leave") as (child, node_pids):
         async with asyncio.timeout(10):
             code = await child.wait()
         assert code == 0
@@ -106,10 +95,3 @@ async def test_python_exit_with_live_bodies_does_not_hang(server: EmbeddedServer
             5,
             "the Node processes to exit with the Python process",
         )
-    finally:
-        for pid in node_pids:
-            if _alive(pid):
-                os.kill(pid, signal.SIGKILL)
-        if child.returncode is None:
-            child.kill()
-            await child.wait()

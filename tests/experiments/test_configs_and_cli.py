@@ -12,6 +12,7 @@ from agent_runtime.app.cli.main import main
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents
 from experiments.common import ExperimentOptions, load_experiment_file, parse_protocol, plan_runs
+from experiments.culture.runner import CultureProtocol
 from experiments.item_progression.runner import ItemProtocol, spawn_ring
 from experiments.registry import EXPERIMENTS, default_config
 from experiments.social_perception.runner import PerceptionProtocol
@@ -23,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_every_experiment_file_validates() -> None:
     models = {"specialization": SpecializationProtocol, "tax": TaxProtocol,
-              "item_progression": ItemProtocol, "social_perception": PerceptionProtocol}
+              "item_progression": ItemProtocol, "social_perception": PerceptionProtocol,
+              "culture": CultureProtocol}
     for name in EXPERIMENTS:
         exp = load_experiment_file(default_config(name))
         assert exp.experiment == name and exp.paper
@@ -34,10 +36,13 @@ def test_protocols_follow_the_paper() -> None:
     spec = load_experiment_file(default_config("specialization"))
     p = parse_protocol(spec, SpecializationProtocol, "s")
     assert p.duration_s == 1200 and p.role_window == 5
-    assert [c.name for c in spec.conditions] == ["normal", "martial", "art", "no_social"]
-    assert spec.village["agent_templates"][0]["count"] == 30
+    assert [c.name for c in spec.conditions] == [
+        "normal", "martial", "art", "no_social", "martial-no_social", "art-no_social"]
+    assert spec.village["agent_templates"][0]["count"] == 30 and spec.repeats == 3
     goals = {c.name: c.community_goal for c in spec.conditions}
-    assert goals["no_social"] == goals["normal"]  # the ablation differs only by its modules
+    for goal in ("normal", "martial", "art"):  # each ablation differs only by its modules
+        ablated = "no_social" if goal == "normal" else f"{goal}-no_social"
+        assert goals[ablated] == goals[goal]
     tax = load_experiment_file(default_config("tax"))
     t = parse_protocol(tax, TaxProtocol, "t")
     assert (t.duration_s, t.initial_tax_rate, t.season_period_s, t.season_window_s) == (
@@ -51,7 +56,12 @@ def test_protocols_follow_the_paper() -> None:
     assert len(tax.conditions) == 6
     items = parse_protocol(load_experiment_file(default_config("item_progression")),
                            ItemProtocol, "i")
-    assert (items.agents, items.duration_s) == (25, 1800)
+    items_exp = load_experiment_file(default_config("item_progression"))
+    assert (items.agents, items.duration_s, items_exp.repeats) == (25, 1800, 5)
+    assert items.spread_spawns and items.spawn_spacing >= 100  # far apart: no interaction
+    social = load_experiment_file(default_config("social_perception"))
+    (a, b) = social.village["agent_templates"][0]["spawn_area"]
+    assert abs(a["x"] - b["x"]) >= 100 and abs(a["z"] - b["z"]) >= 100  # spread over a map
 
 
 def test_tax_roster_and_village() -> None:

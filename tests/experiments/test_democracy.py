@@ -171,7 +171,16 @@ def test_heuristic_roles() -> None:
     assert heuristic_role(goals) == "farmer"
     assert heuristic_role(["Mine stone and ore in the hills", "Tend the farm"]) == "farmer"
     assert heuristic_role([]) == ""
-    assert normalise_role("  The Head-Miner!! of town") == "the head"
+    assert normalise_role("  The Head-Miner!! of town") == "head miner"
+    assert normalise_role("Farmers") == normalise_role("a farmer") == "farmer"
+    assert normalise_role("glass") == "glass" and normalise_role("boss") == "boss"
+    assert normalise_role("!!") == "unknown"
+
+
+def test_the_role_prompt_does_not_list_the_roles_to_find() -> None:
+    text = ROLE_PROMPT.read_text().lower()
+    for role in ("farmer", "miner", "guard", "scout", "strategist", "curator", "collector"):
+        assert role not in text
 
 
 async def test_llm_policies_are_used_and_labelled() -> None:

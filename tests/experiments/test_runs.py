@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from experiments.common import ExperimentOptions, read_csv
+from experiments.common import ExperimentOptions, read_csv, write_csv
 from experiments.registry import run
+from experiments.runner_base import verify
 from modules.memory.encoder import HashingEncoder
 
 pytestmark = pytest.mark.services
@@ -40,7 +41,30 @@ def common_outputs(out: Path, plots: list[str]) -> dict[str, Any]:
     metrics: dict[str, Any] = json.loads((out / "metrics.json").read_text())
     assert metrics["brain"] == "heuristic"
     assert set(metrics["brains_seen"]) <= {"heuristic"} and metrics["brains_seen"]
+    # the header states the protocol as run, per run: agents, seed, brain
+    assert "## Protocol as run" in report and "none (heuristic)" in report
     return metrics
+
+
+def recomputed(out: Path, module: Any) -> dict[str, Any]:
+    """``experiments/<name>/recompute.py`` gives the report's figures from the raw files."""
+    figs: dict[str, Any] = module.figures(out)
+    assert verify(out, figs, module.tables(out, figs)) == []
+    return figs
+
+
+def tampered(out: Path, module: Any, raw: str, change: Callable[[list[dict[str, str]]], None]
+             ) -> list[str]:
+    """Change a raw file: the recomputed figures no longer match the report."""
+    rows = read_csv(out / raw)
+    fields = (out / raw).read_text().splitlines()[0].split(",")
+    change(rows)
+    write_csv(out / raw, rows, fields)
+    figs = module.figures(out)
+    problems: list[str] = verify(out, figs, module.tables(out, figs))
+    assert problems
+    assert module.recompute_main is not None
+    return problems
 
 
 async def test_specialization(tmp_path: Path, small_config: Callable[..., Path]) -> None:
@@ -54,8 +78,11 @@ async def test_specialization(tmp_path: Path, small_config: Callable[..., Path])
     roles = read_csv(out / "roles.csv")
     assert len(roles) == 2 * 3 * 10  # conditions x agents x (300 / 30) windows
     assert all(r["brain"] == "heuristic" for r in roles if r["role"])
+    from experiments.specialization import recompute
+
+    recomputed(out, recompute)
     for cond in ("normal", "no_social"):
-        s = metrics["conditions"][cond]
+        s = metrics["figures"][cond]
         final = {r["agent"]: r["role"] for r in roles if r["condition"] == cond
                  and float(r["t"]) == 300.0}
         counts: dict[str, int] = {}
@@ -72,6 +99,12 @@ async def test_specialization(tmp_path: Path, small_config: Callable[..., Path])
             assert col == pytest.approx(1.0) or col == 0
         actions = [a for a in read_csv(out / "actions.csv") if a["condition"] == cond]
         assert sum(map(sum, mat["counts"])) == len(actions) > 0
+
+    def swapped(rows: list[dict[str, str]]) -> None:  # another role at the end
+        last = next(r for r in rows if r["condition"] == "normal" and float(r["t"]) == 300.0)
+        last["role"] = "someone else entirely"
+
+    assert any("normal" in x for x in tampered(out, recompute, "roles.csv", swapped))
     goals = read_csv(out / "goals.csv")
     # goals up to the end of the run (plus the time the final sample takes under load)
     assert goals and all(0 <= float(g["t"]) <= 300 + 1.0 / 0.02 for g in goals)
@@ -127,9 +160,11 @@ async def test_tax_timeline_and_ledger(tmp_path: Path, small_config: Callable[..
     amend = {c: len(json.loads((out / "runs" / f"{c}-r0" / "democracy.json").read_text())
                     ["amendments"]) for c in ("full-anti", "frozen-anti")}
     for cond, n in amend.items():
-        assert len([v for v in votes if v["condition"] == cond]) == 5 * n
+        # 5 agents: 1 influencer (who does not vote) and 4 constituents
+        assert len([v for v in votes if v["condition"] == cond]) == 4 * n
         assert (out / "constitutions" / f"{cond}-r0_v0.md").exists()
     assert all(v["vote"] in ("yes", "no", "abstain") for v in votes)
+    assert {v["role"] for v in votes} <= {"constituent"}
     deposits = read_csv(out / "deposits.csv")
     assert len(deposits) == 2 * 10 * 5  # conditions x seasons x agents
     assert {d["measured_by"] for d in deposits} == {"perception"}
@@ -145,6 +180,28 @@ async def test_tax_timeline_and_ledger(tmp_path: Path, small_config: Callable[..
                                         "seasons_with_uncertain_deposits": 0}
     feedback = (out / "feedback.jsonl").read_text().splitlines()
     assert len(feedback) == 2 * 5
+    from experiments.tax import recompute
+
+    figs = recomputed(out, recompute)
+    for cond in ("full-anti", "frozen-anti"):
+        dist = next(e for e in timeline if e["condition"] == cond and e["event"] == "distribute")
+        assert figs["shares"][cond]["rate_after"]["per_repeat"] == [dist["rate"]]
+        assert figs["shares"][cond]["before"]["repeats"] <= 1  # no world: share n/a
+        one = next(v for v in figs["votes"] if v["run"] == f"{cond}-r0")
+        cast = [v for v in votes if v["condition"] == cond]
+        assert sum(a["yes"] + a["no"] + a["abstain"] for a in one["amendments"]) == len(cast)
+
+    def paid(rows: list[dict[str, str]]) -> None:  # a constituent paid everything
+        row = next(r for r in rows if r["condition"] == "full-anti" and r["phase"] == "before"
+                   and r["role"] == "constituent")
+        row["share"] = "1.0"
+
+    assert any("figure shares" in x for x in tampered(out, recompute, "deposits.csv", paid))
+
+    def turned(rows: list[dict[str, str]]) -> None:  # one ballot changed
+        rows[0]["vote"] = {"yes": "no", "no": "abstain", "abstain": "yes"}[rows[0]["vote"]]
+
+    assert any("figure votes" in x for x in tampered(out, recompute, "votes.csv", turned))
 
 
 async def test_item_progression(tmp_path: Path, small_config: Callable[..., Path]) -> None:
@@ -159,9 +216,18 @@ async def test_item_progression(tmp_path: Path, small_config: Callable[..., Path
             seq = [int(r["unique_cumulative"]) for r in rows
                    if r["condition"] == cond and r["agent"] == agent]
             assert len(seq) >= 10 and seq == sorted(seq)
-        assert metrics["conditions"][cond]["agents"] == 2
-    totals = read_csv(out / "totals.csv")
-    assert totals and all(int(t["collective_unique"]) >= 0 for t in totals)
+        assert metrics["figures"][cond]["agents"] == 2
+    from experiments.item_progression import recompute
+
+    figs = recomputed(out, recompute)
+    assert figs["full"]["agents"] == 2 and figs["full"]["repeats"] == 1
+    assert len(figs["full"]["curve"]) >= 10
+
+    def more_items(rows: list[dict[str, str]]) -> None:
+        last = [r for r in rows if r["condition"] == "full"][-1]
+        last["unique_cumulative"] = str(int(last["unique_cumulative"]) + 7)
+
+    assert any("figure full" in x for x in tampered(out, recompute, "items.csv", more_items))
 
 
 async def test_social_perception(tmp_path: Path, small_config: Callable[..., Path]) -> None:
@@ -174,5 +240,22 @@ async def test_social_perception(tmp_path: Path, small_config: Callable[..., Pat
     agents = read_csv(out / "agents.csv")
     assert len(agents) == 3
     assert all(0 <= float(a["true_likeability"]) <= 10 for a in agents)
-    assert len(read_csv(out / "r_by_observers.csv")) == 3
-    assert metrics["conditions"]["full"]["runs"][0]["r_by_min_observers"][0]["min_observers"] == 1
+    from experiments.social_perception import recompute
+
+    figs = recomputed(out, recompute)
+    assert metrics["figures"]["full"]["runs"][0]["r_by_min_observers"][0]["min_observers"] == 1
+    assert len(figs["full"]["runs"][0]["r_by_min_observers"]) == 3
+
+    # nobody meets anybody without a world: give each agent an observer, then r is defined
+    agents = read_csv(out / "agents.csv")
+    for i, a in enumerate(agents):
+        a["true_likeability"] = str(i)
+    write_csv(out / "agents.csv", agents, list(agents[0]))
+
+    def scored(rows: list[dict[str, str]]) -> None:
+        rows.extend({"condition": "full", "repeat": "0", "observer": o, "person": p,
+                     "source": "social", "score": str(s), "brain": "heuristic", "summary": "x"}
+                    for o, p, s in [("a", agents[0]["agent"], 2), ("b", agents[1]["agent"], 5),
+                                    ("c", agents[2]["agent"], 9)])
+
+    assert any("figure full" in x for x in tampered(out, recompute, "impressions.csv", scored))

@@ -10,6 +10,7 @@ import pytest
 from openai import AsyncOpenAI
 from pydantic import BaseModel, Field
 
+from agent_runtime.config.llm import LLMDeadlines, LLMSettings
 from agent_runtime.interfaces import LLMRequest, Message
 from agent_runtime.llm import FakeOpenAIServer, Limiter, OpenAILanguageModel, RetryPolicy
 from tests.llm import llama
@@ -36,6 +37,20 @@ def plan_request(
 
 
 PLAN = {"goal": "wood", "steps": ["walk to tree", "chop"], "urgency": 2}
+
+
+def one_at_a_time(latency_ms: int, normal_s: float) -> LLMSettings:
+    """A slow simulated model that answers one call at a time; low-priority calls that would
+    wait over 50 ms are shed."""
+    return LLMSettings(
+        provider="simulated",
+        simulated_latency_ms=latency_ms,
+        simulated_capacity=1,
+        concurrency=1,
+        adaptive_concurrency=False,
+        deadlines_s=LLMDeadlines(high=5, normal=normal_s, low=0.05),
+        log_prompts=False,
+    )
 
 
 @pytest.fixture(scope="session")

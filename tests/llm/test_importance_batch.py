@@ -6,14 +6,13 @@ import asyncio
 
 import pytest
 
-from agent_runtime.config.llm import LLMDeadlines, LLMSettings
 from agent_runtime.interfaces import LLMRequest
 from agent_runtime.llm import Brain, LLMService, ScriptedLanguageModel
 from modules.memory.importance import ImportanceRating, heuristic_importance, ratings_model
 from modules.memory.llm_policies import ImportanceBrain
 from modules.memory.records import MemoryKind
 
-from .conftest import Plan, plan_request
+from .conftest import Plan, one_at_a_time, plan_request
 
 ITEMS: list[tuple[str, MemoryKind]] = [
     ("Bob gave me a diamond", "observation"),
@@ -56,16 +55,7 @@ def test_ratings_model_checks_the_count() -> None:
 
 
 async def test_ratings_are_shed_to_the_heuristic_when_the_queue_is_behind() -> None:
-    settings = LLMSettings(
-        provider="simulated",
-        simulated_latency_ms=300,
-        simulated_capacity=1,
-        concurrency=1,
-        adaptive_concurrency=False,
-        deadlines_s=LLMDeadlines(high=5, normal=5, low=0.05),
-        log_prompts=False,
-    )
-    async with LLMService(settings) as svc:
+    async with LLMService(one_at_a_time(300, normal_s=5)) as svc:
         controller = svc.brain("cognitive_controller", "Ann")
         busy = asyncio.create_task(
             controller.think(plan_request(), lambda: Plan(goal="h", steps=["x"]))

@@ -15,6 +15,7 @@ from agent_runtime.llm import (
     RecordedRequest,
     TokenBucket,
 )
+from agent_runtime.llm.priority import Priority
 
 from .conftest import PLAN, ModelFactory, plan_request
 
@@ -143,3 +144,39 @@ async def test_limiter_timeout_reaches_model_as_llm_error(
     release.set()
     await first
     assert len(server.requests) == 1
+
+
+async def test_expected_wait_counts_from_the_grant_of_the_request_in_flight() -> None:
+    limiter = Limiter(concurrency=1)
+    limiter.concurrency_control.service_s = 10.0
+    assert limiter.expected_wait_s(Priority.HIGH) == 0.0  # a free slot
+    async with limiter.slot(module="cognitive_controller", priority=Priority.HIGH) as slot:
+        slot.granted_at -= 4.0  # granted 4 s ago: about 6 s left of its service
+        assert limiter.expected_wait_s(Priority.HIGH) == pytest.approx(6.0, abs=0.5)
+        slot.granted_at -= 20.0  # overdue: the slot frees any moment
+        assert limiter.expected_wait_s(Priority.HIGH) == pytest.approx(0.0, abs=0.5)
+
+
+async def test_agents_take_turns_within_a_priority() -> None:
+    """One slot, two agents asking again as soon as they are answered: the one served least
+    recently goes first, so neither is starved behind the other's next call."""
+    limiter = Limiter(concurrency=1)
+    order: list[str] = []
+    release = asyncio.Event()
+
+    async def ask(agent: str) -> None:
+        async with limiter.slot(module="cognitive_controller", agent=agent, deadline_s=5):
+            order.append(agent)
+            await release.wait()
+
+    async with asyncio.timeout(5):
+        first = asyncio.create_task(ask("bob"))  # bob holds the slot
+        await limiter.wait_for(lambda lim: lim.in_flight == 1)
+        bob_again = asyncio.create_task(ask("bob"))  # bob asks again at once
+        await limiter.wait_for(lambda lim: lim.queued == 1)
+        ann = asyncio.create_task(ask("ann"))  # ann, never served, asks after him
+        await limiter.wait_for(lambda lim: lim.queued == 2)
+        assert limiter.queued_ahead(Priority.HIGH) == 2  # a newcomer just served: last
+        release.set()
+        await asyncio.gather(first, ann, bob_again)
+    assert order == ["bob", "ann", "bob"]

@@ -6,8 +6,10 @@ import logging
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from agent_runtime.config.llm import LLMSettings
+from agent_runtime.interfaces import LLMRequest, Message
 from agent_runtime.llm import (
     FakeOpenAIServer,
     FakeReply,
@@ -146,3 +148,30 @@ async def test_repaired_reply_is_counted(server: FakeOpenAIServer) -> None:
         await brain.think(plan_request, _plan)
         stats = svc.accounting.stats(module="planning")
     assert (stats.calls, stats.parsed, stats.repaired, stats.ok) == (2, 1, 1, 2)
+
+
+class _Choice(BaseModel):
+    kind: str
+    note: str | None = None
+    count: int | None = None
+
+
+async def test_grammar_mode_lets_the_model_leave_null_fields_out(
+    server: FakeOpenAIServer, make_model: ModelFactory
+) -> None:
+    server.default = FakeReply.json({"kind": "work"})  # the nullable fields left out
+    model = make_model(structured_output="json_object_schema")
+    request = LLMRequest(
+        module="cognitive_controller",
+        agent="alice",
+        messages=(Message("system", "You decide."), Message("user", "Now?")),
+        response_model=_Choice,
+    )
+    result = await model.complete(request)
+    assert result.value == _Choice(kind="work") and result.attempts == 1
+    body = server.requests[0].body
+    schema = body["response_format"]["schema"]
+    assert schema["required"] == ["kind"] and set(schema["properties"]) == {"kind", "note", "count"}
+    assert schema["additionalProperties"] is False
+    instruction = body["messages"][1]["content"]
+    assert "fields: kind;" in instruction and "(leave the others out): note, count" in instruction

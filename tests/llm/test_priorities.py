@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from agent_runtime.config.llm import LLMDeadlines, LLMSettings
+from agent_runtime.config.llm import LLMSettings
 from agent_runtime.llm import (
     FakeOpenAIServer,
     FakeReply,
@@ -20,7 +20,7 @@ from agent_runtime.llm import (
 from agent_runtime.llm.adaptive import AdaptiveConcurrency
 from agent_runtime.llm.priority import Priority, SchedulingPolicy, priority_for
 
-from .conftest import PLAN, ModelFactory, Plan, plan_request
+from .conftest import PLAN, ModelFactory, Plan, one_at_a_time, plan_request
 
 
 def test_priority_from_module_name() -> None:
@@ -158,16 +158,7 @@ def _heuristic() -> Plan:
 
 async def test_shedding_falls_back_and_is_accounted() -> None:
     """A slow one-at-a-time model: the controller is served; importance ratings are shed."""
-    settings = LLMSettings(
-        provider="simulated",
-        simulated_latency_ms=200,
-        simulated_capacity=1,
-        concurrency=1,
-        adaptive_concurrency=False,
-        deadlines_s=LLMDeadlines(high=5, normal=2, low=0.05),
-        log_prompts=False,
-    )
-    async with LLMService(settings) as svc:
+    async with LLMService(one_at_a_time(200, normal_s=2)) as svc:
         controller = svc.brain("cognitive_controller", "a")
         memory = svc.brain("memory", "a")
         busy = asyncio.create_task(controller.think(plan_request(), _heuristic))
@@ -278,3 +269,20 @@ async def test_last_slot_is_kept_for_the_controller_while_it_keeps_asking() -> N
     async with asyncio.timeout(5):
         await low  # granted once the controller's demand is older than a service time
     assert order == ["cognitive_controller", "memory"]
+
+
+def test_a_level_where_requests_queued_is_not_probed_again_soon() -> None:
+    now = [0.0]
+    ac = AdaptiveConcurrency(2, clock=lambda: now[0], refresh_after=20)
+    ac.observe("m", 10.0, saturated=True, in_flight=1)  # alone: the baseline
+    ac.observe("m", 10.0, saturated=True, in_flight=1)
+    now[0] = 100.0
+    for _ in range(3):  # two in flight take twice as long: a one-at-a-time server
+        ac.observe("m", 20.0, saturated=True, in_flight=2)
+    assert ac.effective == 1 and ac.snapshot()["ceiling"] >= 2
+    for _ in range(15):  # alone and saturated: no evidence against more, but 2 was seen
+        ac.observe("m", 10.0, saturated=True, in_flight=1)
+    assert ac.effective == 1
+    for _ in range(10):  # after refresh_after replies the level is probed again
+        ac.observe("m", 10.0, saturated=True, in_flight=1)
+    assert ac.effective == 2 and ac.snapshot()["ceiling"] is None

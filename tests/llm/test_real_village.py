@@ -1,11 +1,12 @@
-"""A 2-agent village on a real local model server (llama-cpp-python serving Gemma 3 270M,
-one thread), no world, ``structured_output: auto`` and nothing else tuned.
+"""Issue 19's first target: a 2-agent village for 5 minutes on the embedded world, driven by
+a real local model server (llama-cpp-python serving Gemma 3 270M, one thread), with
+``structured_output: auto`` and nothing else tuned in the village file.
 
-The machine running it is shared, so the test asserts the correctness of the path (every
-controller call parsed or fell back with a recorded reason, decisions labelled with the
-model's name or ``heuristic``, no agent frozen, a responsive scheduler) and prints the
-figures (share of controller calls parsed from the model, shed, failed, decisions per
-agent-minute, lag p99) for the record.
+Asserted: at least 90% of the controller's calls parsed from the model's reply (repairs
+count; shed calls, failures and proposals that are not a valid skill call do not); every
+agent decides at least every 20 s from start to end; no request waits more than 30 s for a
+slot; scheduling lag p99 at most 50 ms; decisions labelled with the model's name. The
+figures are printed for the record.
 """
 
 from __future__ import annotations
@@ -23,11 +24,18 @@ from agent_runtime.config.loader import parse_config
 from modules.memory.encoder import HashingEncoder
 from tests.llm.llama import MODEL
 
-pytestmark = [pytest.mark.slow, pytest.mark.services, pytest.mark.timeout(900)]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.services,
+    pytest.mark.minecraft,
+    pytest.mark.timeout(900),
+]
 
-RUN_S = 100.0  # bounded: the whole village, model server included, on a shared 2-core box
-MAX_GAP_S = 30.0  # every agent decides at least this often
-LAG_P99_MS = 100.0
+RUN_S = 300.0  # the target's five minutes
+MAX_GAP_S = 20.0  # every agent decides at least this often
+MAX_WAIT_S = 30.0  # no request waits longer than this for a slot
+MODEL_SHARE = 0.9  # of the controller's calls, parsed from the model's reply
+LAG_P99_MS = 50.0
 AGENTS = ("Ann", "Bob")
 
 
@@ -41,7 +49,7 @@ async def test_two_agents_decide_on_the_real_server(
     cfg = parse_config(
         {
             "run": {"seed": 5},
-            "world": {"kind": "none"},
+            "world": {"kind": "embedded", "port": 0},
             "llm": {
                 "provider": "openai",
                 "base_url": llama_server,
@@ -72,6 +80,7 @@ async def test_two_agents_decide_on_the_real_server(
         times = [started] + [e["t"] for e in decisions if e["agent"] == name] + [ended]
         gaps[name] = max(b - a for a, b in itertools.pairwise(times))
     lag = metrics["sched_lag_ms"]
+    limiter = metrics["llm"]["limiter"]
     minutes = (ended - started) / 60.0
     model_made = (cc["parsed"] + cc["repaired"] - invalid) / max(1, cc["calls"])
     figures = {
@@ -91,6 +100,10 @@ async def test_two_agents_decide_on_the_real_server(
         "decisions_per_agent_minute": round(len(decisions) / len(AGENTS) / minutes, 2),
         "max_gap_s": {k: round(g, 1) for k, g in gaps.items()},
         "sched_lag_ms": lag,
+        "wait_s_max": limiter["wait_s_max_by_priority"],
+        "deadlines_s": limiter["deadlines_s"],
+        "slot_limit": limiter["adaptive"],
+        "skills_started": sum(e["type"] == "skill_outcome" for e in events),
         "all_modules": {
             m: {k: s[k] for k in ("calls", "parsed", "shed", "failed")}
             for m, s in metrics["llm"]["accounting"]["by_module"].items()
@@ -104,9 +117,13 @@ async def test_two_agents_decide_on_the_real_server(
     assert sum(cc["fallback_reasons"].values()) == cc["fallbacks"] == cc["shed"] + cc["failed"]
     assert all(e["error"] for e in fallbacks)
     assert len(fallbacks) == cc["fallbacks"] + invalid
-    # decisions are labelled with the model's name or as the heuristic's
+    # decisions are labelled with the model's name (or as the heuristic's: reflexes, filler)
     brains = {e["brain"] for e in decisions}
     assert brains <= {f"llm:{MODEL}", "heuristic"}, brains
-    # no agent froze: a decision at least every MAX_GAP_S, from start to end
+    assert figures["decisions_by_model"] > 0, figures
+    # the target
+    assert model_made >= MODEL_SHARE, figures
     assert all(g <= MAX_GAP_S for g in gaps.values()), gaps
-    assert lag["p99"] < LAG_P99_MS, lag
+    assert limiter["wait_s_max"] <= MAX_WAIT_S, limiter
+    assert max(limiter["deadlines_s"].values()) <= MAX_WAIT_S, limiter
+    assert lag["p99"] <= LAG_P99_MS, lag

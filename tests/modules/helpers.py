@@ -1,10 +1,13 @@
-"""Building typed views for policy tests: an agent's own sections -> the bottleneck view."""
+"""Building typed views for policy tests: an agent's own sections -> the bottleneck view;
+and an agent's stored state for module tests."""
 
 from __future__ import annotations
 
+from agent_runtime.agent_services import AgentServices
 from agent_runtime.bottleneck import BottleneckView, build_view
 from agent_runtime.config.models import BottleneckSettings
-from agent_runtime.state.sections import Identity, Section
+from agent_runtime.state.sections import SECTION_WRITERS, Identity, Section
+from agent_runtime.state.store import AgentState
 
 NOW = 1_000_000.0
 
@@ -13,3 +16,13 @@ def bview(now: float = NOW, **sections: Section) -> BottleneckView:
     """The default bottleneck over ``sections`` (identity "Ann" unless given)."""
     sections.setdefault("identity", Identity(name="Ann", community_goal="Thrive."))
     return build_view(dict(sections), BottleneckSettings(), now=now)
+
+
+def agent_state(svc: AgentServices, name: str = "Ann", **sections: Section) -> AgentState:
+    """``name``'s stored state with ``sections`` written by their own writers (the identity
+    by the runtime: ``Identity(name=name)`` unless given)."""
+    sections.setdefault("identity", Identity(name=name))
+    st = svc.store.agent(name)
+    for section, value in sections.items():
+        st.set(section, value, writer=SECTION_WRITERS[section])
+    return st

@@ -182,7 +182,7 @@ async def test_controller_publishes_a_typed_decision() -> None:
     assert ev and ev[0]["kind"] == "give"
 
 
-async def test_an_open_request_cancels_a_running_skill_and_says_why() -> None:
+async def test_an_open_request_preempts_a_running_skill_and_says_why() -> None:
     import time
 
     now = time.time()
@@ -194,8 +194,9 @@ async def test_an_open_request_cancels_a_running_skill_and_says_why() -> None:
         conversation=Conversation(lines=(Utterance(speaker="Mayor", text=OPEN, at=now - 1),)),
     )
     assert d.skill is not None and d.skill.skill == "deposit"
-    cancelled = [e for e in seen if e["type"] == "decision_cancelled"]
-    assert len(cancelled) == 1 and cancelled[0]["reason"] == "deposit_request"
+    preempted = [e for e in seen if e["type"] == "skill_preempted"]
+    assert len(preempted) == 1 and preempted[0]["reason"] == "deposit_request"
+    assert not any(e["type"] == "decision_cancelled" for e in seen)
 
 
 async def test_a_replacement_on_its_way_is_not_sent_or_counted_twice() -> None:
@@ -218,5 +219,5 @@ async def test_a_replacement_on_its_way_is_not_sent_or_counted_twice() -> None:
         ctx = module_context(svc, cc, agent="Ann")
         for _ in range(3):  # the body has not cancelled the explore yet
             await cc.step(ctx)
-        assert sum(e["type"] == "decision_cancelled" for e in seen) == 1
+        assert sum(e["type"] == "skill_preempted" for e in seen) == 1
         assert sum(e["type"] == "decision" for e in seen) == 1

@@ -102,3 +102,27 @@ def test_a_goal_is_revised_only_for_a_perceived_reason() -> None:
     assert revise_reason(asked) == "others need something else"
     done = mining.model_copy(update={"inventory": {"cobblestone": 20}})
     assert revise_reason(done) == "goal reached"
+
+
+def test_a_lone_explorer_chooses_from_its_own_traits_not_the_village_roles() -> None:
+    from modules.knowledge import ACTIVITIES
+
+    lone = GoalView(
+        name="Ann",
+        community_goal="Explore the world and gather as many different kinds of items as you can.",
+        traits=(
+            "You are an explorer. You roam the world and gather items.",
+            "You are self-reliant and work alone.",
+        ),
+        kinds=tuple(k for k in ACTIVITIES if k != "pay_tax"),
+    )
+    chosen = counts(lone)
+    assert chosen["explore"] >= 0.6 * sum(chosen.values()), chosen
+    for duty in ("guard", "socialize", "trade", "farm"):
+        assert chosen[duty] <= 6, chosen  # <= 2 %
+    assert not any("village" in choose_goal(lone, random.Random(i)).goal.lower() for i in range(50))
+    # what it perceives still counts: a farm in sight with seeds in hand makes farming fit
+    farmer = counts(
+        lone.model_copy(update={"seen": ("wheat", "farmland"), "inventory": {"wheat_seeds": 3}})
+    )
+    assert farmer["farm"] > chosen["farm"]

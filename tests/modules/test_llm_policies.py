@@ -13,6 +13,7 @@ import pytest
 from agent_runtime import prompts
 from agent_runtime.app.village import Village, VillageOptions
 from agent_runtime.config.loader import parse_config
+from agent_runtime.config.models import VillageConfig
 from agent_runtime.llm.fake_server import FakeOpenAIServer, FakeReply, RecordedRequest
 from agent_runtime.policy import View
 from agent_runtime.state.sections import (
@@ -135,25 +136,33 @@ def responder(request: RecordedRequest) -> FakeReply:
     return FakeReply.json(REPLIES[name])
 
 
+def fake_endpoint_village(
+    server: FakeOpenAIServer, model: str, agents: list[str], **llm: object
+) -> VillageConfig:
+    """A village without a world whose modules ask ``model`` at the fake endpoint."""
+    return parse_config(
+        {
+            "run": {"seed": 2, "time_scale": 0.3},
+            "world": {"kind": "none"},
+            "llm": {
+                "provider": "openai",
+                "base_url": server.base_url,
+                "model": model,
+                "api_key_env": "PIANO_TEST_KEY",
+                **llm,
+            },
+            "agents": [{"name": name} for name in agents],
+        }
+    )
+
+
 @pytest.mark.services
 async def test_openai_endpoint_drives_the_modules(
     tmp_path: Path, run_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PIANO_TEST_KEY", "sk-test-secret-123")
     async with FakeOpenAIServer(default=responder) as server:
-        cfg = parse_config(
-            {
-                "run": {"seed": 2, "time_scale": 0.3},
-                "world": {"kind": "none"},
-                "llm": {
-                    "provider": "openai",
-                    "base_url": server.base_url,
-                    "model": "fake-4o",
-                    "api_key_env": "PIANO_TEST_KEY",
-                },
-                "agents": [{"name": "Ann"}, {"name": "Bob"}],
-            }
-        )
+        cfg = fake_endpoint_village(server, "fake-4o", ["Ann", "Bob"])
         opts = VillageOptions(run_dir=tmp_path / "run", run_id=run_id, embedder=HashingEncoder())
         async with Village(cfg, opts) as v:
             await wait_until(
@@ -192,20 +201,7 @@ async def test_failing_endpoint_falls_back_to_heuristic(
 ) -> None:
     monkeypatch.setenv("PIANO_TEST_KEY", "sk-x")
     async with FakeOpenAIServer(default=FakeReply.text("this is not json at all")) as server:
-        cfg = parse_config(
-            {
-                "run": {"seed": 2, "time_scale": 0.3},
-                "world": {"kind": "none"},
-                "llm": {
-                    "provider": "openai",
-                    "base_url": server.base_url,
-                    "model": "fake",
-                    "api_key_env": "PIANO_TEST_KEY",
-                    "max_retries": 0,
-                },
-                "agents": [{"name": "Ann"}],
-            }
-        )
+        cfg = fake_endpoint_village(server, "fake", ["Ann"], max_retries=0)
         opts = VillageOptions(run_dir=tmp_path / "run", run_id=run_id, embedder=HashingEncoder())
         async with Village(cfg, opts) as v:
             await wait_until(lambda: v.events.counts["decision"] >= 1, 40, "a fallback decision")

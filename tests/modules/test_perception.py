@@ -7,16 +7,16 @@ from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.body.recording import RecordingBody
 from agent_runtime.bus import topics
 from agent_runtime.interfaces import Schedule
-from agent_runtime.state.sections import Identity, Perception
+from agent_runtime.state.sections import Perception
 from agent_runtime.world import NearbyPlayer, Observation, Vec3
 from modules.base import memory_inbox
 from modules.perception import PerceptionModule
+from tests.modules.helpers import agent_state
 
 
 async def test_announcements_are_heard_as_public_lines() -> None:
     async with local_services() as svc:
-        st = svc.store.agent("Ann")
-        st.set("identity", Identity(name="Ann"), writer="runtime")
+        agent_state(svc)
         pm = PerceptionModule(Schedule(cadence=1.0, triggers=frozenset({"world:event"})))
         ctx = module_context(svc, pm, agent="Ann")
         heard = svc.bus.subscribe(topics.agent(svc.run_id, "Ann", "heard"))
@@ -49,8 +49,7 @@ async def test_announcements_are_heard_as_public_lines() -> None:
 
 async def test_observation_lands_in_the_perception_section() -> None:
     async with local_services() as svc:
-        st = svc.store.agent("Ann")
-        st.set("identity", Identity(name="Ann"), writer="runtime")
+        st = agent_state(svc)
         obs = Observation(
             inventory={"bread": 2},
             players=(NearbyPlayer(name="Bob", position=Vec3(x=1, y=64, z=0), distance=3.0),),

@@ -6,10 +6,11 @@ import random
 
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.interfaces import Schedule
-from agent_runtime.state.sections import Goals, Identity, Plan
+from agent_runtime.state.sections import Goals, Plan
 from modules.heuristics.planning import MAX_STEPS, MIN_STEPS, plan
 from modules.planning import Planning
 from modules.views import PlanView
+from tests.modules.helpers import agent_state
 
 
 def test_plan_walks_the_tech_tree() -> None:
@@ -30,9 +31,7 @@ def test_seen_logs_are_preferred() -> None:
 
 async def test_planning_module_writes_a_plan_for_the_goal() -> None:
     async with local_services() as svc:
-        st = svc.store.agent("Ann")
-        st.set("identity", Identity(name="Ann"), writer="runtime")
-        st.set("goals", Goals(current="gather wood", kind="gather_wood"), writer="goal_generation")
+        st = agent_state(svc, goals=Goals(current="gather wood", kind="gather_wood"))
         pl = Planning(Schedule(cadence=60.0))
         await pl.step(module_context(svc, pl, agent="Ann"))
         p = st.get("plan", Plan)

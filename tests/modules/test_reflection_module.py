@@ -3,22 +3,33 @@ memories (heuristic policy) land in its reflection section."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from agent_runtime.agent_services import AgentServices
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.interfaces import Schedule
+from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Identity, Reflection
+from agent_runtime.state.store import AgentState
 from modules.base import remember
 from modules.memory_module import Memory
 from modules.reflection_module import ReflectionModule
 
 
+async def _ann(svc: AgentServices) -> tuple[AgentState, dict[str, Any], Memory, ModuleContext]:
+    """Ann's state, shared dict, memory module and its context (the stream set up)."""
+    st = svc.store.agent("Ann")
+    st.set("identity", Identity(name="Ann"), writer="runtime")
+    shared: dict[str, Any] = {}
+    mem = Memory(Schedule(cadence=3.0))
+    mctx = module_context(svc, mem, agent="Ann", shared=shared)
+    await mem.setup(mctx)
+    return st, shared, mem, mctx
+
+
 async def test_reflects_once_enough_has_happened() -> None:
     async with local_services() as svc:
-        st = svc.store.agent("Ann")
-        st.set("identity", Identity(name="Ann"), writer="runtime")
-        shared: dict[str, object] = {}
-        mem = Memory(Schedule(cadence=3.0))
-        mctx = module_context(svc, mem, agent="Ann", shared=shared)
-        await mem.setup(mctx)
+        st, shared, mem, mctx = await _ann(svc)
         for i in range(12):
             remember(
                 mctx,
@@ -31,3 +42,33 @@ async def test_reflects_once_enough_has_happened() -> None:
         await ref.step(module_context(svc, ref, agent="Ann", shared=shared))
         r = st.get("reflection", Reflection)
         assert r.reflections == 1 and r.insights
+
+
+async def test_reflects_only_past_150_and_then_starts_counting_again() -> None:
+    """The paper's trigger (importance summed since the last reflection > 150), at the
+    module's default, stepped often: not more often than that."""
+    async with local_services() as svc:
+        st, shared, mem, mctx = await _ann(svc)
+        ref = ReflectionModule(Schedule(cadence=10.0))  # the default: the paper's 150
+        rctx = module_context(svc, ref, agent="Ann", shared=shared)
+
+        async def add(n: int, start: int) -> None:
+            for i in range(start, start + n):
+                remember(mctx, f"Bob traded me {i} iron ingots for bread at the farm.",
+                         "conversation", importance=10)
+            await mem.step(mctx)
+
+        await add(15, 0)  # 150: the trigger needs more than 150
+        for _ in range(3):
+            await ref.step(rctx)
+        r = st.get("reflection", Reflection)
+        assert r.reflections == 0 and r.importance_since == 150
+        await add(1, 15)  # 160 > 150
+        await ref.step(rctx)
+        await ref.step(rctx)  # stepping again right away does not reflect again
+        r = st.get("reflection", Reflection)
+        assert r.reflections == 1 and r.insights
+        assert r.importance_since < 150  # the 160 were consumed by the reflection
+        await add(14, 16)
+        await ref.step(rctx)
+        assert st.get("reflection", Reflection).reflections == 1

@@ -34,7 +34,7 @@ from agent_runtime.state.store import AgentState
 from agent_runtime.world import Observation, SkillCall
 from modules.cognitive_controller import CognitiveController
 from modules.decisions import ControllerChoice
-from modules.reflexes import reflex
+from modules.reflexes import KEEP_GOING_S, keep_going, reflex
 from tests.core.helpers import wait_until
 from tests.modules.helpers import NOW, bview
 
@@ -63,6 +63,17 @@ def test_hungry_with_food_eats() -> None:
     out = reflex(bview(perception=hungry()), random.Random(0))
     assert out is not None and out.kind is IntentKind.EAT
     assert out.skill == "eat" and out.args == {"item": "bread"}
+
+
+def test_while_the_model_thinks_a_running_skill_is_kept_and_said_so() -> None:
+    running = Action(running=SkillCall(skill="collect", args={"block": "log"}), started_at=NOW - 30)
+    view = bview(perception=hungry(food=20), action=running)
+    assert keep_going(view, NOW - KEEP_GOING_S / 2) is None  # decided recently: nothing to say
+    out = keep_going(view, NOW - KEEP_GOING_S - 1)
+    assert out is not None and out.kind is IntentKind.CONTINUE and out.skill is None
+    assert "collect" in out.intent
+    idle = keep_going(bview(perception=hungry(food=20)), 0.0)  # nothing runs: it waits
+    assert idle is not None and idle.skill is None and idle.kind is IntentKind.CONTINUE
 
 
 def test_badly_hurt_without_food_moves_away_once() -> None:
@@ -239,15 +250,20 @@ async def test_the_running_skill_goes_on_while_the_model_thinks() -> None:
         step = asyncio.create_task(r.cc.step(r.ctx))
         await wait_until(lambda: len(r.model.calls) == 1, WAIT_S, "the model call")
         r.state.set("conversation", greeted(time.time()), writer="talking")
-        await wait_until(lambda: len(r.decisions()) == 1, WAIT_S, "an answer")
+        await wait_until(lambda: any(d["say"] for d in r.decisions()), WAIT_S, "an answer")
         said = greeted(time.time()).model_copy(update={"spoke_to": {"Bob": time.time()}})
         r.state.set("conversation", said, writer="talking")  # as talking records it
         checks = r.cc.reflex_checks  # 40 more checks: twice the patience, the model still busy
         await wait_until(lambda: r.cc.reflex_checks >= checks + 40, WAIT_S, "40 reflex checks")
         # the answer carries no skill (skill execution keeps the running one); no filler
-        # step over a running skill, nothing cancelled
-        (answer,) = r.decisions()
+        # step over a running skill, nothing cancelled; every 10 s (scaled) without a
+        # decision, the controller says it keeps going with the running skill
+        (answer,) = [d for d in r.decisions() if d["say"] is not None]
+        going = [d for d in r.decisions() if d["say"] is None]
         assert answer["skill"] is None and answer["say"]["to"] == "Bob"
+        assert going and all(
+            d["kind"] == "continue" and d["skill"] is None and d["say"] is None for d in going
+        ), going
         assert not any(e["type"] == "decision_cancelled" for e in r.seen)
         step.cancel()
         with contextlib.suppress(asyncio.CancelledError):

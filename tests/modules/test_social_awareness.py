@@ -8,10 +8,11 @@ import random
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.bus import topics
 from agent_runtime.interfaces import Schedule
-from agent_runtime.state.sections import Identity, PersonView, Social
+from agent_runtime.state.sections import PersonView, Social
 from modules.heuristics.social import opinions, update_person
 from modules.social_awareness import SocialAwareness
 from modules.views import OpinionView, PersonUpdateView
+from tests.modules.helpers import agent_state
 
 
 def upd(text: str, interactions: int = 0) -> PersonUpdateView:
@@ -49,8 +50,7 @@ def test_opinion_from_own_traits_and_heard_content() -> None:
 
 async def test_social_module_tracks_speakers_and_opinions() -> None:
     async with local_services() as svc:
-        st = svc.store.agent("Ann")
-        st.set("identity", Identity(name="Ann"), writer="runtime")
+        st = agent_state(svc)
         sa = SocialAwareness(Schedule(cadence=4.0, triggers=frozenset({"topic:heard"})))
         ctx = module_context(svc, sa, agent="Ann")
         heard = topics.agent(svc.run_id, "Ann", "heard")

@@ -3,12 +3,17 @@ speaker's own tone; heard lines and announcements are recorded."""
 
 from __future__ import annotations
 
+import contextlib
 import random
+from collections.abc import AsyncIterator
+from typing import NamedTuple
 
+from agent_runtime.agent_services import AgentServices
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.body.recording import RecordingBody
 from agent_runtime.bus import topics
 from agent_runtime.interfaces import Schedule
+from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import (
     Conversation,
     Decision,
@@ -26,12 +31,26 @@ from modules.views import TalkView
 TRIGGERED = Schedule(cadence=None, triggers=frozenset({"topic:decision", "topic:heard"}))
 
 
-async def test_talking_says_what_the_decision_does() -> None:
+class Speaker(NamedTuple):
+    svc: AgentServices
+    body: RecordingBody
+    talk: Talking
+    ctx: ModuleContext
+
+
+@contextlib.asynccontextmanager
+async def bob_talking() -> AsyncIterator[Speaker]:
+    """Bob's Talking module on local services, speaking through a recording body."""
     async with local_services() as svc:
         body = RecordingBody("Bob")
         talk = Talking(TRIGGERED)
         ctx = module_context(svc, talk, agent="Bob", body=body)
         svc.store.agent("Bob").set("identity", Identity(name="Bob"), writer="runtime")
+        yield Speaker(svc, body, talk, ctx)
+
+
+async def test_talking_says_what_the_decision_does() -> None:
+    async with bob_talking() as (svc, body, talk, ctx):
         decision = Decision(
             id="d1",
             kind=IntentKind.GIVE,
@@ -53,11 +72,7 @@ async def test_talking_says_what_the_decision_does() -> None:
 
 
 async def test_only_the_newest_fresh_decision_is_spoken() -> None:
-    async with local_services() as svc:
-        body = RecordingBody("Bob")
-        talk = Talking(TRIGGERED)
-        ctx = module_context(svc, talk, agent="Bob", body=body)
-        svc.store.agent("Bob").set("identity", Identity(name="Bob"), writer="runtime")
+    async with bob_talking() as (svc, body, talk, ctx):
         now = ctx.clock.now()
 
         def greet(i: str, at: float) -> Decision:

@@ -12,9 +12,10 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
@@ -22,7 +23,22 @@ from bots.admin import AdminClient
 from bots.node import BOTS_DIR, node_env, node_executable
 from bots.server_host import EmbeddedServer
 
-DRIVER = Path(__file__).parent / "js" / "driver.js"
+JS = Path(__file__).parent / "js"
+DRIVER = JS / "driver.js"
+
+
+def run_js(script: str, *args: object, timeout: float = 60) -> Any:
+    """Run ``js/<script>`` under the bots' Node with ``args`` as JSON; its stdout as JSON."""
+    out = subprocess.run(
+        [str(node_executable()), str(JS / script), *(json.dumps(a) for a in args)],
+        cwd=BOTS_DIR,
+        env=node_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=True,
+    )
+    return json.loads(out.stdout)
 
 
 class BotError(RuntimeError):
@@ -170,17 +186,25 @@ async def admin(server: EmbeddedServer) -> AsyncIterator[AdminClient]:
         yield client
 
 
-BotFactory = Callable[[str], Awaitable[JsBot]]
+class BotFactory(Protocol):
+    """``await make_bot(name, oak_log=12)``: a started bot that holds the items given."""
+
+    def __call__(self, username: str, **items: int) -> Awaitable[JsBot]: ...
 
 
 @pytest.fixture
-async def make_bot(server: EmbeddedServer) -> AsyncIterator[BotFactory]:
+async def make_bot(server: EmbeddedServer, admin: AdminClient) -> AsyncIterator[BotFactory]:
     bots: list[JsBot] = []
 
-    async def make(username: str) -> JsBot:
+    async def make(username: str, **items: int) -> JsBot:
         bot = JsBot(server.port, username)
         bots.append(bot)
-        return await bot.start()
+        await bot.start()
+        for item, count in items.items():
+            gave = await admin.command(f"/give {username} {item} {count}")
+            assert gave is not None and item in gave, gave
+            await bot.call("wait_count", item=item, atLeast=count)
+        return bot
 
     yield make
     await asyncio.gather(*(b.close() for b in bots))

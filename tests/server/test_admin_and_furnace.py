@@ -163,9 +163,7 @@ async def test_dead_player_respawns(admin: AdminClient, make_bot: BotFactory) ->
 async def test_killed_animal_drops_meat_and_disappears(
     server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
 ) -> None:
-    bot = await make_bot("hunter")
-    await admin.command("/give hunter stone_sword 1")
-    await bot.call("wait_count", item="stone_sword", atLeast=1)
+    bot = await make_bot("hunter", stone_sword=1)
     await bot.call("equip", item="stone_sword")
     pasture = server.places["pasture"]
     t0 = time.monotonic()

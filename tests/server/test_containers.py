@@ -16,10 +16,7 @@ pytestmark = pytest.mark.minecraft
 async def test_deposit_withdraw_and_admin_view(
     server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
 ) -> None:
-    bot = await make_bot("keeper")
-    await admin.command("/give keeper cobblestone 70")
-    await admin.command("/give keeper bread 5")
-    await bot.call("wait_count", item="bread", atLeast=5)
+    bot = await make_bot("keeper", cobblestone=70, bread=5)
     x, y, z = server.community_chests[1]
     res = await bot.call("chest_deposit", x=x, y=y, z=z, item="cobblestone", count=66)
     assert counts(res["chest"]) == {"cobblestone": 66}
@@ -42,9 +39,7 @@ async def test_deposit_withdraw_and_admin_view(
 async def test_shift_click_moves_stack_out(
     server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
 ) -> None:
-    bot = await make_bot("shifty")
-    await admin.command("/give shifty oak_log 12")
-    await bot.call("wait_count", item="oak_log", atLeast=12)
+    bot = await make_bot("shifty", oak_log=12)
     x, y, z = server.community_chests[2]
     await bot.call("chest_deposit", x=x, y=y, z=z, item="oak_log", count=12)
     res = await bot.call("chest_shift_click", x=x, y=y, z=z, slot=0)
@@ -57,10 +52,8 @@ async def test_shift_click_moves_stack_out(
 async def test_two_players_share_a_chest(
     server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
 ) -> None:
-    a = await make_bot("ann")
+    a = await make_bot("ann", apple=7)
     b = await make_bot("ben")
-    await admin.command("/give ann apple 7")
-    await a.call("wait_count", item="apple", atLeast=7)
     x, y, z = server.community_chests[0]
     await a.call("chest_deposit", x=x, y=y, z=z, item="apple", count=7)
     res = await b.call("chest_withdraw", x=x, y=y, z=z, item="apple", count=3)
@@ -72,10 +65,7 @@ async def test_two_players_share_a_chest(
 async def test_chest_persists_across_restart_and_drops_when_broken(
     server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
 ) -> None:
-    bot = await make_bot("mover")
-    await admin.command("/give mover chest 1")
-    await admin.command("/give mover diamond 3")
-    await bot.call("wait_count", item="diamond", atLeast=3)
+    bot = await make_bot("mover", chest=1, diamond=3)
     placed = await bot.call("place_near", item="chest")
     p = placed["position"]
     assert placed["name"] == "chest"

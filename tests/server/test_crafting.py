@@ -7,32 +7,32 @@ import pytest
 
 from bots.admin import AdminClient
 
-from .conftest import BotFactory, counts
+from .conftest import BotFactory, JsBot, counts
 
 pytestmark = pytest.mark.minecraft
 
 
-async def give(admin: AdminClient, bot_name: str, item: str, count: int) -> None:
-    out = await admin.command(f"/give {bot_name} {item} {count}")
-    assert out is not None and item in out
+async def craft(bot: JsBot, item: str, count: int = 1, *, table: bool = False) -> dict[str, int]:
+    """Craft ``item`` ``count`` times; what the bot holds after."""
+    res = await bot.call("craft", item=item, count=count, table=table)
+    return counts(res["inventory"])
 
 
 async def test_inventory_grid_shapeless_and_shaped(
     admin: AdminClient, make_bot: BotFactory
 ) -> None:
-    bot = await make_bot("grid")
-    await give(admin, "grid", "birch_log", 2)
-    await bot.call("wait_count", item="birch_log", atLeast=2)
+    bot = await make_bot("grid", birch_log=2)
 
     # shapeless, 1 ingredient: log -> 4 planks, twice
-    res = await bot.call("craft", item="birch_planks", count=2)
-    assert counts(res["inventory"]) == {"birch_planks": 8}
+    assert await craft(bot, "birch_planks", 2) == {"birch_planks": 8}
     # shaped 2x1: 2 planks -> 4 sticks
-    res = await bot.call("craft", item="stick", count=1)
-    assert counts(res["inventory"]) == {"birch_planks": 6, "stick": 4}
+    assert await craft(bot, "stick") == {"birch_planks": 6, "stick": 4}
     # shaped 2x2: 4 planks -> crafting table
-    res = await bot.call("craft", item="crafting_table", count=1)
-    assert counts(res["inventory"]) == {"birch_planks": 2, "stick": 4, "crafting_table": 1}
+    assert await craft(bot, "crafting_table") == {
+        "birch_planks": 2,
+        "stick": 4,
+        "crafting_table": 1,
+    }
     # the server agrees, and nothing is left in the grid or on the cursor
     assert counts(await admin.inventory("grid")) == {
         "birch_planks": 2,
@@ -42,48 +42,27 @@ async def test_inventory_grid_shapeless_and_shaped(
 
 
 async def test_shapeless_two_ingredients(admin: AdminClient, make_bot: BotFactory) -> None:
-    bot = await make_bot("flinty")
-    await give(admin, "flinty", "iron_ingot", 3)
-    await give(admin, "flinty", "flint", 2)
-    await bot.call("wait_count", item="flint", atLeast=2)
-    res = await bot.call("craft", item="flint_and_steel", count=2)
-    assert counts(res["inventory"]) == {"iron_ingot": 1, "flint_and_steel": 2}
+    bot = await make_bot("flinty", iron_ingot=3, flint=2)
+    assert await craft(bot, "flint_and_steel", 2) == {"iron_ingot": 1, "flint_and_steel": 2}
     assert counts(await admin.inventory("flinty")) == {"iron_ingot": 1, "flint_and_steel": 2}
 
 
 async def test_crafting_table_3x3(admin: AdminClient, make_bot: BotFactory) -> None:
-    bot = await make_bot("smith")
-    await give(admin, "smith", "crafting_table", 1)
-    await give(admin, "smith", "cobblestone", 20)
-    await give(admin, "smith", "stick", 6)
-    await give(admin, "smith", "oak_planks", 3)
-    await bot.call("wait_count", item="oak_planks", atLeast=3)
+    bot = await make_bot("smith", crafting_table=1, cobblestone=20, stick=6, oak_planks=3)
     await bot.call("place_near", item="crafting_table")
     # shaped 3x3 with gaps: pickaxes
-    res = await bot.call("craft", item="stone_pickaxe", count=2, table=True)
-    assert counts(res["inventory"]) == {
-        "cobblestone": 14,
-        "stick": 2,
-        "oak_planks": 3,
-        "stone_pickaxe": 2,
-    }
-    res = await bot.call("craft", item="wooden_pickaxe", count=1, table=True)
-    assert counts(res["inventory"]) == {"cobblestone": 14, "stone_pickaxe": 2, "wooden_pickaxe": 1}
+    held = await craft(bot, "stone_pickaxe", 2, table=True)
+    assert held == {"cobblestone": 14, "stick": 2, "oak_planks": 3, "stone_pickaxe": 2}
+    held = await craft(bot, "wooden_pickaxe", table=True)
+    assert held == {"cobblestone": 14, "stone_pickaxe": 2, "wooden_pickaxe": 1}
     # full 3x3 ring: furnace
-    res = await bot.call("craft", item="furnace", count=1, table=True)
-    assert counts(res["inventory"]) == {
-        "cobblestone": 6,
-        "stone_pickaxe": 2,
-        "wooden_pickaxe": 1,
-        "furnace": 1,
-    }
-    assert counts(await admin.inventory("smith")) == counts(res["inventory"])
+    held = await craft(bot, "furnace", table=True)
+    assert held == {"cobblestone": 6, "stone_pickaxe": 2, "wooden_pickaxe": 1, "furnace": 1}
+    assert counts(await admin.inventory("smith")) == held
 
 
 async def test_missing_ingredients_craft_nothing(admin: AdminClient, make_bot: BotFactory) -> None:
-    bot = await make_bot("poor")
-    await give(admin, "poor", "oak_planks", 1)
-    await bot.call("wait_count", item="oak_planks", atLeast=1)
+    bot = await make_bot("poor", oak_planks=1)
     with pytest.raises(Exception, match="no recipe"):
         await bot.call("craft", item="stick")
     assert counts(await admin.inventory("poor")) == {"oak_planks": 1}
@@ -91,9 +70,7 @@ async def test_missing_ingredients_craft_nothing(admin: AdminClient, make_bot: B
 
 async def test_shift_click_result_crafts_all(admin: AdminClient, make_bot: BotFactory) -> None:
     """Raw clicks: logs into the 2x2 grid, shift-click the result: every log becomes planks."""
-    bot = await make_bot("shifter")
-    await give(admin, "shifter", "spruce_log", 5)
-    await bot.call("wait_count", item="spruce_log", atLeast=5)
+    bot = await make_bot("shifter", spruce_log=5)
     src = await bot.call("slot_of", item="spruce_log")
     # pick the stack up, put it in grid slot 1, shift-click the result slot
     await bot.call("clicks", clicks=[[src, 0, 0], [1, 0, 0], [0, 0, 1]])

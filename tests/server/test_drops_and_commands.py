@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-from pathlib import Path
-
 import pytest
 
 from bots.admin import AdminClient
-from bots.node import BOTS_DIR, node_env, node_executable
 from bots.server_host import EmbeddedServer
 
-from .conftest import BotFactory, counts
+from .conftest import BotFactory, counts, run_js
 
 pytestmark = pytest.mark.minecraft
-
-JS = Path(__file__).parent / "js"
 
 
 async def put_block(admin: AdminClient, x: int, y: int, z: int, block: str) -> None:
@@ -93,16 +86,7 @@ async def test_no_drop_without_the_tool(
 
 def test_random_drops_statistics() -> None:
     """Leaves and grass drop sometimes, with vanilla-like rates (JS unit check)."""
-    out = subprocess.run(
-        [str(node_executable()), str(JS / "drops_stats.js")],
-        cwd=BOTS_DIR,
-        env=node_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    stats = json.loads(out.stdout)
+    stats = run_js("drops_stats.js")
     n = stats["n"]
     leaves = stats["oak_leaves"]
     assert 0.03 < leaves.get("oak_sapling", 0) / n < 0.07

@@ -5,34 +5,23 @@ Playwright never downloads a browser here: it is pointed at ``/usr/bin/chromium`
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from playwright.async_api import BrowserContext, async_playwright
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from agent_runtime.app.web.bench import BROWSER_FLAGS, chromium_path
 
 
 @pytest.fixture
 async def browser(tmp_path: Path) -> AsyncIterator[BrowserContext]:
-    exe = shutil.which("chromium") or CHROMIUM
     async with async_playwright() as pw:
         context = await pw.chromium.launch_persistent_context(
             str(tmp_path / "chromium-profile"),
-            executable_path=exe,
+            executable_path=chromium_path(),
             headless=True,  # Playwright adds --headless
-            args=FLAGS,
+            args=BROWSER_FLAGS,
             viewport={"width": 1400, "height": 900},
         )
         try:

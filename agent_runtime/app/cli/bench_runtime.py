@@ -4,8 +4,10 @@ simulated LLM answering after ``--llm-latency`` ms, real redis-server and mosqui
 Prints one JSON object. Figures are measured over a window after a warm-up:
 module steps/s, CC decisions/s, cadence error (timer-driven steps achieved vs
 configured, over cadenced modules), scheduling lag p50/p99 (how late a step
-started against its due time), Redis commands/s, MQTT messages/s (received from
-the broker), RSS and CPU of this process (and of the two services), errors.
+started against its due time), Redis commands/s (all clients, from the server's INFO;
+``state_redis_ops_per_s``: the Agent State's share), MQTT messages/s (received from
+the broker), RSS and CPU of this process (and of the two services; CPU also per agent-second),
+LLM calls per agent-second and calls shed to the heuristic, unresponsive agents, errors.
 Memory uses the hashing encoder here (MiniLM for 1000 agents is a separate cost:
 see ``modules/memory/README.md``).
 """
@@ -25,6 +27,7 @@ import psutil
 from agent_runtime.app.metrics import percentiles
 from agent_runtime.app.progress import tick
 from agent_runtime.config.loader import parse_config
+from agent_runtime.gc_settings import settle_after_startup
 from modules.memory.persistence import stream_prefix
 
 
@@ -53,6 +56,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
 
 
+MAX_TEMPLATE_AGENTS = 2000
+
+
 def _config(agents: int, latency_ms: float, heuristic: bool) -> Any:
     llm: dict[str, Any] = (
         {"provider": "heuristic"}
@@ -61,6 +67,10 @@ def _config(agents: int, latency_ms: float, heuristic: bool) -> Any:
             "provider": "simulated",
             "simulated_latency_ms": latency_ms,
             "concurrency": 100000,
+            # a simulated endpoint serves any number at once, like a hosted API: the
+            # adaptive limit (made for one-at-a-time local servers) would read this process's
+            # own event-loop lag as server queueing and shed most calls to the heuristic
+            "adaptive_concurrency": False,
             "log_prompts": False,
             "queue_timeout_s": 600,
         }
@@ -71,7 +81,10 @@ def _config(agents: int, latency_ms: float, heuristic: bool) -> Any:
             "world": {"kind": "none"},
             "llm": llm,
             "modules": {"preset": "full"},
-            "agent_templates": [{"count": agents, "random_personality": True}],
+            "agent_templates": [  # a template holds at most MAX_TEMPLATE_AGENTS
+                {"count": min(MAX_TEMPLATE_AGENTS, agents - start), "random_personality": True}
+                for start in range(0, agents, MAX_TEMPLATE_AGENTS)
+            ],
         },
         "<bench>",
     )
@@ -85,6 +98,23 @@ async def _memories(v: Any) -> int:
     for name in v.agents:
         pipe.hlen(stream_prefix(v.run_id, name) + "records")
     return int(sum(await pipe.execute()))
+
+
+def llm_figures(v: Any) -> tuple[int, int]:
+    """(LLM calls, calls shed to the heuristic) so far, from the LLM service's accounting."""
+    llm = None if v.services is None else v.services.llm
+    if llm is None or not getattr(llm, "uses_llm", False):
+        return 0, 0
+    p = llm.progress()
+    return int(p.get("llm_calls", 0)), int(p.get("shed", 0))
+
+
+async def redis_commands(redis: Any) -> int:
+    """Commands the redis-server processed so far (every client: state, memory, workers)."""
+    if redis is None:
+        return 0
+    info = await redis.info("stats")
+    return int(info.get("total_commands_processed", 0))
 
 
 def _snapshot(v: Any, proc: psutil.Process, services: list[psutil.Process]) -> dict[str, float]:
@@ -107,6 +137,8 @@ def _snapshot(v: Any, proc: psutil.Process, services: list[psutil.Process]) -> d
         "cpu": cpu.user + cpu.system,
         "svc_cpu": svc_cpu,
         "errors": float(v.events.counts.get("module_error", 0)),
+        "llm_calls": float(llm_figures(v)[0]),
+        "llm_shed": float(llm_figures(v)[1]),
         "overruns": float(sum(m["overruns"] for m in totals.values())),
         **{f"timed:{k}": float(m["timed"]) for k, m in totals.items()},
     }
@@ -128,6 +160,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         web: dict[str, Any] | None = None
         async with Village(cfg, opts) as v:
             startup_s = time.monotonic() - t_start
+            settle_after_startup()  # as piano run and piano worker do
             total_s = warmup + args.duration * (4 if getattr(args, "web", False) else 1)
             ticker = asyncio.create_task(tick(v, total_s, "bench runtime"), name="bench.progress")
             services = [
@@ -139,9 +172,11 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             v.metrics.reset_lags()
             proc.cpu_percent(None)
             a = _snapshot(v, proc, services)
+            redis_a = await redis_commands(v.services and v.services.redis)
             mem_a = await _memories(v)
             await asyncio.sleep(args.duration)
             b = _snapshot(v, proc, services)
+            redis_b = await redis_commands(v.services and v.services.redis)
             mem_b = await _memories(v)
             lags = list(v.metrics.lags_ms)
             expected = dict(v.metrics.expected_interval)
@@ -149,6 +184,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             svc_rss = sum(s.memory_info().rss for s in services) / 2**20
             n_with = {k: len(lst) for k, lst in v.metrics.stats.items()}
             llm = v.services.llm.snapshot() if v.services and v.services.llm else {}
+            unresponsive = len(v.unresponsive())
             if getattr(args, "web", False):  # web view (issue 15): lag with/without the page
                 from agent_runtime.app.web.bench import lag_with_and_without_page
 
@@ -177,10 +213,18 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             "cadence_error_by_module_pct": per_module,
             "sched_lag_ms_p50": pct["p50"],
             "sched_lag_ms_p99": pct["p99"],
-            "redis_ops_per_s": round((b["redis_ops"] - a["redis_ops"]) / wall, 1),
+            "redis_ops_per_s": round((redis_b - redis_a) / wall, 1),
+            "state_redis_ops_per_s": round((b["redis_ops"] - a["redis_ops"]) / wall, 1),
             "mqtt_msgs_per_s": round((b["mqtt"] - a["mqtt"]) / wall, 1),
             "rss_mb": round(rss_mb, 1),
             "cpu_pct": round(100 * (b["cpu"] - a["cpu"]) / wall, 1),
+            "cpu_us_per_agent_s": round(1e6 * (b["cpu"] - a["cpu"]) / wall / args.agents, 1),
+            "rss_mb_per_agent": round(rss_mb / args.agents, 3),
+            "unresponsive_agents": unresponsive,
+            "llm_calls_per_agent_s": round(
+                (b["llm_calls"] - a["llm_calls"]) / wall / args.agents, 4
+            ),
+            "llm_shed_per_s": round((b["llm_shed"] - a["llm_shed"]) / wall, 2),
             "services_cpu_pct": round(100 * (b["svc_cpu"] - a["svc_cpu"]) / wall, 1),
             "services_rss_mb": round(svc_rss, 1),
             "errors": int(b["errors"] - a["errors"]),

@@ -20,6 +20,8 @@ from typing import Any
 
 import psutil
 
+from agent_runtime.tasks import cancel_and_wait
+
 WALKER = Path(__file__).resolve().parents[2] / "bots" / "server" / "bench" / "walker.js"
 
 
@@ -143,9 +145,7 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
             except TimeoutError:
                 walker.kill()
                 await walker.wait()
-            reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await reader
+            await cancel_and_wait(reader)
             return result
 
 

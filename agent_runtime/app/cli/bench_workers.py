@@ -5,7 +5,9 @@ Figures come from the workers themselves: decisions and unresponsive agents from
 ``run/progress`` messages (deltas over the measured window), scheduling lag from each
 worker's ``metrics.json`` (lags before the warm-up are dropped by ``--measure-after``; the
 p50/p99 printed is the worst worker's, an upper bound), CPU and RSS summed over the worker
-processes, the services measured as in the one-process bench.
+processes, the services measured as in the one-process bench; Redis commands/s from the
+server's INFO, broker messages/s as received by this process (every worker's publications),
+LLM calls and shed calls from the progress messages.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from typing import Any
 
 import psutil
 import yaml
+from redis.asyncio import Redis
 
+from agent_runtime.app.cli.bench_runtime import redis_commands
 from agent_runtime.app.workers import WorkerPool, WorkerSpec
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
 from agent_runtime.config.models import VillageConfig
@@ -48,6 +52,11 @@ def _rss_mb(procs: list[psutil.Process]) -> float:
     return total / 2**20
 
 
+def _sums(latest: dict[str, dict[str, Any]], *keys: str) -> list[int]:
+    """Each key summed over the workers' latest progress records."""
+    return [sum(int(p.get(k, 0) or 0) for p in latest.values()) for k in keys]
+
+
 async def bench_workers(
     args: argparse.Namespace, cfg: VillageConfig, warmup: float
 ) -> dict[str, Any]:
@@ -65,7 +74,8 @@ async def bench_workers(
             MosquittoBroker(run_dir / "mqtt") as broker,
         ):
             host, port = parse_mqtt_url(broker.url)
-            async with MqttBus(host, port, run_id) as bus:
+            client = Redis.from_url(redis.url)
+            async with MqttBus(host, port, run_id) as bus, client:
                 latest: dict[str, dict[str, Any]] = {}
                 all_up = asyncio.Event()
                 sub = bus.subscribe(topics.run_progress(run_id), maxsize=4096)
@@ -94,10 +104,12 @@ async def bench_workers(
                     await asyncio.sleep(warmup)
                     procs = [psutil.Process(p) for p in pool.pids() if p]
                     services = [psutil.Process(p) for p in (redis.pid, broker.pid) if p]
-                    a_dec = sum(int(p.get("decisions", 0)) for p in latest.values())
+                    a_dec, a_llm, a_shed = _sums(latest, "decisions", "llm_calls", "llm_shed")
+                    a_redis, a_mqtt = await redis_commands(client), bus.received
                     a_cpu, a_svc, a_t = _cpu(procs), _cpu(services), time.monotonic()
                     await asyncio.sleep(args.duration)
-                    b_dec = sum(int(p.get("decisions", 0)) for p in latest.values())
+                    b_dec, b_llm, b_shed = _sums(latest, "decisions", "llm_calls", "llm_shed")
+                    b_redis, b_mqtt = await redis_commands(client), bus.received
                     b_cpu, b_svc, b_t = _cpu(procs), _cpu(services), time.monotonic()
                     unresponsive = sum(int(p.get("unresponsive", 0)) for p in latest.values())
                     errors = sum(int(p.get("errors", 0)) for p in latest.values())
@@ -115,6 +127,10 @@ async def bench_workers(
             "sched_lag_ms_p50": lag.get("p50"),
             "sched_lag_ms_p99": lag.get("p99"),
             "sched_lag_ms_per_worker": [w.get("sched_lag_ms") for w in merged["per_worker"]],
+            "redis_ops_per_s": round((b_redis - a_redis) / wall, 1),
+            "mqtt_msgs_per_s": round((b_mqtt - a_mqtt) / wall, 1),
+            "llm_calls_per_agent_s": round((b_llm - a_llm) / wall / args.agents, 4),
+            "llm_shed_per_s": round((b_shed - a_shed) / wall, 2),
             "cpu_pct": round(100 * (b_cpu - a_cpu) / wall, 1),
             "cpu_us_per_agent_s": round(1e6 * (b_cpu - a_cpu) / wall / args.agents, 1),
             "services_cpu_pct": round(100 * (b_svc - a_svc) / wall, 1),

@@ -15,7 +15,7 @@ from agent_runtime.app.world_setup import WorldError
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.services import ServiceError
 
-NAMES = ("specialization", "tax", "item_progression", "social_perception")
+NAMES = ("specialization", "tax", "item_progression", "social_perception", "culture")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -37,6 +37,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--agents", type=int, help="run with this many agents (smoke runs)")
     p.add_argument("--conditions", help="comma-separated subset of the file's conditions")
     p.add_argument("--seed", type=int, help="base seed (default: the file's run.seed)")
+    p.add_argument(
+        "--scale", type=float,
+        help="culture: run the paper's protocol at this scale (agents, area, duration)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
@@ -49,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.repeats is not None and args.repeats < 1:
         print("--repeats must be at least 1", file=sys.stderr)
+        return 2
+    if args.scale is not None and not 0 < args.scale <= 1:
+        print("--scale must be in (0, 1]", file=sys.stderr)
         return 2
     if args.agents is not None and args.agents < 1:
         print("--agents must be at least 1", file=sys.stderr)
@@ -67,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         agents=args.agents,
         conditions=tuple(c for c in (args.conditions or "").split(",") if c),
         seed=args.seed,
+        scale=args.scale,
         progress=progress,
     )
     config = Path(args.config) if args.config else None

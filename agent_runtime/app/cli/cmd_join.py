@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import re
 import sys
 from typing import Any
 
 from agent_runtime.interfaces import Body, BotSpec
+from agent_runtime.tasks import cancel_and_wait
 from agent_runtime.world import SkillCall
 
 HELP = __doc__.split("commands from standard input:", 1)[1] if __doc__ else ""
@@ -126,9 +126,7 @@ async def _session(args: argparse.Namespace) -> int:
                     if cmd.skill not in ("chat", "whisper") or not out.success:
                         _print(f"* {cmd.describe()}: {'done' if out.success else out.reason}")
         finally:
-            events.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await events
+            await cancel_and_wait(events)
     return 0
 
 

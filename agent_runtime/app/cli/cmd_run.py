@@ -17,6 +17,7 @@ from agent_runtime.app.world_setup import WorldError
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents, with_overrides
 from agent_runtime.config.models import VillageConfig
+from agent_runtime.gc_settings import settle_after_startup
 from agent_runtime.llm.errors import LLMConfigError
 from agent_runtime.services import ServiceError
 from bots.node import NodeNotFoundError
@@ -185,6 +186,7 @@ async def _run(cfg: VillageConfig, run_id: str, run_dir: Path, args: argparse.Na
     opts.web_port = None if getattr(args, "no_web", True) else args.web_port
     print(f"run {run_id}: starting {cfg.world.kind} world, run folder {run_dir}", flush=True)
     async with Village(cfg, opts) as village:
+        settle_after_startup()  # one village for the life of this process
         if village.world is not None and village.world.join_address:
             print(
                 f"Minecraft {cfg.world.version} server: join at {village.world.join_address} "

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import signal
 import sys
 from pathlib import Path
 
 from agent_runtime.config.layout import VillageLayout
+from agent_runtime.tasks import cancel_and_wait
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -79,9 +79,7 @@ async def _serve(args: argparse.Namespace) -> int:
                 {stopped, interrupted}, return_when=asyncio.FIRST_COMPLETED
             )
             for task in pending:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+                await cancel_and_wait(task)
             if stopped in done:
                 print(f"server exited unexpectedly (code {stopped.result()})", file=sys.stderr)
                 return 1

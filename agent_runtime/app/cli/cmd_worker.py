@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.app.cli.cmd_run import STARTUP_ERRORS, apply_cli
+from agent_runtime.app.shards import SHARDS_ENV, attach_shards
 from agent_runtime.app.workers import ADMIN_URL_ENV, parse_shard
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, with_overrides
 from agent_runtime.config.models import VillageConfig
+from agent_runtime.gc_settings import settle_after_startup
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -46,16 +48,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def worker_config(args: argparse.Namespace) -> VillageConfig:
+    cfg = load_config(args.config)
+    # the coordinator's world shards (agent_runtime/app/shards.py) replace --world
+    shards = os.environ.get(SHARDS_ENV) if cfg.world.shards else None
     ns = argparse.Namespace(
-        duration=None, llm=args.llm, out=None, world=args.world, agents=args.agents
+        duration=None,
+        llm=args.llm,
+        out=None,
+        world=None if shards else args.world,
+        agents=args.agents,
     )
-    cfg = apply_cli(load_config(args.config), ns, args.config)
+    cfg = apply_cli(cfg, ns, args.config)
     updates: dict[str, Any] = {
         "services.redis": args.redis,
         "services.mqtt": args.mqtt,
         "run.duration": args.duration,
     }
-    return with_overrides(cfg, updates, args.config)
+    cfg = with_overrides(cfg, updates, args.config)
+    return attach_shards(cfg, shards, args.config) if shards else cfg
 
 
 def run(args: argparse.Namespace) -> int:
@@ -89,6 +99,7 @@ async def _run(
         admin_url=args.admin_url or os.environ.get(ADMIN_URL_ENV),
     )
     async with Village(cfg, opts) as village:
+        settle_after_startup()  # one village for the life of this process
         print(f"worker {args.shard}: {len(village.agents)} agents running", flush=True)
         if args.measure_after:
             asyncio.get_running_loop().call_later(args.measure_after, village.metrics.reset_lags)

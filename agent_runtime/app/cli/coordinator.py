@@ -42,6 +42,7 @@ async def run_workers(
 ) -> int:
     """Run the village of ``args.config`` (with ``args.agents``/``args.llm``) on workers;
     ``progress`` gets the village-wide figures every ``run.progress_every`` seconds."""
+    from agent_runtime.app.shards import shard_addresses
     from agent_runtime.app.village import Village, VillageOptions
 
     opts = VillageOptions(run_dir=run_dir, run_id=run_id, host_agents=False)
@@ -77,6 +78,7 @@ async def run_workers(
             mqtt_url=village.mqtt_url,
             world=world,
             admin_url=village.world.admin_url,
+            shards=shard_addresses(village.world),
             agents=args.agents,
             llm=args.llm,
         )

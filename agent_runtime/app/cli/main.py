@@ -30,6 +30,8 @@ BENCHES: dict[str, str] = {
     "bodies": "agent_runtime.app.cli.bench_bodies",
     "server": "agent_runtime.app.cli.bench_server",
     "llm": "agent_runtime.app.cli.bench_llm",
+    "skills": "agent_runtime.app.cli.bench_skills",
+    "village": "agent_runtime.app.cli.bench_village",  # world shards (issue 14)
 }
 
 

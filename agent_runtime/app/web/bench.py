@@ -21,7 +21,7 @@ from agent_runtime.app.web.view import WebView
 if TYPE_CHECKING:
     from agent_runtime.app.village import Village
 
-__all__ = ["lag_with_and_without_page"]
+__all__ = ["BROWSER_FLAGS", "chromium_path", "lag_with_and_without_page"]
 
 BROWSER_FLAGS = [
     "--no-sandbox",
@@ -32,6 +32,11 @@ BROWSER_FLAGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+
+def chromium_path() -> str:
+    """The headless browser the page is measured (and tested) with."""
+    return shutil.which("chromium") or "/usr/bin/chromium"
 
 
 def _pct(values: list[float]) -> dict[str, float]:
@@ -77,7 +82,7 @@ async def lag_with_and_without_page(
         if web.url is None:
             raise RuntimeError(web.error or "the page did not start")
         browser = await pw.chromium.launch(
-            executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+            executable_path=chromium_path(),
             headless=True,
             args=BROWSER_FLAGS,
         )

@@ -21,6 +21,7 @@ import asyncio
 import json
 import logging
 import time
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -60,27 +61,20 @@ def _read_from(path: Path, offset: int) -> tuple[int, bytes]:
         return 0, b""
 
 
+@dataclass(eq=False)
 class LiveFeed:
-    def __init__(
-        self,
-        scene: Scene,
-        *,
-        run_id: str,
-        redis_url: str,
-        mqtt_url: str,
-        run_dir: Path | None = None,
-        admin_url: str | None = None,
-        poll_s: float = 1.0,
-    ) -> None:
-        self.scene = scene
-        self.run_id = run_id
-        self.redis_url = redis_url
-        self.mqtt_url = mqtt_url
-        self.run_dir = run_dir
-        self.admin_url = admin_url
-        self.poll_s = poll_s
-        self.messages = 0
-        self.polls = 0
+    scene: Scene
+    _: KW_ONLY
+    run_id: str
+    redis_url: str
+    mqtt_url: str
+    run_dir: Path | None = None
+    admin_url: str | None = None
+    poll_s: float = 1.0
+    messages: int = field(default=0, init=False)
+    polls: int = field(default=0, init=False)
+    _client: aiomqtt.Client | None = field(default=None, init=False)
+    _views: dict[str, asyncio.Future[dict[str, Any]]] = field(default_factory=dict, init=False)
 
     async def run(self) -> None:
         async with asyncio.TaskGroup() as tg:
@@ -98,11 +92,14 @@ class LiveFeed:
             try:
                 async with aiomqtt.Client(host, port, keepalive=30, timeout=10) as client:
                     await client.subscribe(topics.run_wildcard(self.run_id), qos=0)
+                    self._client = client
                     backoff = 0.2
                     async for message in client.messages:
                         self._message(message.topic.value, message.payload)
             except aiomqtt.MqttError as err:
                 log.info("web: MQTT connection lost (%s); retrying", err)
+            finally:
+                self._client = None
             await asyncio.sleep(backoff)
             backoff = min(5.0, backoff * 2)
 
@@ -115,7 +112,32 @@ class LiveFeed:
             return
         if isinstance(data, dict):
             self.messages += 1
+            waiting = self._views.get(topic)
+            if waiting is not None and not waiting.done():
+                waiting.set_result(data)
             self.scene.on_message(topic, data, time.time())
+
+    async def open_view(self, agent: str, wait_s: float = 25.0) -> dict[str, Any]:
+        """Ask the process holding ``agent``'s body for a 3D view: ``{url}`` or ``{error}``."""
+        if agent not in self.scene.agents:
+            return {"error": f"no agent named {agent}"}
+        client = self._client
+        if client is None:
+            return {"error": "not connected to the run's broker yet"}
+        reply_topic = topics.view3d(self.run_id, agent)
+        waiting = self._views.get(reply_topic)
+        if waiting is None or waiting.done():
+            waiting = asyncio.get_running_loop().create_future()
+            self._views[reply_topic] = waiting
+            await client.publish(topics.view3d_request(self.run_id, agent), b"{}", qos=1)
+        try:
+            async with asyncio.timeout(wait_s):
+                return dict(await asyncio.shield(waiting))
+        except TimeoutError:
+            return {"error": f"no answer from {agent}'s body within {wait_s:.0f} s"}
+        finally:
+            if waiting.done():
+                self._views.pop(reply_topic, None)
 
     async def _redis(self) -> None:
         redis = Redis.from_url(self.redis_url, socket_timeout=10)

@@ -48,7 +48,7 @@ async def serve_live(
         run_dir=run_dir,
         admin_url=admin_url,
     )
-    server = _server(make_app(LiveSource(scene)), host, port)
+    server = _server(make_app(LiveSource(scene), view3d=feed.open_view), host, port)
     async with asyncio.TaskGroup() as tg:
         feeding = tg.create_task(feed.run(), name="web.feed")
         try:

@@ -8,6 +8,7 @@
 | ``GET /api/info``           | ``{mode: live|replay, run_id, t0, t1, agents}``               |
 | ``GET /api/scene?t=&agent=``| one snapshot (replay: at time ``t``), with ``agent``'s panel  |
 | ``GET /api/stream?agent=``  | live: server-sent events, one snapshot every ``interval_s``   |
+| ``POST /api/view3d?agent=`` | live: a 3D view from the agent's eyes, ``{url}`` (or 4xx/5xx) |
 
 A snapshot is ``Scene.summary()`` plus ``detail`` (the selected agent's panel). The
 stream sends at a fixed rate whatever happened in between, so 50 chatty agents cost the
@@ -19,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -62,8 +63,14 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, default=str, separators=(",", ":"))
 
 
-def make_app(source: Source, *, interval_s: float = 0.5) -> Starlette:
-    """The page's app over a live or replay ``source``."""
+#: asks the process holding an agent's body for a 3D view: ``{url}`` or ``{error}``
+ViewOpener = Callable[[str], Awaitable[dict[str, Any]]]
+
+
+def make_app(
+    source: Source, *, interval_s: float = 0.5, view3d: ViewOpener | None = None
+) -> Starlette:
+    """The page's app over a live or replay ``source`` (3D views only when live)."""
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -100,6 +107,15 @@ def make_app(source: Source, *, interval_s: float = 0.5) -> Starlette:
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
         return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
 
+    async def open_view3d(request: Request) -> Response:
+        agent = _agent(request)
+        if view3d is None:
+            return JSONResponse({"error": "3D views exist only on a live village"}, 404)
+        if agent is None:
+            return JSONResponse({"error": "which agent? (?agent=NAME)"}, 400)
+        answer = await view3d(agent)
+        return JSONResponse(answer, status_code=200 if "url" in answer else 503)
+
     routes = [
         Route("/", index),
         Route("/health", health),
@@ -107,6 +123,7 @@ def make_app(source: Source, *, interval_s: float = 0.5) -> Starlette:
         Route("/api/info", info),
         Route("/api/scene", scene),
         Route("/api/stream", stream),
+        Route("/api/view3d", open_view3d, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes)

@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_runtime.app.workers import ADMIN_URL_ENV
@@ -34,32 +35,23 @@ def _bindable(host: str, port: int) -> bool:
     return True
 
 
+@dataclass(eq=False, kw_only=True)
 class WebView:
-    def __init__(
-        self,
-        *,
-        run_id: str,
-        redis_url: str,
-        mqtt_url: str,
-        run_dir: Path,
-        admin_url: str | None = None,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        start_timeout: float = 30.0,
-    ) -> None:
-        if port < 0 or port > 65535:
+    run_id: str
+    redis_url: str
+    mqtt_url: str
+    run_dir: Path
+    admin_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 0
+    start_timeout: float = 30.0
+    url: str | None = field(default=None, init=False)
+    error: str | None = field(default=None, init=False)
+    _child: ChildProcess | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        if self.port < 0 or self.port > 65535:
             raise ValueError("port must be 0..65535")
-        self.run_id = run_id
-        self.redis_url = redis_url
-        self.mqtt_url = mqtt_url
-        self.run_dir = run_dir
-        self.admin_url = admin_url
-        self.host = host
-        self.port = port
-        self.start_timeout = start_timeout
-        self.url: str | None = None
-        self.error: str | None = None
-        self._child: ChildProcess | None = None
 
     @property
     def pid(self) -> int | None:

@@ -2,9 +2,60 @@
 // Pathfinding helpers: cancellable goto with failure reasons a model can act on.
 
 const { goals, Movements } = require('mineflayer-pathfinder')
+const Move = require('mineflayer-pathfinder/lib/move')
 const { SkillError, SkillAborted, sleep } = require('./util')
 
 const EMPTY_PATH_RETRIES = 3
+const PLAN_RETRIES = 2
+// Wall-time budget of one A* search. The pathfinder gives A* only `tickTimeout` ms per
+// physics tick (50 ms) and measures its `thinkTimeout` in wall time, so the stock 5 s
+// allow ~1 s of CPU, and far less when many bodies share a core: long walks failed as
+// "no path" although a path existed. 15 s with 10 ms slices is <= 3 s of CPU.
+const THINK_MS = 15000
+
+/**
+ * Where a body's time goes, summed over its life (the runner reports the difference over a
+ * skill as ``detail.timing``): path planning (ms of A* the pathfinder reported, and how many
+ * plans), walking (wall ms inside goto, planning included), digging, waiting for drops.
+ */
+function stats (bot) {
+  if (!bot.pianoStats) bot.pianoStats = { plan_ms: 0, plans: 0, nodes: 0, walk_ms: 0, dig_ms: 0, drops_ms: 0, searching_at: 0 }
+  return bot.pianoStats
+}
+
+/** Add the wall time of ``promise`` to ``stats(bot)[key]``; resolves/rejects like it. */
+async function timed (bot, key, promise) {
+  const t0 = Date.now()
+  try {
+    return await promise
+  } finally {
+    stats(bot)[key] += Date.now() - t0
+  }
+}
+
+// man-made and farmed blocks: a digging walk leaves them alone
+const BUILT = /planks|cobblestone|glass|_log$|_wood$|door|fence|gate|stairs|slab|farmland|wheat|carrots|potatoes|beetroots|chest|crafting_table|furnace|bed$|torch|wool|bricks|_path$|water|lava/
+
+/**
+ * Stand where a block can be reached and seen: like GoalLookAtBlock, but the reach is
+ * measured from the eyes (GoalLookAtBlock measures from the feet to 1.6 above the block,
+ * so a log at head height seen past a tree's low leaves was "out of reach" from 2 blocks
+ * away, and A* searched until its time ran out).
+ */
+class GoalReachBlock extends goals.GoalLookAtBlock {
+  constructor (pos, world, reach = 4) {
+    super(pos, world, { reach: reach + 4 }) // the base's own check and ray length: generous
+    this.eyeReach = reach
+  }
+
+  isEnd (node) {
+    const dx = node.x + 0.5 - (this.pos.x + 0.5)
+    const dy = node.y + 1.62 - (this.pos.y + 0.5)
+    const dz = node.z + 0.5 - (this.pos.z + 0.5)
+    if (dx * dx + dy * dy + dz * dz > this.eyeReach * this.eyeReach) return false
+    return super.isEnd(node)
+  }
+}
 
 /** Movements for this bot (built once per bot and setting: the constructor scans every block state). */
 function movementsFor (bot, { canDig = false } = {}) {
@@ -17,6 +68,13 @@ function movementsFor (bot, { canDig = false } = {}) {
     m.allow1by1towers = false
     m.allowSprinting = true
     m.allowParkour = true
+    // digging only when asked (collect never digs through buildings or fields)
+    if (canDig) {
+      // dig through ground only: never what the village is built of, its fields or containers
+      for (const b of bot.registry.blocksArray) {
+        if (BUILT.test(b.name)) m.blocksCantBreak.add(b.id)
+      }
+    }
     bot.pianoMovements[key] = m
   }
   return m
@@ -31,21 +89,75 @@ async function gotoGoal (ctx, goal, what, opts = {}) {
   ctx.check()
   if (goal.isEnd(bot.entity.position.floored())) return
   bot.pathfinder.setMovements(movementsFor(bot, opts))
+  bot.pathfinder.thinkTimeout = opts.thinkMs || THINK_MS
   const aborted = new Promise((resolve, reject) => {
     const onAbort = () => reject(new SkillAborted(String(ctx.signal.reason || 'aborted')))
     if (ctx.signal.aborted) onAbort()
     ctx.signal.addEventListener('abort', onAbort, { once: true })
   })
   aborted.catch(() => {})
+  const st = stats(bot)
+  // r.time is the wall time since that search started (it runs in slices over ticks):
+  // count each search once, up to its latest report
+  let search = null
+  let reported = 0
+  const onPlan = (r) => {
+    const t = Number(r.time) || 0
+    if (r.context !== search || t < reported) { search = r.context; reported = 0; st.plans++ }
+    if (r.status !== 'partial') st.nodes += Number(r.visitedNodes) || 0
+    if (r.status !== 'partial' && process.env.PIANO_DEBUG_PLANS) require('fs').appendFileSync(process.env.PIANO_DEBUG_PLANS, `${bot.username} ${what} ${r.status} ${Math.round(t)}ms ${r.visitedNodes} nodes ${r.path.length} steps from ${bot.entity.position.floored()} goal ${goal.constructor.name}\n`)
+    st.plan_ms += t - reported
+    reported = t
+    // a search still running is work, not being stuck (the runner's stuck detector reads it)
+    if (r.status === 'partial') st.searching_at = Date.now()
+  }
+  bot.on('path_update', onPlan)
+  try {
+    await timed(bot, 'walk_ms', walk(ctx, goal, what, aborted))
+  } catch (err) {
+    // walled in (a pit or tunnel left by digging): dig out through the ground, as a player
+    // would; man-made and farmed blocks stay protected (BUILT)
+    if (opts.canDig || !(err instanceof SkillError) || err.kind !== 'target_out_of_reach' || !enclosed(bot)) throw err
+    bot.pathfinder.setMovements(movementsFor(bot, { canDig: true }))
+    await timed(bot, 'walk_ms', walk(ctx, goal, what, aborted))
+  } finally {
+    bot.removeListener('path_update', onPlan)
+  }
+}
+
+/** Whether a walk from here reaches fewer than 8 positions (the body is in a pit or tunnel). */
+function enclosed (bot) {
+  const m = movementsFor(bot)
+  const p = bot.entity.position.floored()
+  const start = new Move(p.x, p.y, p.z, 0, 0)
+  const seen = new Set([start.hash])
+  const queue = [start]
+  while (queue.length > 0 && seen.size < 8) {
+    for (const n of m.getNeighbors(queue.shift())) {
+      if (!seen.has(n.hash)) { seen.add(n.hash); queue.push(n) }
+    }
+  }
+  return seen.size < 8
+}
+
+async function walk (ctx, goal, what, aborted) {
+  const bot = ctx.bot
   // goto() also resolves when the planner returns an empty path without reaching the
   // goal (e.g. planning from a half block such as farmland): retry that a few times.
+  const t0 = Date.now()
   for (let attempt = 1; ; attempt++) {
     try {
       await Promise.race([bot.pathfinder.goto(goal), aborted])
     } catch (err) {
       if (err instanceof SkillAborted) throw err
       if (ctx.signal.aborted) throw new SkillAborted(String(ctx.signal.reason || 'aborted'))
-      if (err && (err.name === 'NoPath' || err.name === 'Timeout')) throw new SkillError(`no path to ${what}`)
+      if (err && err.name === 'NoPath') throw new SkillError(`no path to ${what}`, { planned_ms: Date.now() - t0 }, 'target_out_of_reach')
+      if (err && err.name === 'Timeout') {
+        // the planner ran out of wall time (A* gets a slice per tick; a busy CPU starves it):
+        // not evidence that no path exists. Try again with a fresh search, then say so.
+        if (attempt < PLAN_RETRIES) continue
+        throw new SkillError(`path planning to ${what} gave up after ${Math.round((Date.now() - t0) / 1000)} s (too far or the machine too busy); try a nearer spot`, { planned_ms: Date.now() - t0 }, 'timed_out')
+      }
       if (err && err.name === 'GoalChanged') throw new SkillAborted('goal changed')
       throw new SkillError(`could not reach ${what}: ${err && err.message}`)
     } finally {
@@ -84,4 +196,4 @@ async function awaitPlayerEntity (ctx, name, ms = 3000) {
   return entity
 }
 
-module.exports = { goals, movementsFor, gotoGoal, playerEntity, awaitPlayerEntity }
+module.exports = { goals, GoalReachBlock, movementsFor, gotoGoal, playerEntity, awaitPlayerEntity, stats, timed }

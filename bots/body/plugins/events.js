@@ -1,6 +1,7 @@
 'use strict'
 // Forwards what happens to a bot as body events (kinds of agent_runtime.world.BodyEventKind).
 const { vec } = require('../lib/util')
+const { hears } = require('../lib/hearing')
 
 const CHAT_LOG_MAX = 50
 
@@ -11,6 +12,8 @@ function inject (bot, body) {
   bot.once('spawn', () => { spawned = true })
   bot.on('chat', (username, message) => {
     if (username === bot.username) return
+    // public chat reaches only bodies within the hearing radius of the speaker
+    if (!hears(bot, username, body.opts.hearingRadius ?? null)) return
     body.hear(username, message, false)
     body.emit('chat', { sender: username, message })
   })

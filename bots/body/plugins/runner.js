@@ -4,11 +4,21 @@ const { SKILLS } = require('../skills')
 const {
   SkillError, SkillAborted, inventoryCounts, inventoryDelta, vec, truncate
 } = require('../lib/util')
+const { stats } = require('../lib/move')
 
 const TYPE_CHECKS = {
   number: v => typeof v === 'number' && Number.isFinite(v),
   int: v => Number.isInteger(v),
   string: v => typeof v === 'string'
+}
+
+/** Where the time of a skill went (``lib/move.js: stats`` since ``before``), in ms; the
+ * outcome carries it as ``detail.timing`` when any of it is not zero. */
+function timingSince (bot, before) {
+  const now = stats(bot)
+  const out = {}
+  for (const k of Object.keys(now)) if (k !== 'searching_at') out[k] = Math.round(now[k] - (before[k] || 0))
+  return out
 }
 
 /** Fill defaults and check names/types; returns [args, error]. */
@@ -88,6 +98,7 @@ class SkillRunner {
       lastProgressAt: Date.now(),
       lastPos: bot.entity.position.clone(),
       invBefore: inventoryCounts(bot),
+      statsBefore: { ...stats(bot) },
       invKey: ''
     }
     run.invKey = JSON.stringify(run.invBefore)
@@ -147,7 +158,9 @@ class SkillRunner {
     if (this.current !== run || !bot || !bot.entity) return
     const now = Date.now()
     const pos = bot.entity.position
-    if (pos.distanceTo(run.lastPos) > 0.25 || bot.targetDigBlock) {
+    // a path search in progress (starved of CPU on a busy machine) is not "stuck"
+    const searching = now - stats(bot).searching_at < 1500
+    if (pos.distanceTo(run.lastPos) > 0.25 || bot.targetDigBlock || searching) {
       run.lastPos = pos.clone()
       run.lastProgressAt = now
     } else {
@@ -187,6 +200,8 @@ class SkillRunner {
       timed_out: false,
       detail: result.detail || {}
     }
+    const timing = bot ? timingSince(bot, run.statsBefore) : {}
+    if (Object.values(timing).some(v => v > 0)) outcome.detail = { ...outcome.detail, timing }
     if (err) {
       const kind = run.abortKind
       if (kind) this._cleanup(bot)

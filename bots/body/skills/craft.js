@@ -28,8 +28,11 @@ module.exports = {
   },
   async run (ctx, { item, count }) {
     const bot = ctx.bot
-    const names = resolveNames(bot.registry.itemsByName, item)
+    let names = resolveNames(bot.registry.itemsByName, item)
     if (names.length === 0) throw new SkillError(`unknown item "${item}"`)
+    // planks of one kind asked while holding logs of another: any log makes planks (issue 18)
+    const anyPlanks = names.length === 1 && names[0].endsWith('_planks') && !bot.inventory.items().some(i => i.name === names[0].replace('_planks', '_log'))
+    if (anyPlanks) names = [...names, ...resolveNames(bot.registry.itemsByName, 'planks').filter(n => n !== names[0])]
     let table = bot.findBlock({ matching: bot.registry.blocksByName.crafting_table.id, maxDistance: TABLE_RADIUS })
 
     // Every recipe for every candidate name, each with how many crafts it needs.
@@ -41,7 +44,7 @@ module.exports = {
         options.push({ name, recipe, times, missing: missingFor(bot, recipe, times) })
       }
     }
-    if (options.length === 0) throw new SkillError(`${item} cannot be crafted`)
+    if (options.length === 0) throw new SkillError(`${item} cannot be crafted`, {}, 'bad_arguments')
     const ready = options.filter(o => o.missing.length === 0)
     if (ready.length === 0) {
       options.sort((a, b) => a.missing.reduce((s, m) => s + m.count, 0) - b.missing.reduce((s, m) => s + m.count, 0))
@@ -64,6 +67,7 @@ module.exports = {
         await gotoGoal(ctx, new goals.GoalLookAtBlock(table.position, bot.world, { reach: 4 }), `crafting table at ${table.position}`)
       } catch (err) {
         if (err instanceof SkillAborted) throw err
+        if (err instanceof SkillError && err.kind === 'timed_out') throw err
         throw new SkillError(`no path to the crafting table at ${table.position}`)
       }
     }
@@ -73,10 +77,10 @@ module.exports = {
     try {
       await bot.craft(choice.recipe, choice.times, choice.recipe.requiresTable ? table : null)
     } catch (err) {
-      throw new SkillError(`crafting ${choice.name} failed: ${err.message}`)
+      throw new SkillError(`crafting ${choice.name} failed: ${err.message}`, {}, 'server_refused')
     }
     const made = (inventoryCounts(bot)[choice.name] || 0) - before
-    if (made <= 0) throw new SkillError(`crafting ${choice.name} failed: the server did not deliver the result`)
+    if (made <= 0) throw new SkillError(`crafting ${choice.name} failed: the server did not deliver the result`, {}, 'server_refused')
     return { detail: { item: choice.name, crafted: made, used_table: !!choice.recipe.requiresTable } }
   }
 }

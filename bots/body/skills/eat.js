@@ -24,7 +24,7 @@ module.exports = {
       food = edible[0]
     }
     if (bot.food >= 20 && !['golden_apple', 'enchanted_golden_apple', 'chorus_fruit'].includes(food.name)) {
-      throw new SkillError('not hungry (food is 20/20)')
+      throw new SkillError('not hungry (food is 20/20)', {}, 'bad_arguments')
     }
     await bot.equip(food, 'hand')
     ctx.progress(0.5, `eating ${food.name}`)
@@ -32,7 +32,8 @@ module.exports = {
     try {
       await bot.consume()
     } catch (err) {
-      throw new SkillError(`eating ${food.name} failed: ${err.message}`)
+      // the server never confirmed the eating (a server without hunger does not)
+      throw new SkillError(`eating ${food.name} failed: the server did not confirm it (${err.message})`, {}, 'server_refused')
     }
     return { detail: { item: food.name, food_before: before, food_after: bot.food } }
   }

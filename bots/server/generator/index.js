@@ -63,14 +63,16 @@ function generation (options) {
         const h = col.height
         set(chunk, lx, 0, lz, ids.bedrock)
         const dirtDepth = col.top === 'stone' ? 0 : 3
+        const richFrom = col.rich ? h - 6 : 256
         for (let y = 1; y < h - dirtDepth; y++) {
-          const ore = y < h - 1 || col.hill > 3 ? plan.oreAt(x, y, z) : null
+          const ore = y >= richFrom ? plan.wild.richOreAt(x, y, z) : (y < h - 1 || col.hill > 3 ? plan.oreAt(x, y, z) : null)
           set(chunk, lx, y, lz, ore ? oreIds[ore] : ids.stone)
         }
         for (let y = Math.max(1, h - dirtDepth); y < h; y++) {
-          set(chunk, lx, y, lz, col.top === 'sand' ? ids.sandstone : ids.dirt)
+          set(chunk, lx, y, lz, col.top === 'sand' ? ids.sandstone : (col.top === 'gravel' ? ids.stone : ids.dirt))
         }
-        set(chunk, lx, h, lz, ids[col.top])
+        const topOre = col.rich ? plan.wild.richOreAt(x, h, z) : null
+        set(chunk, lx, h, lz, topOre ? oreIds[topOre] : ids[col.top])
         let top = h
         if (col.water > 0) {
           for (let y = h + 1; y <= col.water; y++) set(chunk, lx, y, lz, ids.water)

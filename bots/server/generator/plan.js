@@ -6,6 +6,7 @@
 // Everything here is deterministic for (seed, layout).
 
 const { hash, unit, prng, noise2, smooth } = require('./random')
+const { Wild, WILD_FROM, WILD_FULL, SEA } = require('./wild')
 
 const DEFAULT_LAYOUT = {
   centre_x: 0,
@@ -104,6 +105,7 @@ class VillagePlan {
     this.forest = { x: this.cx + L.forest.dx, z: this.cz + L.forest.dz, r: L.forest.radius }
     this.hills = { x: this.cx + L.hills.dx, z: this.cz + L.hills.dz, r: L.hills.radius }
     this.lake = { x: this.cx + L.lake.dx, z: this.cz + L.lake.dz, r: L.lake.radius }
+    this.wild = new Wild(this.seed, this.G)
     this.features = new Map() // "cx,cz" -> [[x, y, z, stateId, onlyIfSolid]]
     this.treeBlocked = new Set() // "x,z" columns where no tree may grow (roads)
     this.places = []
@@ -138,8 +140,28 @@ class VillagePlan {
     return { depth: Math.max(1, Math.round(4 * Math.sqrt(1 - d / r))), shore: false }
   }
 
-  // surface (top solid block) height and kind of a column
+  // distance from the village centre, and the wild's share of the terrain there (0..1)
+  wildShare (x, z) {
+    const d = Math.sqrt((x - this.cx) ** 2 + (z - this.cz) ** 2)
+    if (d <= WILD_FROM) return 0
+    if (d >= WILD_FULL) return 1
+    return smooth((d - WILD_FROM) / (WILD_FULL - WILD_FROM))
+  }
+
+  // surface (top solid block) height and kind of a column: {height, top, water, hill, rich}
   column (x, z) {
+    const b = this.wildShare(x, z)
+    if (b === 1) return this.wild.column(x, z)
+    const v = this.villageColumn(x, z)
+    if (b === 0) return v
+    const w = this.wild.column(x, z)
+    const height = Math.round(v.height * (1 - b) + w.height * b)
+    if (b < 0.5) return { ...v, height }
+    if (w.water > 0) return height < SEA ? { ...w, height } : { ...w, height, top: 'sand', water: -1 }
+    return { ...w, height }
+  }
+
+  villageColumn (x, z) {
     const G = this.G
     const rolling = (noise2(this.seed, x, z, 24) - 0.5) * 8 + (noise2(this.seed ^ 0x1234, x, z, 9) - 0.5) * 3
     const w = this.flatWeight(x, z)
@@ -156,7 +178,7 @@ class VillagePlan {
     } else if (hill > 3 && noise2(this.seed ^ 0x99, x, z, 3) < 0.75) {
       top = 'stone'
     }
-    return { height, top, water: lake.depth > 0 ? G - 1 : -1, hill }
+    return { height, top, water: lake.depth > 0 ? G - 1 : -1, hill, rich: false }
   }
 
   // ---------- features ----------
@@ -455,13 +477,14 @@ class VillagePlan {
         const z = gz * cell + ((h >>> 1) & 1)
         const f = this.forest
         const inForest = (x - f.x) ** 2 + (z - f.z) ** 2 <= f.r * f.r
-        const p = inForest ? this.layout.forest_density : this.layout.sparse_tree_density
+        const wild = this.wildShare(x, z) >= 0.5
+        const p = wild ? this.wild.treeDensity(x, z) : (inForest ? this.layout.forest_density : this.layout.sparse_tree_density)
         if (unit(this.seed, gx, gz, 0x7ef) >= p) continue
         if (this.treeBlocked.has(x + ',' + z)) continue
         if (this.flatWeight(x, z) < 0.5) continue
         const col = this.column(x, z)
         if (col.top !== 'grass_block' || col.hill > 1.5) continue
-        const species = this.layout.tree_species[(h >>> 2) % this.layout.tree_species.length]
+        const species = wild ? this.wild.treeSpecies(x, z, h) : this.layout.tree_species[(h >>> 2) % this.layout.tree_species.length]
         trees.push({ x, z, y: col.height + 1, species, height: 4 + ((h >>> 5) % 3) + (species === 'birch' ? 1 : 0), h })
       }
     }

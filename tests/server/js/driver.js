@@ -109,6 +109,18 @@ function inventoryReaches (pred, ms) {
 }
 
 // the block at a position once its chunk is loaded
+/** Open the chest at (x, y, z) (walking up to it unless ``walk`` is false), ``use`` it, and
+ * return what it holds once used (slot, name, count per stack). */
+async function usingChest ({ x, y, z }, use, walk = true) {
+  const b = await loadedBlock(x, y, z)
+  if (walk && bot.entity.position.distanceTo(b.position) > 4) await goto(x, y, z, 3)
+  const c = await withTimeout(bot.openContainer(b), 10000, 'open chest')
+  await use(c)
+  const items = c.containerItems().map(i => ({ slot: i.slot, name: i.name, count: i.count }))
+  c.close()
+  return items
+}
+
 async function loadedBlock (x, y, z, ms = 10000) {
   const v = new Vec3(x, y, z)
   await waitFor(() => bot.blockAt(v) !== null, ms, `chunk at ${x},${z}`)
@@ -125,6 +137,11 @@ const actions = {
   },
   async chat ({ message }) { bot.chat(message); return true },
   async goto ({ x, y, z, range = 2, ms = 30000 }) { await goto(x, y, z, range, ms); return pos(bot.entity.position) },
+  // walk to within `range` of (x, z) at whatever height the ground is there
+  async goto_xz ({ x, z, range = 2, ms = 30000 }) {
+    await withTimeout(bot.pathfinder.goto(new goals.GoalNearXZ(x, z, range)), ms, `goto ${x},${z}`)
+    return pos(bot.entity.position)
+  },
   async block_at ({ x, y, z }) { const b = await loadedBlock(x, y, z); return b && b.name },
   async find_block ({ name, maxDistance = 64 }) { const b = findBlock(name, maxDistance); return b && pos(b.position) },
 
@@ -221,12 +238,16 @@ const actions = {
   },
 
   // after a teleport to (x, z): wait until standing on a block there; the loaded columns
+  // (the server may move a landing up to 12 blocks sideways, off a tree or out of a lake:
+  // plugins/wild.js)
   async landed ({ x, z, ms = 5000 }) {
     const t0 = Date.now()
     const standing = () => {
       const p = bot.entity.position
       const below = bot.blockAt(p.offset(0, -0.5, 0))
-      return Math.abs(p.x - x) < 3 && Math.abs(p.z - z) < 3 && bot.entity.onGround && below && below.boundingBox === 'block'
+      return Math.abs(p.x - x) < 13 && Math.abs(p.z - z) < 13 && bot.entity.onGround && below && below.boundingBox === 'block' &&
+        columns().underfoot === 9 // and the 3x3 columns around the feet
+        && columns().underfoot === 9 // and the 3x3 columns around the feet
     }
     // (polled on a timer: mineflayer emits no physics ticks while its chunk is missing)
     while (!standing()) {
@@ -291,43 +312,24 @@ const actions = {
 
   async equip ({ item }) { await bot.equip(itemId(item), 'hand'); return bot.heldItem && bot.heldItem.name },
 
-  async chest_contents ({ x, y, z }) {
-    const b = await loadedBlock(x, y, z)
-    if (bot.entity.position.distanceTo(b.position) > 4) await goto(x, y, z, 3)
-    const c = await withTimeout(bot.openContainer(b), 10000, 'open chest')
-    const items = c.containerItems().map(i => ({ slot: i.slot, name: i.name, count: i.count }))
-    c.close()
-    return items
+  async chest_contents (at) {
+    return usingChest(at, async () => {})
   },
 
-  async chest_deposit ({ x, y, z, item, count: n }) {
-    const b = await loadedBlock(x, y, z)
-    if (bot.entity.position.distanceTo(b.position) > 4) await goto(x, y, z, 3)
-    const c = await withTimeout(bot.openContainer(b), 10000, 'open chest')
-    await withTimeout(c.deposit(itemId(item), null, n), 10000, 'deposit')
-    const items = c.containerItems().map(i => ({ slot: i.slot, name: i.name, count: i.count }))
-    c.close()
-    return { chest: items, inventory: inventory() }
+  async chest_deposit ({ item, count: n, ...at }) {
+    const chest = await usingChest(at, c => withTimeout(c.deposit(itemId(item), null, n), 10000, 'deposit'))
+    return { chest, inventory: inventory() }
   },
 
-  async chest_withdraw ({ x, y, z, item, count: n }) {
-    const b = await loadedBlock(x, y, z)
-    if (bot.entity.position.distanceTo(b.position) > 4) await goto(x, y, z, 3)
-    const c = await withTimeout(bot.openContainer(b), 10000, 'open chest')
-    await withTimeout(c.withdraw(itemId(item), null, n), 10000, 'withdraw')
-    const items = c.containerItems().map(i => ({ slot: i.slot, name: i.name, count: i.count }))
-    c.close()
-    return { chest: items, inventory: inventory() }
+  async chest_withdraw ({ item, count: n, ...at }) {
+    const chest = await usingChest(at, c => withTimeout(c.withdraw(itemId(item), null, n), 10000, 'withdraw'))
+    return { chest, inventory: inventory() }
   },
 
   // shift-click (mode 1) a slot of an open container window, for click-protocol tests
-  async chest_shift_click ({ x, y, z, slot }) {
-    const b = await loadedBlock(x, y, z)
-    const c = await withTimeout(bot.openContainer(b), 10000, 'open chest')
-    await bot.clickWindow(slot, 0, 1)
-    const items = c.containerItems().map(i => ({ slot: i.slot, name: i.name, count: i.count }))
-    c.close()
-    return { chest: items, inventory: inventory() }
+  async chest_shift_click ({ slot, ...at }) {
+    const chest = await usingChest(at, () => bot.clickWindow(slot, 0, 1), false)
+    return { chest, inventory: inventory() }
   },
 
   // put input + fuel, wait until `count` outputs are ready, take them

@@ -11,7 +11,7 @@ const AREA_COLOURS = { plaza: '#d8d2c4', town_hall: '#b08a5a', farm: '#d9c36a', 
 const state = {
   mode: 'live', runId: '', selected: null, last: null, t0: 0, t1: 0, t: 0,
   playing: false, speed: 5, inFlight: false, stream: null,
-  vb: null, userMoved: false, worldKey: '', chatKey: ''
+  vb: null, userMoved: false, worldKey: '', chatKey: '', view3d: {}
 }
 
 function colour (name) {
@@ -283,7 +283,11 @@ function renderPanel (d) {
   const inv = Object.entries(d.inventory || {})
   const pos = d.pos ? d.pos.map((v) => Math.round(v)).join(', ') : 'unknown'
   const plan = d.plan && d.plan.length ? `${d.plan_step + 1}/${d.plan.length}: ${d.plan_text}` : ''
-  box.innerHTML = `<h2 style="color:${colour(d.name)}">${esc(d.name)}</h2>
+  const v3 = state.view3d[d.name]
+  const view3d = state.mode !== 'live' ? '' : `<div class="view3d-row"><button type="button" class="view3d" data-agent="${esc(d.name)}">3D view</button>
+    ${v3 && v3.url ? `<a class="view3d-link" href="${esc(v3.url)}" target="_blank" rel="noopener">${esc(v3.url)}</a>` : ''}
+    ${v3 && v3.note ? `<span class="muted view3d-note">${esc(v3.note)}</span>` : ''}</div>`
+  box.innerHTML = `<h2 style="color:${colour(d.name)}">${esc(d.name)}</h2>${view3d}
   <dl>
     <dt>position</dt><dd>${esc(pos)}${d.health != null ? ` · health ${esc(d.health)} · food ${esc(d.food)}` : ''}${d.online ? '' : ' · <b>offline</b>'}</dd>
     <dt>goal</dt><dd class="goal">${esc(d.goal) || '<span class="muted">none</span>'}</dd>
@@ -375,8 +379,30 @@ function setupReplay (info) {
   fetchAt(state.t)
 }
 
+// A 3D view from the agent's eyes: the body's process starts prismarine-viewer on loopback.
+async function openView3d (name) {
+  state.view3d[name] = { note: 'starting…' }
+  $('panel').dataset.key = ''
+  if (state.last) renderPanel(state.last.detail)
+  let answer
+  try {
+    const r = await fetch(`/api/view3d?agent=${encodeURIComponent(name)}`, { method: 'POST' })
+    answer = await r.json()
+  } catch (e) {
+    answer = { error: String(e) }
+  }
+  state.view3d[name] = answer.url ? { url: answer.url } : { note: answer.error || 'no answer' }
+  $('panel').dataset.key = ''
+  if (state.last) renderPanel(state.last.detail)
+  if (answer.url) window.open(answer.url, '_blank', 'noopener')
+}
+
 async function main () {
   installPanZoom()
+  $('panel').addEventListener('click', (e) => {
+    const b = e.target.closest('button.view3d')
+    if (b) openView3d(b.dataset.agent)
+  })
   state.selected = new URL(window.location).searchParams.get('agent')
   const info = await (await fetch('/api/info')).json()
   state.mode = info.mode

@@ -1,0 +1,163 @@
+"""``piano bench village``: a whole village with real bodies on N embedded server shards.
+
+Builds a village of ``--agents`` agents (heuristic brain, hashed embeddings) whose world is
+``--shards`` embedded flying-squid servers on free loopback ports, side by side along x
+(each shard one region with its own town and a bot budget of ``ceil(agents / shards)``),
+runs it for ``--duration`` seconds after every body joined and prints one JSON object:
+kicks and disconnects, agents unresponsive at the end and at any progress record, the
+scheduling lag, shard transfers, bots per shard and each server's CPU. ``--shards 1`` is the
+single-world baseline on the same code path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "village",
+        help="a village with real bodies on several embedded server shards",
+        description=__doc__,
+    )
+    p.add_argument("--agents", type=int, default=10)
+    p.add_argument("--shards", type=int, default=2)
+    p.add_argument("--duration", type=float, default=60.0, help="measured seconds")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--bots-per-process", type=int, default=25)
+    p.add_argument(
+        "--cross",
+        type=int,
+        default=0,
+        help="teleport this many agents into the next shard's town when the measurement "
+        "starts (through the admin API), so their bodies move servers",
+    )
+    p.add_argument(
+        "--region", type=int, default=400, help="blocks of x per shard (>= 128: a whole town)"
+    )
+
+
+def village_config(
+    agents: int, shards: int, seed: int, bots_per_process: int, region: int = 400
+) -> Any:
+    from agent_runtime.config.loader import parse_config
+
+    budget = math.ceil(agents / shards)
+    half = region * shards / 2
+    specs = []
+    for k in range(shards):
+        x_min = -half + k * region
+        specs.append(
+            {
+                "name": f"shard{k}",
+                "region": {"x_min": x_min, "x_max": x_min + region, "z_min": -200, "z_max": 200},
+                "max_bots": budget,
+            }
+        )
+    return parse_config(
+        {
+            "run": {"seed": seed, "duration": None, "embedder": "hashing", "progress_every": 5},
+            "world": {"kind": "embedded", "shards": specs, "bots_per_process": bots_per_process},
+            "llm": {"provider": "heuristic"},
+            "agent_templates": [{"count": agents, "random_personality": True}],
+        }
+    )
+
+
+async def _bench(args: argparse.Namespace) -> dict[str, Any]:
+    import psutil
+
+    from agent_runtime.app.metrics import percentiles
+    from agent_runtime.app.shards import ShardedBody
+    from agent_runtime.app.village import Village, VillageOptions
+
+    cfg = village_config(args.agents, args.shards, args.seed, args.bots_per_process, args.region)
+    peak_unresponsive = 0
+    with tempfile.TemporaryDirectory(prefix="piano-bench-village-") as tmp:
+
+        def progress(info: dict[str, Any]) -> None:
+            nonlocal peak_unresponsive
+            peak_unresponsive = max(peak_unresponsive, int(info.get("unresponsive", 0)))
+
+        transfers: list[dict[str, Any]] = []
+
+        def listen(event: dict[str, Any]) -> None:
+            if event.get("type") == "shard_transfer":
+                transfers.append(event)
+
+        opts = VillageOptions(run_dir=Path(tmp) / "run", run_id="bench-village", progress=progress)
+        t0 = time.monotonic()
+        async with Village(cfg, opts) as v:
+            joined_s = time.monotonic() - t0
+            v.events.add_listener(listen)
+            assert v.world is not None and v.world.router is not None
+            router = v.world.router
+            procs = {s.name: psutil.Process(s.world.server.pid) for s in router.shards}
+            for proc in procs.values():
+                proc.cpu_percent(None)
+            lag_from = len(v.metrics.lags_ms)
+            await _send_across(v, args.cross)
+            await v.run(duration=args.duration)
+            cpu = {name: round(proc.cpu_percent(None), 1) for name, proc in procs.items()}
+            lags = list(v.metrics.lags_ms[lag_from:])
+            moves = [float(e["seconds"]) for e in transfers]
+            bodies = [b for b in v.bodies.values() if isinstance(b, ShardedBody)]
+            kicks = sum(len(getattr(b.inner, "kicks", ())) for b in bodies)
+            unresponsive = v.unresponsive()
+            return {
+                "bench": "village",
+                "agents": len(v.agents),
+                "shards": args.shards,
+                "bots_per_shard": router.counts(),
+                "join_all_seconds": round(joined_s, 1),
+                "measured_seconds": args.duration,
+                "kicks": kicks,
+                "bodies_disconnected": sum(
+                    1 for b in bodies if not getattr(b.inner, "connected", True)
+                ),
+                "unresponsive_agents_end": len(unresponsive),
+                "unresponsive_agents_peak": max(peak_unresponsive, len(unresponsive)),
+                "unresponsive_reasons": sorted(set(unresponsive.values()))[:5],
+                "sched_lag_ms": percentiles(lags),
+                "shard_transfers": router.transfers,
+                "transfer_seconds": percentiles(moves),
+                "failed_transfers": router.failed_transfers,
+                "server_cpu_percent": cpu,
+                "skills": v.events.counts.get("skill_outcome", 0),
+                "decisions": v.events.counts.get("decision", 0),
+                "module_errors": v.events.counts.get("module_error", 0),
+            }
+
+
+async def _send_across(v: Any, count: int) -> None:
+    """Teleport ``count`` agents (on their own server) into the next shard's town: a bench
+    stimulus, not a decision; the body notices it left its region and moves servers."""
+    from agent_runtime.app.shards import ShardedBody
+
+    router = v.world.router
+    bodies = [b for b in v.bodies.values() if isinstance(b, ShardedBody)][:count]
+    for i, body in enumerate(bodies):
+        shards = router.shards
+        dest = shards[(shards.index(body.shard) + 1) % len(shards)]
+        cx, cz = dest.settings.region.centre()
+        ground = v.config.world.layout.ground_level
+        await body.shard.world.admin.teleport(
+            body.name, cx + 3 + i % 5, ground + 3, cz + 3 + i // 5
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.agents < 1 or args.shards < 1 or args.duration <= 0 or args.region < 128:
+        print(
+            json.dumps({"error": "need --agents, --shards >= 1, --duration > 0, --region >= 128"})
+        )
+        return 2
+    print(json.dumps(asyncio.run(_bench(args)), indent=2))
+    return 0

@@ -1,0 +1,1 @@
+"""Culture and religion (see README.md)."""

@@ -1,0 +1,155 @@
+"""Every figure of a tax report, from the run's raw data files.
+
+``python -m experiments.tax.recompute OUT`` prints them and exits 1 when ``OUT/metrics.json``
+or ``OUT/report.md`` says anything else. Raw files: ``deposits.csv`` (per agent and season:
+inventory at the opening, items deposited as measured, role), ``timeline.jsonl`` (what
+happened when, with the tax rate distributed at the end), ``season_totals.csv`` (the
+ledger's check per season), ``runs.csv`` and each run's ``runs/<run>/events.jsonl`` (the
+controllers' commitment: decisions and skills cancelled, deposits started and finished).
+
+Only constituents count in the payments (influencers neither vote nor are counted). The unit
+of the confidence interval is a repeat (one society): a repeat's share is the mean over its
+constituents of each one's mean share over the phase's seasons; the CI is across repeats,
+never over agents pooled from different repeats.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections import defaultdict
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from experiments import metrics as M
+from experiments.common import read_csv, read_events
+from experiments.report import is_pipeline_check, md_table, paper_column
+from experiments.runner_base import context, read_runs, recompute_main
+
+PHASES = ("before", "after")
+
+
+def _f(x: str) -> float:
+    return float(x) if x not in ("", None) else math.nan
+
+
+def figures(out: Path) -> dict[str, Any]:
+    """``shares``: per condition and phase, the share of inventory deposited (mean over
+    repeats, CI across repeats, the constituents counted) and the tax rate in force after the
+    vote; ``votes``: per run, the amendments, ballots and the result."""
+    conf = float(context(out)[0].protocol.get("confidence", 0.95))
+    shares: dict[tuple[str, int, str, str], list[float]] = defaultdict(list)
+    for r in read_csv(out / "deposits.csv"):
+        s = _f(r["share"])
+        if r["role"] == "constituent" and math.isfinite(s):
+            shares[(r["condition"], int(r["repeat"]), r["phase"], r["agent"])].append(s)
+    per_repeat: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(
+        lambda: defaultdict(list))
+    for (cond, rep, phase, _), v in shares.items():
+        per_repeat[(cond, phase)][rep].append(sum(v) / len(v))
+    rate_after: dict[str, dict[int, float]] = defaultdict(dict)
+    tl = out / "timeline.jsonl"
+    for line in tl.read_text(encoding="utf-8").splitlines() if tl.exists() else []:
+        e = json.loads(line)
+        if e.get("event") == "distribute":
+            rate_after[e["condition"]][int(e["repeat"])] = float(e["rate"])
+    conds = list(dict.fromkeys([c for c, _ in per_repeat] + list(rate_after)))  # run order
+    shares_by: dict[str, Any] = {}
+    for cond in conds:
+        f: dict[str, Any] = {}
+        for phase in PHASES:
+            reps = per_repeat.get((cond, phase), {})
+            means = [sum(v) / len(v) for _, v in sorted(reps.items())]
+            ci = M.mean_ci(means, conf, (0, 1))
+            f[phase] = {"mean": ci.mean, "ci": [ci.lo, ci.hi], "repeats": ci.n,
+                        "constituents": sum(len(v) for v in reps.values()),
+                        "per_repeat": means}
+        rates = [v for _, v in sorted(rate_after.get(cond, {}).items())]
+        rci = M.mean_ci(rates, conf, (0, 1))
+        f["rate_after"] = {"mean": rci.mean, "ci": [rci.lo, rci.hi], "per_repeat": rates}
+        shares_by[cond] = f
+    return {"shares": shares_by, "votes": votes(out), "commitment": commitment(out)}
+
+
+def commitment(out: Path) -> list[dict[str, Any]]:
+    """Per run: did the controllers keep their word (:func:`experiments.metrics.commitment`
+    over the run's events; agent-hours = the run's agents x the protocol's wall duration)."""
+    from experiments.tax.protocol import TaxProtocol
+
+    duration_s = TaxProtocol.model_validate(context(out)[0].protocol).duration_s
+    rows = []
+    for r in read_runs(out):
+        run = f"{r['condition']}-r{r['repeat']}"
+        events = read_events(out / "runs" / run)
+        rows.append({"run": run, **M.commitment(events, r["agents"],
+                                                duration_s * r["time_scale"])})
+    return rows
+
+
+def votes(out: Path) -> list[dict[str, Any]]:
+    """Per run (``runs/<run>/democracy.json``): the amendments and their proposed rates, the
+    ones passed, the rate in force after the distribution, and the ballots cast
+    (``votes.csv``) per amendment."""
+    cast: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    vf = out / "votes.csv"
+    for v in read_csv(vf) if vf.exists() else []:
+        cast[(v["condition"], v["repeat"], v["amendment"])][v["vote"]] += 1
+    rows = []
+    for r in read_runs(out):
+        demo_file = out / "runs" / f"{r['condition']}-r{r['repeat']}" / "democracy.json"
+        if not demo_file.exists():
+            continue
+        demo = json.loads(demo_file.read_text(encoding="utf-8"))
+        amend = [{"number": a["number"], "tax_rate": a.get("tax_rate"),
+                  **{k: cast[(r["condition"], str(r["repeat"]), str(a["number"]))].get(k, 0)
+                     for k in ("yes", "no", "abstain")}}
+                 for a in demo.get("amendments", [])]
+        rows.append({"run": f"{r['condition']}-r{r['repeat']}", "amendments": amend,
+                     "passed": list(demo.get("tally", {}).get("passed", [])),
+                     "rate_after": demo.get("in_force_after", {}).get("tax_rate")})
+    return rows
+
+
+def _ci(v: list[float]) -> str:
+    return "[" + ", ".join("n/a" if not math.isfinite(x) else f"{x:.3f}" for x in v) + "]"
+
+
+def _pct(x: Any) -> str:
+    return "n/a" if x is None else f"{round(float(x) * 100)}%"
+
+
+def tables(out: Path, figs: Mapping[str, Any]) -> str:
+    exp, brain = context(out)
+    shares = md_table(
+        ["condition", "repeats", "share before", "CI (repeats)", "share after", "CI (repeats)",
+         "rate after"] + ([] if is_pipeline_check(brain) else ["paper"]),
+        [[c, s["before"]["repeats"], s["before"]["mean"], _ci(s["before"]["ci"]),
+          s["after"]["mean"], _ci(s["after"]["ci"]), s["rate_after"]["mean"],
+          *paper_column(exp, brain, c)] for c, s in figs["shares"].items()],
+    )
+    ballots = md_table(
+        ["run", "amendments (proposed rate: yes/no/abstain)", "passed", "rate after"],
+        [[v["run"], "; ".join(f"{a['number']}: {_pct(a['tax_rate'])} ({a['yes']}/{a['no']}/"
+                              f"{a['abstain']})" for a in v["amendments"]) or "none",
+          ", ".join(str(i) for i in v["passed"]) or "none", v["rate_after"]]
+         for v in figs.get("votes", [])],
+    )
+    ended = ("preempted", "resumed", "idle_ended")
+    kept = md_table(
+        ["run", "agent-hours", "decisions cancelled", "per agent-hour", "skills cancelled",
+         "of them by the controller", *ended, "deposits started", "succeeded", "cancelled",
+         "failed"],
+        [[k["run"], k["agent_hours"], k["decisions_cancelled"],
+          k["decisions_cancelled_per_agent_hour"], k["skills_cancelled"],
+          k["controller_cancelled"], *(k["skills_ended_as"].get(e, 0) for e in ended),
+          *(k["deposits"][d] for d in ("started", "succeeded", "cancelled", "failed"))]
+         for k in figs.get("commitment", [])],
+    )
+    return (f"{shares}\n\n## Votes\n\n{ballots}\n\n"
+            f"## Did the controllers keep their word?\n\n{kept}")
+
+
+if __name__ == "__main__":
+    sys.exit(recompute_main("tax", figures, tables))
