@@ -65,8 +65,6 @@ def serve(folder: Path) -> Iterator[str]:
             "1",
             "--n_ctx",
             "4096",
-            "--cache",
-            "True",  # as the README recommends: earlier prompts' prefixes are reused
             "--verbose",
             "False",
         ],
