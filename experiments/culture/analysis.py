@@ -23,11 +23,12 @@ from experiments.common import read_csv
 from experiments.culture.memes import group_memes, memes_over_time
 from experiments.culture.population import RURAL
 from experiments.culture.religion import (
-    DIRECT,
-    INDIRECT,
+    LEVELS,
+    NONE,
     conversions,
     converts_over_time,
     influence_over_time,
+    level_at,
 )
 
 TOWNS = "towns"  # all town residents together
@@ -35,8 +36,13 @@ SETTINGS = "settings.json"
 
 
 def sample_times(duration_s: float, every_s: float) -> list[float]:
+    """0, every_s, 2 every_s, ... and always the run's end, so "final" figures cover the
+    whole run even when the duration is not a multiple of the sampling period."""
     n = math.floor(duration_s / every_s + 1e-9)
-    return [round(k * every_s, 6) for k in range(n + 1)]
+    times = [round(k * every_s, 6) for k in range(n + 1)]
+    if duration_s - times[-1] > 1e-6:
+        times.append(round(duration_s, 6))
+    return times
 
 
 def _by_run(rows: Sequence[Mapping[str, str]]) -> dict[str, list[Mapping[str, str]]]:
@@ -72,8 +78,8 @@ def run_figures(info: Mapping[str, Any], residents: Sequence[Mapping[str, str]],
     c_rows = converts_over_time(conv, priests, times)
     i_rows = influence_over_time(conv, priests, positions, times, radius,
                                  float(info["area_cell"]))
-    levels = {a: ("direct" if DIRECT in c else "indirect") for a, c in conv.items()
-              if a not in priests and INDIRECT in c}
+    levels = {a: LEVELS[lv] for a, c in conv.items()
+              if a not in priests and (lv := level_at(c, end)) != NONE}
     return {
         "agents": len(residents), "priests": len(priests), "times": len(times),
         "speech_lines": len(speech),

@@ -173,3 +173,23 @@ def test_the_shipped_file_is_the_papers_protocol() -> None:
     assert (p.duration_s, p.scale, q.agents, q.towns, q.per_town, q.priests) == (
         9000, 1.0, 500, 6, 33, 20)
     assert (q.area, q.town_radius) == ((1000, 1200), 50)
+
+
+def test_final_figures_cover_the_whole_run() -> None:
+    """A convert who first speaks after the last whole sampling period (at 100 s of a 108 s
+    run sampled every 30 s) is counted in the final figures: the run's end is a sample."""
+    from experiments.culture.analysis import run_figures, sample_times
+
+    assert sample_times(108.0, 30.0) == [0.0, 30.0, 60.0, 90.0, 108.0]
+    assert sample_times(120.0, 30.0) == [0.0, 30.0, 60.0, 90.0, 120.0]
+    residents = [{"name": "Pri", "home": "Town1", "priest": "True"},
+                 {"name": "Lay", "home": RURAL, "priest": "False"}]
+    speech = [{"agent": "Pri", "t": "5", "text": "Praise the Spaghetti Monster"},
+              {"agent": "Lay", "t": "100", "text": "I like pasta"},
+              {"agent": "Lay", "t": "109", "text": "The Spaghetti Monster!"}]  # after the end
+    positions = [{"agent": a, "t": "0", "x": "0", "z": "0"} for a in ("Pri", "Lay")]
+    info = {"duration_s": 108.0, "sample_every_s": 30.0, "hearing_radius": 32.0,
+            "area_cell": 2.0}
+    f = run_figures(info, residents, speech, [], positions)
+    assert f["converts_final"] == {"t": 108.0, "indirect": 1, "direct": 0, "any": 1}
+    assert f["convert_levels"] == {"Lay": "indirect"}  # what it had said by the end

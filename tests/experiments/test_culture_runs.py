@@ -49,7 +49,7 @@ async def test_runner_and_recompute(tmp_path: Path) -> None:
                                                     time_scale=0.05))
     f = metrics["figures"]["full-r0"]
     assert metrics["scale"] == 0.012 and f["agents"] == 6 and f["priests"] == 1
-    assert f["times"] == 4  # 0, 30, 60, 90 of 108 protocol s
+    assert f["times"] == 5  # 0, 30, 60, 90 and the end, 108 protocol s
     residents = read_csv(out / "residents.csv")
     assert len(residents) == 6 and {r["home"] for r in residents} >= {"Town1", "rural"}
     assert read_csv(out / "memes.csv")  # goals became memes

@@ -61,7 +61,7 @@ async def test_far_explorer_finds_wood_stone_coal_and_walks(
     bot = await make_bot("ranger")
     for x, z in ((210, -980), (-640, 380)):
         await admin.teleport("ranger", x + 0.5, 100, z + 0.5)
-        landed = await bot.call("landed", x=x + 0.5, z=z + 0.5, ms=3000, within=12)
+        landed = await bot.call("landed", x=x + 0.5, z=z + 0.5, ms=20000, within=25)
         assert landed["underfoot"] == 9, landed
         await bot.call("wait_columns", near=120, ms=20000, within=25)
         found = {

@@ -247,7 +247,6 @@ const actions = {
       const below = bot.blockAt(p.offset(0, -0.5, 0))
       return Math.abs(p.x - x) < 13 && Math.abs(p.z - z) < 13 && bot.entity.onGround && below && below.boundingBox === 'block' &&
         columns().underfoot === 9 // and the 3x3 columns around the feet
-        && columns().underfoot === 9 // and the 3x3 columns around the feet
     }
     // (polled on a timer: mineflayer emits no physics ticks while its chunk is missing)
     while (!standing()) {
