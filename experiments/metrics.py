@@ -1,7 +1,7 @@
 """Metric functions shared by the experiments (pure functions over plain data, no I/O).
 
 - :func:`shannon_entropy` of a role distribution (bits by default);
-- :func:`pearson` r with the least-squares slope and intercept;
+- :func:`pearson` r with the least-squares slope and intercept; :func:`spearman` rank r;
 - :func:`count_matrix`, :func:`normalise_rows`, :func:`normalise_cols` for the
   action-by-role frequency matrix (the paper's figure 9);
 - :func:`persistence` of a label sequence (share of consecutive samples that keep the label);
@@ -35,6 +35,7 @@ __all__ = [
     "pearson",
     "persistence",
     "shannon_entropy",
+    "spearman",
     "t_quantile",
 ]
 
@@ -77,6 +78,29 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> Fit:
     intercept = float(ya.mean() - slope * xa.mean()) if sxx > 0 else math.nan
     r = sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else math.nan
     return Fit(r, slope, intercept, n)
+
+
+def _ranks(v: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """1-based ranks, ties sharing their average rank."""
+    order = np.argsort(v, kind="stable")
+    ranks = np.empty(v.size, dtype=np.float64)
+    ranks[order] = np.arange(1, v.size + 1, dtype=np.float64)
+    for value in np.unique(v):
+        tied = v == value
+        ranks[tied] = ranks[tied].mean()
+    return ranks
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rank correlation of paired samples (Pearson r of the ranks, ties averaged);
+    nan when fewer than two finite pairs or a constant side."""
+    if len(x) != len(y):
+        raise ValueError(f"x and y differ in length ({len(x)} vs {len(y)})")
+    xa, ya = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    ok = np.isfinite(xa) & np.isfinite(ya)
+    if int(ok.sum()) < 2:
+        return math.nan
+    return pearson(list(_ranks(xa[ok])), list(_ranks(ya[ok]))).r
 
 
 def count_matrix(

@@ -22,6 +22,7 @@ EXPERIMENTS: dict[str, str] = {
     "item_progression": "experiments.item_progression.runner",
     "social_perception": "experiments.social_perception.runner",
     "culture": "experiments.culture.runner",
+    "chef": "experiments.chef.runner",
 }
 
 

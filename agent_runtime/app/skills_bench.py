@@ -190,6 +190,10 @@ class Bench:
     rng: random.Random
     serial: int = 0
     gate: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(5))
+    #: teleports sent again because the body was not there 5 s after the first: with 5
+    #: bodies joining at once, a teleport right after a join was sometimes lost (the body
+    #: stayed at its spawn, holding its items, for the whole 45 s)
+    teleports_resent: int = 0
 
     async def body(
         self, start: str, give: Sequence[tuple[str, int]] = (), name: str | None = None
@@ -207,16 +211,27 @@ class Bench:
         return body
 
     async def _settle(self, body: Any, at: Vec, give: dict[str, int], within: float = 45.0) -> None:
-        """Until the body stands at ``at`` holding ``give`` (the teleport and items arrived)."""
+        """Until the body stands at ``at`` holding ``give`` (the teleport and items arrived);
+        the teleport is sent again every 5 s while the body is not there."""
         deadline = time.monotonic() + within
+        resend = time.monotonic() + 5.0
+        seen: Any = None
         while time.monotonic() < deadline:
             obs = await body.observe()
             p = obs.position
+            seen = (p, obs.connected, {i: obs.inventory.get(i, 0) for i in give})
             here = p is not None and abs(p.x - at[0]) + abs(p.z - at[2]) < 2
             if here and all(obs.inventory.get(i, 0) >= n for i, n in give.items()):
                 return
+            if not here and time.monotonic() > resend:
+                self.teleports_resent += 1
+                await self.admin.teleport(body.name, *at)
+                resend = time.monotonic() + 5.0
             await asyncio.sleep(0.2)
-        raise RuntimeError(f"{body.name}: teleport/items did not arrive within {within} s")
+        raise RuntimeError(
+            f"{body.name}: teleport/items did not arrive within {within} s"
+            f" (wanted at {at} holding {give}; last seen at, connected, holding: {seen})"
+        )
 
     async def round(self, scenario: Scenario, agents: int, tallies: dict[str, Tally]) -> None:
         receiver = None

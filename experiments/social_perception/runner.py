@@ -78,6 +78,42 @@ def score_heuristic(view: ImpressionView, rng: random.Random) -> ScoreOut:
     return ScoreOut(score=heard_score(list(view.lines)), reason="words heard")
 
 
+def heard_by(conv: Any, names: Any, observer: str) -> dict[str, list[str]]:
+    """person -> the lines ``observer`` heard them say (its own Conversation section)."""
+    heard: dict[str, list[str]] = defaultdict(list)
+    for u in conv.lines:
+        if u.speaker != observer and u.speaker in names:
+            heard[u.speaker].append(u.text)
+    return heard
+
+
+def impression_view(observer: str, person: str, social: Any,
+                    heard: list[str]) -> ImpressionView | None:
+    """``observer``'s impression of ``person``: its social module's summary and sentiment,
+    else the last lines it heard them say; None when it has neither."""
+    pv = social.people.get(person)
+    if pv is not None and pv.summary:
+        return ImpressionView(observer=observer, person=person, source="social",
+                              summary=pv.summary, sentiment=pv.sentiment)
+    if heard:
+        lines = tuple(heard[-8:])
+        return ImpressionView(observer=observer, person=person, source="heard",
+                              summary=" / ".join(lines), lines=lines)
+    return None
+
+
+async def score_impression(llm: Any, view: ImpressionView) -> tuple[ScoreOut, str]:
+    """The 0-10 score of one impression (LLM ``prompts/likeability.md`` or the heuristic)
+    and the brain that gave it."""
+    policy = make_policy(
+        "likeability_scoring", ScoreOut, score_heuristic, random.Random(0),
+        brain=common.brain_for(llm, "likeability_scoring", view.observer), prompt=PROMPT,
+        max_tokens=80, temperature=0.0,
+    )
+    d = await policy.decide(view)
+    return d.value, d.brain
+
+
 async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions, p: PerceptionProtocol) -> dict[str, Any]:
     from agent_runtime.state.sections import Conversation, Social
 
@@ -94,32 +130,16 @@ async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions, p: Perc
             conv = st.get("conversation", Conversation)
             graph[a] = {b: pv.sentiment for b, pv in social.people.items()
                         if b in village.agents and b != a and pv.summary}
-            heard: dict[str, list[str]] = defaultdict(list)
-            for u in conv.lines:
-                if u.speaker != a and u.speaker in village.agents:
-                    heard[u.speaker].append(u.text)
+            heard = heard_by(conv, village.agents, a)
             for b in names:
                 if b == a:
                     continue
-                pv = social.people.get(b)
-                if pv is not None and pv.summary:
-                    view = ImpressionView(observer=a, person=b, source="social",
-                                          summary=pv.summary, sentiment=pv.sentiment)
-                elif heard.get(b):
-                    lines = tuple(heard[b][-8:])
-                    view = ImpressionView(observer=a, person=b, source="heard",
-                                          summary=" / ".join(lines), lines=lines)
-                else:
+                view = impression_view(a, b, social, heard.get(b, []))
+                if view is None:
                     continue
-                policy = make_policy(
-                    "likeability_scoring", ScoreOut, score_heuristic, random.Random(0),
-                    brain=common.brain_for(llm, "likeability_scoring", a), prompt=PROMPT,
-                    max_tokens=80, temperature=0.0,
-                )
-                d = await policy.decide(view)
-                summary, source, out, brain = view.summary, view.source, d.value, d.brain
-                impressions.append({"observer": a, "person": b, "source": source,
-                                    "summary": summary, "score": out.score, "brain": brain})
+                out, brain = await score_impression(llm, view)
+                impressions.append({"observer": a, "person": b, "source": view.source,
+                                    "summary": view.summary, "score": out.score, "brain": brain})
         data["impressions"] = impressions
         data["sentiments"] = [{"observer": a, "person": b, "sentiment": v}
                               for a, outs in graph.items() for b, v in outs.items()]

@@ -7,6 +7,8 @@ answers in types: an intent kind, a skill call, and an utterance goal for talkin
 2. someone addressed the agent and waits for an answer -> give / refuse / answer;
 3. a perceived open deposit request -> deposit its own share (:mod:`.deposit`);
 4. hungry or hurt and holding food -> eat;
+   its own traits say it needs an item it holds none of -> ask someone it perceives
+   (:mod:`.needs`);
 5. action awareness says recent actions failed or did not deliver -> recover;
 6. a skill is running -> keep it (commitment), maybe telling someone what it does;
 7. otherwise the next step of its plan or goal (tech tree).
@@ -26,6 +28,7 @@ from agent_runtime.bottleneck import ActionRecord, BottleneckView
 from agent_runtime.state.sections import IntentKind, Utterance, UtteranceGoal, UtteranceKind
 from modules.heuristics import asked
 from modules.heuristics.deposit import deposit_due
+from modules.heuristics.needs import ask
 from modules.heuristics.traits import talkativeness
 from modules.knowledge import FOODS
 from modules.techtree import adapt, craft_step, next_step
@@ -203,6 +206,12 @@ def decide(view: BottleneckView, rng: random.Random) -> ControllerOut:
                 kind=IntentKind.EAT, intent=f"eat {food.replace('_', ' ')}", skill="eat",
                 args={"item": food}, item=food, reason=f"food {per.food:.0f}/20, health {per.health:.0f}/20",
             )  # fmt: skip
+    if (request := ask(view, rng)) is not None:
+        who, word, say = request
+        return ControllerOut(
+            kind=IntentKind.TALK, intent=f"ask {who} for {word}", target=who, item=word,
+            say=say, reason=f"my own traits say I need {word} and I have none",
+        )  # fmt: skip
     to = _talk_target(view, rng)
     failed = failures(view)
     if failed and running is None and (out := _recover(view, failed, kind)) is not None:

@@ -11,6 +11,7 @@ import pytest
 from agent_runtime.app.cli.main import main
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents
+from experiments.chef.runner import ChefProtocol
 from experiments.common import ExperimentOptions, load_experiment_file, parse_protocol, plan_runs
 from experiments.culture.runner import CultureProtocol
 from experiments.item_progression.runner import ItemProtocol, spawn_ring
@@ -25,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_every_experiment_file_validates() -> None:
     models = {"specialization": SpecializationProtocol, "tax": TaxProtocol,
               "item_progression": ItemProtocol, "social_perception": PerceptionProtocol,
-              "culture": CultureProtocol}
+              "culture": CultureProtocol, "chef": ChefProtocol}
     for name in EXPERIMENTS:
         exp = load_experiment_file(default_config(name))
         assert exp.experiment == name and exp.paper

@@ -315,3 +315,43 @@ async def test_the_leakage_test_catches_a_leak() -> None:
     a, b = await run_world(A, LeakyPerception), await run_world(B, LeakyPerception)
     assert a["cognitive_controller"] != b["cognitive_controller"]
     assert a["skill_execution"] != b["skill_execution"]
+
+
+# --- asking for food and giving it (the chef scenario) -------------------------------------
+
+HUNGRY = ("You are hungry, you have no food and you need bread.", "Bob is the village chef.")
+ADMIRES, DESPISES = ("You admire Ann; you are kind.",), ("You think Ann is useless; you are rude.",)
+
+
+async def test_a_hungry_agent_asks_from_its_own_traits_only() -> None:
+    """Ann's own traits say she needs food and she holds none: she asks Bob, whom she sees
+    and her profile names. Bob's config (traits, role) changes nothing; holding food does."""
+    a = await run_world(dataclasses.replace(A, bob_traits=ADMIRES, ann_traits=HUNGRY,
+                                            ann_inventory={}))
+    b = await run_world(dataclasses.replace(B, bob_traits=DESPISES, ann_traits=HUNGRY,
+                                            ann_inventory={}))
+    for module in ("cognitive_controller", "talking", "skill_execution"):
+        assert a[module] == b[module], module
+    d = a["cognitive_controller"]
+    assert (d["kind"], d["target"], d["item"]) == ("talk", "Bob", "food")
+    said = a["talking"][1]
+    assert said and said[0]["message"].startswith("Bob, can I have some food?")
+    fed = await run_world(dataclasses.replace(A, ann_traits=HUNGRY, ann_inventory={"bread": 1}))
+    assert "ask" not in fed["cognitive_controller"]["intent"]
+    assert not any("can I have" in m["message"] for m in fed["talking"][1])
+
+
+async def test_a_chef_gives_by_its_own_sentiment_not_the_askers_config() -> None:
+    """Ann (holding bread) is asked for food by Bob: what she gives depends on what she heard
+    from him (her own Social sentiment), never on Bob's configured attitude towards her."""
+    ask = ("Ann, can I have some food? I need it.",)
+    a = await run_world(dataclasses.replace(A, bob_traits=ADMIRES, bob_says=ask))
+    b = await run_world(dataclasses.replace(B, bob_traits=DESPISES, bob_says=ask))
+    for module in ("cognitive_controller", "skill_execution", "social_awareness"):
+        assert a[module] == b[module], module
+    gives = [c for c in a["skill_execution"] if c.skill == "give"]
+    assert gives and gives[0].args["player"] == "Bob" and gives[0].args["item"] == "bread"
+    rude = await run_world(dataclasses.replace(
+        A, bob_traits=ADMIRES, bob_says=("Ugh, whatever, you are useless.", *ask)))
+    assert not [c for c in rude["skill_execution"] if c.skill == "give"]
+    assert rude["cognitive_controller"]["say"]["kind"] == "refuse"

@@ -1,5 +1,9 @@
 """A plain mineflayer bot climbs the tech tree on a generated village, then uses a
-town-hall chest and finds chest and inventory intact after a server restart."""
+town-hall chest and finds chest and inventory intact after a server restart.
+
+Stone comes from the top of the hills, not from the rugged hillside at the cave's entrance:
+there mineflayer-pathfinder (this test bot's walking, not the runtime's bodies) stalled 5 s
+per failed step up under overhangs (traced: 25-60 s for one drop lying in a hole)."""
 
 from __future__ import annotations
 
@@ -17,17 +21,18 @@ pytestmark = pytest.mark.minecraft
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(300)
 async def test_tech_tree_chest_and_restart(
     server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
 ) -> None:
     t0 = time.monotonic()
     bot = await make_bot("crafter")
     cave = server.places["cave"]
+    hills = server.places["hills"]
 
-    async def step(action: str, **args: Any) -> dict[str, Any]:
+    async def step(action: str, within: float = 70, **args: Any) -> dict[str, Any]:
         t = time.monotonic()
-        result = await bot.call(action, within=70, **args)
+        result = await bot.call(action, within=within, **args)
         assert isinstance(result, dict)
         print(f"  {action} {args}: {time.monotonic() - t:.1f}s")
         return result
@@ -47,15 +52,16 @@ async def test_tech_tree_chest_and_restart(
     inv = counts((await step("collect", block="crafting_table"))["inventory"])
     assert inv["crafting_table"] == 1
 
-    # stone at the hills: cobblestone, stone pickaxe, furnace
-    await bot.call("goto", within=50, x=cave.x, y=cave.y, z=cave.z, range=3, ms=40000)
+    # stone on the top of the hills (not at the cave's rugged entrance, below): cobblestone,
+    # stone pickaxe, furnace
+    await bot.call("goto", within=50, x=hills.x, y=hills.y, z=hills.z, range=3, ms=40000)
     inv = counts((await step("collect", block="stone", count=3))["inventory"])
     assert inv.get("cobblestone", 0) >= 3 and "stone" not in inv
     await step("place_near", item="crafting_table")
     inv = counts((await step("craft", item="stone_pickaxe", table=True))["inventory"])
     assert inv["stone_pickaxe"] == 1
     need = 8 - inv.get("cobblestone", 0)
-    inv = counts((await step("collect", block="stone", count=need))["inventory"])
+    inv = counts((await step("collect", block="stone", count=need, ms=60000))["inventory"])
     assert inv["cobblestone"] >= 8
     inv = counts((await step("craft", item="furnace", table=True))["inventory"])
     assert inv["furnace"] == 1
@@ -63,6 +69,7 @@ async def test_tech_tree_chest_and_restart(
     assert isinstance(furnace, dict)
 
     # iron ore in the cave, smelted with a plank
+    await bot.call("goto", within=50, x=cave.x, y=cave.y, z=cave.z, range=3, ms=40000)
     inv = counts((await step("collect", block="iron_ore", count=1))["inventory"])
     assert inv["iron_ore"] >= 1
     result = await step(

@@ -64,6 +64,7 @@ async def _level(args: argparse.Namespace, agents: int, rng: random.Random) -> d
                         await bench.round(scenario, agents, tallies)
                 out["scenarios_s"] = round(time.monotonic() - t0, 1)
                 out["skills"] = {k: t.summary() for k, t in tallies.items()}
+                out["teleports_resent"] = bench.teleports_resent
                 if not args.no_climb:
                     climbs = [bench.climb(args.climb_limit) for _ in range(agents)]
                     out["climb"] = await asyncio.gather(*climbs)

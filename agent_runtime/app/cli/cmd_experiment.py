@@ -15,7 +15,7 @@ from agent_runtime.app.world_setup import WorldError
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.services import ServiceError
 
-NAMES = ("specialization", "tax", "item_progression", "social_perception", "culture")
+NAMES = ("specialization", "tax", "item_progression", "social_perception", "culture", "chef")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

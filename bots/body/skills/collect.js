@@ -4,15 +4,19 @@
 // waits for the drops to appear, walks until they are within pickup range and waits for the
 // pickup (events with timeouts, no fixed sleeps). Fewer than asked is a failure that says how
 // many arrived (detail.collected) and why (outcome.failure): target_not_found,
-// target_out_of_reach, tool_missing, block_gone, drops_not_reached.
-const { gotoGoal, goals } = require('../lib/move')
+// target_out_of_reach, timed_out (planning gave up), tool_missing, block_gone,
+// taken_by_other (another body picked the drops up), drops_not_reached.
+const { gotoGoal, goals, GoalReachBlock, timed } = require('../lib/move')
 const { GoalPickup, ItemWatch, inPickupRange } = require('../lib/items')
 const { SkillError, SkillAborted, resolveNames, vec, inventoryCounts } = require('../lib/util')
 
 const SEARCH_RADIUS = 64
+const CANDIDATE_THINK_MS = 8000
+const DROP_THINK_MS = 4000
 const MAX_UNREACHABLE = 6
 const MAX_EXTRA_DIGS = 3 // digs beyond `count` whose drops did not arrive before giving up
 const MAX_GONE = 6 // targets taken by someone else before we dug them
+const MAX_TAKEN = 6 // digs whose drops someone else picked up (bodies working side by side)
 const DROP_SPAWN_MS = 1500
 const SETTLE_MS = 1200 // a drop lands and is picked up where it fell (pickup delay 0.5 s)
 const PICKUP_MS = 2500 // per stack, once within range of where it lies
@@ -27,23 +31,77 @@ function harvestToolNames (bot, block) {
   return Object.keys(block.harvestTools).map(id => bot.registry.items[id] && bot.registry.items[id].name).filter(Boolean)
 }
 
-/**
- * Blocks with an open face first (a buried block needs digging through others), then
- * those not below the feet (digging down leaves pits to fall into) nor out of reach
- * above (the top of a tree), then nearest. Never
- * the block under the body.
- */
-function candidates (bot, ids, skip) {
-  const open = (p) => SIDES.some(([x, y, z]) => {
+/** Whether a face of the block at ``p`` is open to the air (it can be seen and dug). */
+function isOpen (bot, p) {
+  return SIDES.some(([x, y, z]) => {
     const b = bot.blockAt(p.offset(x, y, z))
     return b && b.boundingBox === 'empty'
   })
+}
+
+const DIRT_LIKE = new Set(['dirt', 'grass_block', 'podzol', 'coarse_dirt', 'mycelium'])
+
+/**
+ * A log of a tree, not of a building: its column of logs stands on soil (or on air, once
+ * its lowest log was taken) and has leaves at the top. The town hall's corner posts stand
+ * on planks under a plank roof, so they are never a target.
+ */
+function isTreeLog (bot, p, name) {
+  if (!name.endsWith('_log')) return true
+  const isLog = (q) => { const b = bot.blockAt(q); return b && b.name.endsWith('_log') }
+  let bottom = p
+  for (let i = 0; i < 12 && isLog(bottom.offset(0, -1, 0)); i++) bottom = bottom.offset(0, -1, 0)
+  const below = bot.blockAt(bottom.offset(0, -1, 0))
+  if (!below || !(DIRT_LIKE.has(below.name) || below.boundingBox === 'empty')) return false
+  let top = p
+  for (let i = 0; i < 12 && isLog(top.offset(0, 1, 0)); i++) top = top.offset(0, 1, 0)
+  const leaves = (q) => { const b = bot.blockAt(q); return b && b.name.endsWith('_leaves') }
+  return [[0, 1, 0], [0, 2, 0], [1, 0, 0], [-1, 0, 0], [0, 0, 1], [0, 0, -1]].some(([x, y, z]) => leaves(top.offset(x, y, z)))
+}
+
+/**
+ * Blocks another body in this process is walking to or digging, with who: a body does
+ * not race others for one block (each picks the next best one instead). Entries expire.
+ */
+const CLAIMS = new Map()
+const CLAIM_MS = 30000
+
+function claim (bot, p) {
+  CLAIMS.set(p.toString(), { who: bot.username, until: Date.now() + CLAIM_MS })
+}
+
+function claimedByOther (bot, p) {
+  const c = CLAIMS.get(p.toString())
+  if (!c) return false
+  if (c.until < Date.now()) { CLAIMS.delete(p.toString()); return false }
+  return c.who !== bot.username
+}
+
+function release (bot, p) {
+  const c = CLAIMS.get(p.toString())
+  if (c && c.who === bot.username) CLAIMS.delete(p.toString())
+}
+
+/**
+ * Blocks with an open face first (a buried block needs digging through others), then
+ * those not below the feet (digging down leaves pits to fall into) nor out of reach
+ * above (the top of a tree), then nearest; the block above the one dug last first (a trunk
+ * is dug bottom-up, which opens it so its drops can be reached). Never further down the
+ * column dug last: that digs a staircase down into the ground (15 x 3 stone at the hills
+ * went from y 83 to 69, and the ten-in-a-row gathering test lost stone drops with it;
+ * without it the body stays within a block of the surface). Never the block under the
+ * body, a log of a building, or a block another body claimed.
+ */
+function candidates (bot, ids, skip, column = null) {
+  const open = (p) => isOpen(bot, p)
   const me = bot.entity.position
   const feet = Math.floor(me.y + 0.01)
   const under = (p) => p.y === feet - 1 && Math.abs(p.x + 0.5 - me.x) < 0.8 && Math.abs(p.z + 0.5 - me.z) < 0.8
-  return bot.findBlocks({ matching: ids, maxDistance: SEARCH_RADIUS, count: 64 })
-    .filter(p => !skip.has(p.toString()) && !under(p))
-    .map(p => ({ p, rank: (open(p) ? 0 : 1000) + (p.y < feet ? 8 : 0) + (p.y > feet + 3 ? 24 : 0) + p.distanceTo(me) }))
+  const above = (p) => column !== null && p.x === column.x && p.z === column.z && p.y > column.y
+  return bot.findBlocks({ matching: ids, maxDistance: SEARCH_RADIUS, count: 256 })
+    .filter(p => !skip.has(p.toString()) && !under(p) && !claimedByOther(bot, p))
+    .filter(p => { const b = bot.blockAt(p); return b && isTreeLog(bot, p, b.name) })
+    .map(p => ({ p, rank: (above(p) ? -30 : 0) + (open(p) ? 0 : 1000) + (p.y < feet ? 8 : 0) + Math.max(0, p.y - feet) * 2 + (p.y > feet + 2 ? 24 + 8 * (p.y - feet) : 0) + p.distanceTo(me) }))
     .sort((a, b) => a.rank - b.rank)
     .map(x => x.p)
 }
@@ -64,7 +122,7 @@ async function pickUpDrops (ctx, watch) {
         const p = e.position
         const goal = round === 0 ? new GoalPickup(p) : new goals.GoalBlock(Math.floor(p.x), Math.floor(p.y + 0.05), Math.floor(p.z))
         try {
-          await gotoGoal(ctx, goal, 'the dropped item')
+          await gotoGoal(ctx, goal, 'the dropped item', { thinkMs: DROP_THINK_MS })
         } catch (err) {
           if (err instanceof SkillAborted) throw err
           if (round > 0) break // out of reach
@@ -81,6 +139,9 @@ module.exports = {
     block: { type: 'string' },
     count: { type: 'int', default: 1 }
   },
+  // the choice of targets, for the unit tests (tests/bodies/test_collect_targets.py)
+  candidates,
+  isTreeLog,
   async run (ctx, { block, count }) {
     const bot = ctx.bot
     const asked = resolveNames(bot.registry.blocksByName, block)
@@ -96,55 +157,88 @@ module.exports = {
     }
     let dug = 0
     let missed = 0 // digs whose drops did not reach the inventory
+    let taken = 0 // digs whose drops were all picked up by someone else (not a miss: we could reach them)
     let gone = 0
+    let lastDug = null // the block dug last: a trunk is dug on (upwards) before the next tree
+    let starved = 0 // candidates given up because planning ran out of time, not for want of a path
     const misses = [] // where a dig's drops did not arrive: the block, the body, the stacks seen
     const short = (why, kind) => {
       const c = gained()
       const head = c > 0 ? `collected only ${c} of ${count} ${label}: ` : ''
       const out = [...unreachable].slice(0, 8)
-      return new SkillError(head + why, { collected: c, wanted: count, dug, drops_missed: missed, misses, unreachable: out, body: vec(bot.entity.position) }, kind)
+      return new SkillError(head + why, { collected: c, wanted: count, dug, drops_missed: missed, drops_taken: taken, misses, unreachable: out, body: vec(bot.entity.position) }, kind)
     }
     while (gained() < count) {
       ctx.check()
       if (missed > MAX_EXTRA_DIGS) throw short(`the drops of ${missed} dug blocks did not reach the inventory`, 'drops_not_reached')
       if (gone >= MAX_GONE) throw short(`${gone} ${label} blocks were taken by others first`, 'block_gone')
-      const found = candidates(bot, ids, unreachable)
+      if (taken >= MAX_TAKEN) throw short(`the drops of ${taken} dug blocks were picked up by others first`, 'taken_by_other')
+      const found = candidates(bot, ids, unreachable, lastDug)
       if (found.length === 0) {
         if (unreachable.size > 0) throw short(`no path to any reachable ${label} (${unreachable.size} out of reach)`, 'target_out_of_reach')
         throw short(gained() > 0 ? `no more within ${SEARCH_RADIUS} blocks` : `no ${label} within ${SEARCH_RADIUS} blocks`, 'target_not_found')
       }
       const pos = found[0]
+      claim(bot, pos)
+      try {
+        if (await digOne(pos)) lastDug = pos
+      } finally {
+        release(bot, pos)
+      }
+      ctx.progress(gained() / count, `collected ${gained()} of ${count} ${label}`)
+    }
+    return { detail: { collected: gained(), wanted: count, dug, drops_missed: missed, drops_taken: taken, misses, last: vec(bot.entity.position) } }
+
+    /** Walk to the block at ``pos``, dig it and pick up its drops; whether it was dug. */
+    async function digOne (pos) {
       const target = bot.blockAt(pos)
-      if (!target) { unreachable.add(pos.toString()); continue }
+      if (!target) { unreachable.add(pos.toString()); return false }
       const tools = harvestToolNames(bot, target)
       if (tools.length > 0 && !bot.inventory.items().some(i => target.canHarvest(i.type))) {
         throw short(`missing tool: ${target.name} needs one of ${tools.slice(0, 4).join(', ')}`, 'tool_missing')
       }
       ctx.progress(gained() / count, `walking to ${target.name} at ${pos}`)
       try {
-        await gotoGoal(ctx, new goals.GoalLookAtBlock(pos, bot.world, { reach: 4 }), `${target.name} at ${pos}`)
+        // a crop has no collision box to look at: stand near it; a buried block (ore in the
+        // rock) is dug to through the ground, as a player would (never through buildings)
+        const buried = !isOpen(bot, pos)
+        const goal = target.boundingBox === 'empty'
+          ? new goals.GoalNear(pos.x, pos.y, pos.z, 2)
+          : buried ? new goals.GoalGetToBlock(pos.x, pos.y, pos.z) : new GoalReachBlock(pos, bot.world, 3)
+        // one candidate gets a bounded planning budget: the next one may be easier
+        await gotoGoal(ctx, goal, `${target.name} at ${pos}`, { canDig: buried, thinkMs: CANDIDATE_THINK_MS })
       } catch (err) {
         if (err instanceof SkillAborted) throw err
         unreachable.add(pos.toString())
-        if (unreachable.size >= MAX_UNREACHABLE) throw short(`no path to ${label}: ${unreachable.size} candidates out of reach`, 'target_out_of_reach')
-        continue
+        if (err instanceof SkillError && err.kind === 'timed_out') starved++
+        if (unreachable.size >= MAX_UNREACHABLE) {
+          if (starved * 2 >= unreachable.size) throw short(`path planning to ${label} gave up for ${starved} of ${unreachable.size} candidates (too far or the machine too busy)`, 'timed_out')
+          throw short(`no path to ${label}: ${unreachable.size} candidates out of reach`, 'target_out_of_reach')
+        }
+        return false
       }
       ctx.check()
       await bot.tool.equipForBlock(target, { requireHarvest: tools.length > 0 })
       ctx.progress(gained() / count, `digging ${target.name} at ${pos}`)
       const fresh = bot.blockAt(pos)
-      if (!fresh || !ids.includes(fresh.type)) { gone++; continue } // someone else took it
-      if (!bot.canDigBlock(fresh)) { unreachable.add(pos.toString()); continue }
+      if (!fresh || !ids.includes(fresh.type)) { gone++; return false } // someone else took it
+      if (!bot.canDigBlock(fresh)) { unreachable.add(pos.toString()); return false }
       const had = gained()
       const centre = pos.offset(0.5, 0.5, 0.5)
       const watch = new ItemWatch(bot, () => centre, 2.5)
       try {
-        await bot.dig(fresh, true)
+        await timed(bot, 'dig_ms', bot.dig(fresh, true))
         ctx.check()
         dug++
-        await watch.until(() => gained() > had || watch.spawned.size > 0, DROP_SPAWN_MS, ctx.signal)
-        await pickUpDrops(ctx, watch)
-        if (gained() <= had) {
+        const drops = async () => {
+          await watch.until(() => gained() > had || watch.spawned.size > 0, DROP_SPAWN_MS, ctx.signal)
+          await pickUpDrops(ctx, watch)
+        }
+        await timed(bot, 'drops_ms', drops())
+        if (gained() <= had && watch.spawned.size > 0 && watch.lying().length === 0 &&
+            watch.takenByOthers([bot.entity.id]).length === watch.spawned.size) {
+          taken++ // every stack was picked up by another body (it stood nearer): dig another
+        } else if (gained() <= had) {
           missed++
           if (misses.length < 4) {
             misses.push({ block: fresh.name, at: vec(pos), body: vec(bot.entity.position), drops: [...watch.spawned.values()].map(e => vec(e.position)) })
@@ -153,8 +247,7 @@ module.exports = {
       } finally {
         watch.close()
       }
-      ctx.progress(gained() / count, `collected ${gained()} of ${count} ${label}`)
+      return true
     }
-    return { detail: { collected: gained(), wanted: count, dug, drops_missed: missed, misses, last: vec(bot.entity.position) } }
   }
 }

@@ -57,6 +57,21 @@ bot.on('chat', (username, message) => out({ event: 'chat', username, message }))
 bot.on('messagestr', (message) => out({ event: 'message', message }))
 
 const pos = (p) => ({ x: p.x, y: p.y, z: p.z })
+
+// PIANO_DRIVER_TRACE=file: a timeline of digging, drops, pickups and path searches
+const TRACE = process.env.PIANO_DRIVER_TRACE
+if (TRACE) {
+  const fs = require('fs')
+  const t0 = Date.now()
+  const log = (what, obj = {}) => fs.appendFileSync(TRACE, JSON.stringify({ t: Date.now() - t0, bot: opts.username, what, at: bot.entity && pos(bot.entity.position), ...obj }) + '\n')
+  bot.on('diggingCompleted', (b) => log('dug', { block: b.name, pos: pos(b.position) }))
+  bot.on('itemDrop', (e) => log('itemDrop', { id: e.id, pos: pos(e.position) }))
+  bot.on('playerCollect', (c, e) => log('collect', { by: c.username, id: e.id }))
+  bot.on('entityGone', (e) => { if (e.name === 'item') log('itemGone', { id: e.id, pos: pos(e.position) }) })
+  bot.on('path_update', (r) => log('path', { status: r.status, nodes: r.visitedNodes, ms: Math.round(r.time), len: r.path.length }))
+  bot.on('goal_reached', () => log('goal_reached'))
+  module.exports.trace = log
+}
 const itemId = (name) => {
   const it = registry.itemsByName[name]
   if (!it) throw new Error(`unknown item ${name}`)
@@ -161,27 +176,63 @@ const actions = {
   },
 
   // dig/collect the nearest block(s) of a kind with the best tool, picking up the drops
+  // collect `n` of a block's drops, as a player would: mine the nearest (exposed) blocks,
+  // pick up what they drop, and mine more while short (mineflayer-collectblock skips a
+  // target silently when it is no longer safe to break or was dug on the way, and only
+  // fetches drops it saw spawn within 0.5 block and 10 physics ticks of the dig)
   async collect ({ block, count: n = 1, maxDistance = 64, ms = 45000, exposed = true }) {
     const dropsBefore = inventory()
-    const targets = []
+    const deadline = Date.now() + ms
     const id = registry.blocksByName[block].id
     const sides = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, -1]]
     const visible = (b) => sides.some(([x, y, z]) => {
       const n = bot.blockAt(b.position.offset(x, y, z))
       return n && n.name === 'air'
     })
-    const found = bot.findBlocks({ matching: (b) => b.type === id && (!exposed || visible(b)), useExtraInfo: true, maxDistance, count: n * 4 })
-    found.sort((a, b) => a.distanceTo(bot.entity.position) - b.distanceTo(bot.entity.position))
-    for (const p of found.slice(0, n)) targets.push(bot.blockAt(p))
-    if (targets.length < n) throw new Error(`only ${targets.length} ${block} found`)
-    const total = () => bot.inventory.items().reduce((a, i) => a + i.count, 0)
+    // what the block drops (without silk touch): stone -> cobblestone; not whatever else
+    // the walk there dug through
+    const loot = (registry.blockLoot?.[block]?.drops || []).filter(d => !d.silkTouch).map(d => d.item)
+    const wanted = new Set(loot.length ? loot : [block])
+    const total = () => bot.inventory.items().filter(i => wanted.has(i.name)).reduce((a, i) => a + i.count, 0)
     const had = total()
-    await withTimeout(bot.collectBlock.collect(targets, { ignoreNoPath: false }), ms, `collect ${block}`)
-    // the drops arrive with the server's pickup: wait for the inventory events, bounded
-    if (!await inventoryReaches(() => total() - had >= n, 5000)) {
-      throw new Error(`collected only ${total() - had} of ${n} ${block} (drops did not arrive)`)
+    const rounds = []
+    const dropped = new Map() // every item dropped near a target (for the fetch and the error)
+    let targets = []
+    const near = (e) => targets.some(t => e.position.distanceTo(t.position.offset(0.5, 0.5, 0.5)) <= 8)
+    const onDrop = (e) => { if (near(e)) dropped.set(e.id, e) }
+    const lying = () => [...dropped.values()].filter(e => e.isValid && bot.entities[e.id] === e)
+    bot.on('itemDrop', onDrop)
+    try {
+      for (let round = 0; round < 4 && total() - had < n; round++) {
+        const short = n - (total() - had)
+        const found = bot.findBlocks({ matching: (b) => b.type === id && (!exposed || visible(b)), useExtraInfo: true, maxDistance, count: short * 4 })
+        found.sort((a, b) => a.distanceTo(bot.entity.position) - b.distanceTo(bot.entity.position))
+        targets = found.slice(0, short).map(p => bot.blockAt(p))
+        if (round === 0 && targets.length < n) throw new Error(`only ${targets.length} ${block} found`)
+        if (!targets.length || Date.now() >= deadline) break
+        const before = total()
+        await withTimeout(bot.collectBlock.collect(targets, { ignoreNoPath: false }), deadline - Date.now(), `collect ${block}`)
+        // drops still lying near (late, or moved): walk over them
+        const t0 = Date.now()
+        while (total() - had < n && lying().length && Date.now() < Math.min(t0 + 10000, deadline + 3000)) {
+          const e = lying().sort((a, b) => a.position.distanceTo(bot.entity.position) - b.position.distanceTo(bot.entity.position))[0]
+          try {
+            await withTimeout(bot.pathfinder.goto(new goals.GoalNear(e.position.x, e.position.y, e.position.z, 1)), 8000, 'walk to a drop')
+          } catch (err) {}
+          await inventoryReaches(() => !e.isValid || bot.entities[e.id] !== e, 1500)
+        }
+        await inventoryReaches(() => total() - had >= n, 2000) // pickups in flight
+        rounds.push({ targets: targets.length, got: total() - before })
+      }
+    } finally {
+      bot.removeListener('itemDrop', onDrop)
     }
-    return { before: dropsBefore, inventory: inventory() }
+    if (!await inventoryReaches(() => total() - had >= n, 3000)) {
+      const seen = [...dropped.values()].map(e => ({ at: pos(e.position), lying: e.isValid && bot.entities[e.id] === e }))
+      throw new Error(`collected only ${total() - had} of ${n} ${block} (${[...wanted]}) in rounds ${JSON.stringify(rounds)}: ` +
+        `drops seen ${JSON.stringify(seen)}, bot at ${JSON.stringify(pos(bot.entity.position))}`)
+    }
+    return { before: dropsBefore, inventory: inventory(), rounds }
   },
 
   // dig one block at a position holding `tool` (or an empty hand)

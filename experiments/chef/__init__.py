@@ -1,0 +1,1 @@
+"""The chef scenario of the social perception experiment (see README.md)."""
