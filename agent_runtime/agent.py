@@ -61,7 +61,6 @@ class Agent:
             traits=self.spec.traits,
             community_goal=self.spec.community_goal,
             location_memories=self.spec.location_memories,
-            role=self.spec.role,
             gifts=svc.config.gifts,
         )
         state.set("identity", ident, writer="runtime")

@@ -67,7 +67,6 @@ class IdentityData(_Data):
     traits: tuple[str, ...] = ()
     community_goal: str = ""
     location_memories: tuple[str, ...] = ()
-    role: str | None = None
     gifts: GiftSettings = Field(default_factory=GiftSettings)  # its own gift policy
 
 
@@ -275,7 +274,6 @@ def _identity(s: Identity, spec: BottleneckSection) -> Summary:
         traits=s.traits,
         community_goal=s.community_goal,
         location_memories=places,
-        role=s.role,
         gifts=s.gifts,
     )
 

@@ -323,7 +323,9 @@ class AgentSpec(Strict):
     spawn_location: Position | None = None
     inventory: dict[str, int] = Field(default_factory=dict)
     community_goal: str | None = None  # None = the village's community goal
-    role: str | None = None  # free label for experiments (e.g. "influencer")
+    # a label for the experiment's ledger and metrics (e.g. "influencer"); never part of the
+    # agent's own state, so no policy can read it (what an agent is, it knows from its traits)
+    role: str | None = None
 
     @field_validator("name")
     @classmethod

@@ -41,7 +41,6 @@ class Identity(Section):
     traits: tuple[str, ...] = ()
     community_goal: str = ""
     location_memories: tuple[str, ...] = ()
-    role: str | None = None
     gifts: GiftSettings = Field(default_factory=GiftSettings)  # its own gift policy
 
 

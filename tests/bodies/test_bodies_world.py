@@ -232,7 +232,7 @@ async def test_collect_failures(transport: JSPyBridgeTransport, server: Embedded
     unknown = await run(miner, "collect", block="unobtainium")
     assert not unknown.success and unknown.reason == 'unknown block "unobtainium"'
     absent = await run(miner, "collect", block="diamond_block")
-    assert not absent.success and absent.reason == "no diamond_block within 64 blocks"
+    assert not absent.success and absent.reason == "no diamond_block in sight within 64 blocks"
     assert absent.failure == "target_not_found" and absent.detail["collected"] == 0
     await walk_to(miner, server, "cave")
     no_tool = await run(miner, "collect", block="iron_ore")

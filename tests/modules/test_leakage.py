@@ -46,6 +46,7 @@ from agent_runtime.state.sections import (
     Identity,
     Perception,
     Plan,
+    Reflection,
     Social,
     WorkingMemory,
 )
@@ -63,6 +64,7 @@ from modules.goal_generation import GoalGeneration
 from modules.memory_module import Memory
 from modules.perception import PerceptionModule
 from modules.planning import Planning
+from modules.reflection_module import ReflectionModule
 from modules.skill_execution import SkillExecution
 from modules.social_awareness import SocialAwareness
 from modules.talking import Talking
@@ -156,6 +158,8 @@ def modules_for(perception: type[PerceptionModule]) -> dict[str, Module]:
         "skill_execution": SkillExecution(trig("topic:decision")),
         "action_awareness": ActionAwareness(trig("topic:skill")),
         "memory": Memory(Schedule(cadence=3.0)),
+        # a threshold of 1 so that the scripted moment's memories are reflected on at once
+        "reflection": ReflectionModule(Schedule(cadence=10.0), threshold=1.0),
     }
 
 
@@ -170,6 +174,7 @@ ORDER = (
     "skill_execution",
     "action_awareness",
     "memory",
+    "reflection",
 )
 
 
@@ -248,6 +253,7 @@ async def run_world(
             "skill_execution": [c for c in body.calls if c.skill not in ("chat", "whisper")],
             "action_awareness": [x.note for x in st.get("awareness", Awareness).discrepancies],
             "memory": sorted(i.text for i in st.get("working_memory", WorkingMemory).items),
+            "reflection": st.get("reflection", Reflection).insights,
         }
 
 
@@ -268,6 +274,7 @@ PERCEIVED: dict[str, Callable[[World], World]] = {
     "skill_execution": lambda w: dataclasses.replace(w, announced_pct=50),
     "action_awareness": lambda w: dataclasses.replace(w, delivered=0),
     "memory": lambda w: dataclasses.replace(w, bob_says=("Look at the sunset.",)),
+    "reflection": lambda w: dataclasses.replace(w, bob_says=("Look at the sunset.",)),
 }
 
 
@@ -294,6 +301,20 @@ def test_perceived_differences_change_the_output(
     module: str, outputs: dict[str, dict[str, Any]]
 ) -> None:
     assert outputs[module][module] != outputs["A"][module]
+
+
+def test_the_scripted_moment_reflects(outputs: dict[str, dict[str, Any]]) -> None:
+    assert outputs["A"]["reflection"], "no insight: the reflection check above proves nothing"
+
+
+def test_no_role_label_reaches_an_agents_own_state() -> None:
+    """An experiment's label for an agent (``role: influencer`` in its config) is the
+    experiment's ledger, not something the agent was told: it is in neither the Identity
+    section nor the controller's view of it."""
+    from agent_runtime.bottleneck import IdentityData
+
+    assert "role" not in Identity.model_fields
+    assert "role" not in IdentityData.model_fields
 
 
 def test_the_scripted_moment_exercises_the_tax_path(outputs: dict[str, dict[str, Any]]) -> None:

@@ -37,18 +37,39 @@ function inject (bot) {
   })
 }
 
-/** stateId -> index+1 into ``names`` for every notable block state (0 = not notable). */
+/**
+ * stateId -> index+1 into ``names`` for every notable block state (0 = not notable), and
+ * stateId -> 1 for every state one can see through (air, water, plants, leaves, glass).
+ */
 function notableLookup (bot) {
   const names = []
   let maxState = 0
   for (const b of Object.values(bot.registry.blocks)) maxState = Math.max(maxState, b.maxStateId ?? b.id)
   const lookup = new Uint16Array(maxState + 1)
+  const seeThrough = new Uint8Array(maxState + 1)
   for (const b of Object.values(bot.registry.blocks)) {
+    const clear = b.boundingBox === 'empty' || b.transparent
+    if (clear) for (let s = b.minStateId ?? b.id; s <= (b.maxStateId ?? b.id); s++) seeThrough[s] = 1
     if (!isNotable(b.name)) continue
     names.push(b.name)
     for (let s = b.minStateId ?? b.id; s <= (b.maxStateId ?? b.id); s++) lookup[s] = names.length
   }
-  return { lookup, names }
+  return { lookup, names, seeThrough }
+}
+
+const FACES = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]]
+
+/**
+ * Whether a face of the block at ``p`` borders a block one can see through: an agent sees
+ * the ore in a cave wall or on a hillside, never the ore inside the rock (no x-ray). A
+ * neighbour in a chunk the client does not have counts as unseen.
+ */
+function exposed (bot, p, seeThrough) {
+  const world = bot.world
+  return FACES.some(([x, y, z]) => {
+    const q = p.offset(x, y, z)
+    return world.getColumnAt(q) ? seeThrough[world.getBlockStateId(q)] === 1 : false
+  })
 }
 
 /**
@@ -119,6 +140,7 @@ function notableBlocks (bot, radius) {
     const perKind = {}
     const blocks = []
     for (const { name, p } of scanNotable(bot, pos, radius, cache.table)) {
+      if (!exposed(bot, p, cache.table.seeThrough)) continue
       perKind[name] = (perKind[name] || 0) + 1
       if (perKind[name] > MAX_PER_KIND) continue
       blocks.push({ name, p })

@@ -60,37 +60,31 @@ function isTreeLog (bot, p, name) {
 }
 
 /**
- * Blocks another body in this process is walking to or digging, with who: a body does
- * not race others for one block (each picks the next best one instead). Entries expire.
+ * Whether another player stands at the block (within CROWD_R of its centre) nearer to it
+ * than this body: it is seen working there, so this body picks the next block instead of
+ * racing for it. Only what the body sees (player entities in view), nothing shared
+ * between bodies.
  */
-const CLAIMS = new Map()
-const CLAIM_MS = 30000
+const CROWD_R = 2.5
 
-function claim (bot, p) {
-  CLAIMS.set(p.toString(), { who: bot.username, until: Date.now() + CLAIM_MS })
-}
-
-function claimedByOther (bot, p) {
-  const c = CLAIMS.get(p.toString())
-  if (!c) return false
-  if (c.until < Date.now()) { CLAIMS.delete(p.toString()); return false }
-  return c.who !== bot.username
-}
-
-function release (bot, p) {
-  const c = CLAIMS.get(p.toString())
-  if (c && c.who === bot.username) CLAIMS.delete(p.toString())
+function takenBySomeoneSeen (bot, p) {
+  const centre = p.offset(0.5, 0.5, 0.5)
+  const mine = bot.entity.position.distanceTo(centre)
+  return Object.values(bot.entities || {}).some(e =>
+    e !== bot.entity && e.type === 'player' && e.username !== bot.username && e.position &&
+    e.position.distanceTo(centre) <= CROWD_R && e.position.distanceTo(centre) < mine)
 }
 
 /**
- * Blocks with an open face first (a buried block needs digging through others), then
- * those not below the feet (digging down leaves pits to fall into) nor out of reach
- * above (the top of a tree), then nearest; the block above the one dug last first (a trunk
- * is dug bottom-up, which opens it so its drops can be reached). Never further down the
- * column dug last: that digs a staircase down into the ground (15 x 3 stone at the hills
- * went from y 83 to 69, and the ten-in-a-row gathering test lost stone drops with it;
- * without it the body stays within a block of the surface). Never the block under the
- * body, a log of a building, or a block another body claimed.
+ * Only blocks the body can see: a face open to the air (a buried ore is not known until
+ * digging opens it; nothing is dug through the ground to reach an unseen block). Those not
+ * below the feet (digging down leaves pits to fall into) nor out of reach above (the top
+ * of a tree) first, then nearest; the block above the one dug last first (a trunk is dug
+ * bottom-up, which opens it so its drops can be reached). Never further down the column
+ * dug last: that digs a staircase down into the ground (15 x 3 stone at the hills went from
+ * y 83 to 69, and the ten-in-a-row gathering test lost stone drops with it; without it the
+ * body stays within a block of the surface). Never the block under the body, a log of a
+ * building, or a block another player is seen working at.
  */
 function candidates (bot, ids, skip, column = null) {
   const open = (p) => isOpen(bot, p)
@@ -99,9 +93,9 @@ function candidates (bot, ids, skip, column = null) {
   const under = (p) => p.y === feet - 1 && Math.abs(p.x + 0.5 - me.x) < 0.8 && Math.abs(p.z + 0.5 - me.z) < 0.8
   const above = (p) => column !== null && p.x === column.x && p.z === column.z && p.y > column.y
   return bot.findBlocks({ matching: ids, maxDistance: SEARCH_RADIUS, count: 256 })
-    .filter(p => !skip.has(p.toString()) && !under(p) && !claimedByOther(bot, p))
+    .filter(p => !skip.has(p.toString()) && !under(p) && open(p) && !takenBySomeoneSeen(bot, p))
     .filter(p => { const b = bot.blockAt(p); return b && isTreeLog(bot, p, b.name) })
-    .map(p => ({ p, rank: (above(p) ? -30 : 0) + (open(p) ? 0 : 1000) + (p.y < feet ? 8 : 0) + Math.max(0, p.y - feet) * 2 + (p.y > feet + 2 ? 24 + 8 * (p.y - feet) : 0) + p.distanceTo(me) }))
+    .map(p => ({ p, rank: (above(p) ? -30 : 0) + (p.y < feet ? 8 : 0) + Math.max(0, p.y - feet) * 2 + (p.y > feet + 2 ? 24 + 8 * (p.y - feet) : 0) + p.distanceTo(me) }))
     .sort((a, b) => a.rank - b.rank)
     .map(x => x.p)
 }
@@ -176,15 +170,10 @@ module.exports = {
       const found = candidates(bot, ids, unreachable, lastDug)
       if (found.length === 0) {
         if (unreachable.size > 0) throw short(`no path to any reachable ${label} (${unreachable.size} out of reach)`, 'target_out_of_reach')
-        throw short(gained() > 0 ? `no more within ${SEARCH_RADIUS} blocks` : `no ${label} within ${SEARCH_RADIUS} blocks`, 'target_not_found')
+        throw short(gained() > 0 ? `no more in sight within ${SEARCH_RADIUS} blocks` : `no ${label} in sight within ${SEARCH_RADIUS} blocks`, 'target_not_found')
       }
       const pos = found[0]
-      claim(bot, pos)
-      try {
-        if (await digOne(pos)) lastDug = pos
-      } finally {
-        release(bot, pos)
-      }
+      if (await digOne(pos)) lastDug = pos
       ctx.progress(gained() / count, `collected ${gained()} of ${count} ${label}`)
     }
     return { detail: { collected: gained(), wanted: count, dug, drops_missed: missed, drops_taken: taken, misses, last: vec(bot.entity.position) } }
@@ -199,14 +188,12 @@ module.exports = {
       }
       ctx.progress(gained() / count, `walking to ${target.name} at ${pos}`)
       try {
-        // a crop has no collision box to look at: stand near it; a buried block (ore in the
-        // rock) is dug to through the ground, as a player would (never through buildings)
-        const buried = !isOpen(bot, pos)
+        // a crop has no collision box to look at: stand near it (targets are never buried)
         const goal = target.boundingBox === 'empty'
           ? new goals.GoalNear(pos.x, pos.y, pos.z, 2)
-          : buried ? new goals.GoalGetToBlock(pos.x, pos.y, pos.z) : new GoalReachBlock(pos, bot.world, 3)
+          : new GoalReachBlock(pos, bot.world, 3)
         // one candidate gets a bounded planning budget: the next one may be easier
-        await gotoGoal(ctx, goal, `${target.name} at ${pos}`, { canDig: buried, thinkMs: CANDIDATE_THINK_MS })
+        await gotoGoal(ctx, goal, `${target.name} at ${pos}`, { canDig: false, thinkMs: CANDIDATE_THINK_MS })
       } catch (err) {
         if (err instanceof SkillAborted) throw err
         unreachable.add(pos.toString())
