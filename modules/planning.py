@@ -1,81 +1,346 @@
-"""Planning: a coarse plan (5-8 steps) for the current goal, each step decomposed into
-finer sub-steps; stored as plan memories; re-planned when the goal changes or the
-controller's decisions leave the plan behind.
+"""Planning as in Generative Agents: the agent's game day in broad strokes (5-8 chunks),
+the current chunk in hour-scale chunks, the current hour in 5-15 minute steps, each entry
+with its start and duration in the agent's game time; every entry stored as a plan memory;
+re-planned from the present when what the agent perceives conflicts with its current step.
 
-The policy (:func:`modules.heuristics.planning.plan`, or the LLM prompt
-``prompts/planning.md``) gets a :class:`~modules.views.PlanView`: the agent's goal,
-inventory and the blocks it sees.
+Levels (all in the :class:`~agent_runtime.state.sections.Plan` section; ``steps`` and
+``current`` stay the finest level, what the controller follows):
+
+- ``day`` (``Plan.day``): made at the first step of each game day (24 game hours, from
+  ``ctx.clock.game_hours()``; a run starts at 06:00 of day 1), from the agent's own summary
+  (traits, community goal, goal), covering the rest of the day;
+- ``hours`` (``Plan.hours``): the current day chunk in hour-scale chunks, made when the
+  chunk starts (lazily, as the paper's implementation does);
+- ``steps``: the current hour chunk in 5-15 minute steps with skill calls, made when the
+  hour starts. A step is done when its skill succeeds; when the steps run out or the hour
+  is over, the next hour chunk is decomposed; when the day chunk is over, the next one.
+
+React and re-plan (each step): :func:`modules.heuristics.planning.replan_reason` reads
+the view for a conflict the agent perceived since its plan was last revised: its goal
+changed (re-plan the rest of the day from now), the current step's target is no longer in
+sight, one of its own actions failed or action awareness noted a discrepancy, or a
+request addressed to it was heard (re-plan the steps from now, the reason in the view).
+Without a conflict the plan is kept.
+
+The policy (:func:`modules.heuristics.planning.plan`, or the LLM prompts
+``prompts/planning.md`` (day), ``planning_hours.md`` and ``planning_steps.md``) gets the
+same :class:`~modules.views.PlanView` at every level; the module fits what it returns to
+the level's count and durations (:func:`fit`).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import ClassVar, Literal
 
 from pydantic import ValidationError
 
 from agent_runtime.interfaces import Module
 from agent_runtime.module_context import ModuleContext
-from agent_runtime.state.sections import Action, Goals, Identity, Perception, Plan, PlanStep
+from agent_runtime.state.sections import (
+    Action,
+    Awareness,
+    Conversation,
+    Goals,
+    Identity,
+    Perception,
+    Plan,
+    PlanStep,
+)
 from agent_runtime.world import SKILLS, SkillCall, validate_skill
 from modules.base import remember
-from modules.heuristics.planning import PlanOut
+from modules.heuristics.planning import (
+    MAX_STEPS,
+    MIN_STEPS,
+    STEP_MINUTES,
+    PlanOut,
+    PlanStepOut,
+    replan_reason,
+)
 from modules.heuristics.planning import plan as heuristic_plan
 from modules.policies import decide, module_policy
 from modules.techtree import same_step
-from modules.views import plan_view
+from modules.views import PlanView, clock_text, plan_view
 
-__all__ = ["PlanOut", "Planning"]
+__all__ = ["PlanOut", "Planning", "fit"]
+
+Level = Literal["day", "hour", "step"]
+PROMPTS: dict[str, str] = {"day": "planning", "hour": "planning_hours", "step": "planning_steps"}
+DAY_HOURS = 24.0
+MIN_WINDOW_H = 0.25  # a window to plan is at least 15 game minutes
+IMPORTANCE = {"day": 5, "hour": 3, "step": 2}  # of the plan memories (no rating call)
+
+
+def _end(s: PlanStep) -> float:
+    return s.start + s.minutes / 60.0
+
+
+def fit(entries: Sequence[PlanStepOut], level: Level, start: float, end: float) -> list[PlanStep]:
+    """A policy's entries fitted to their level, laid end to end from ``start``.
+
+    ``day``: 5-8 chunks (the longest split in two while fewer), durations scaled to fill
+    ``start``..``end``; ``hour``: durations scaled to fill the window; ``step``: 5-15 minutes
+    each, the steps that start before ``end`` (at least one)."""
+    items = list(entries)[: MAX_STEPS if level == "day" else None]
+    if level == "day":
+        while len(items) < MIN_STEPS:
+            i = max(range(len(items)), key=lambda j: items[j].minutes or 60.0)
+            half = (items[i].minutes or 60.0) / 2
+            twin = items[i].model_copy(update={"minutes": half})
+            items[i : i + 1] = [twin, twin]
+    given = [e.minutes or 60.0 for e in items]
+    if level == "step":
+        minutes = [min(STEP_MINUTES[1], max(STEP_MINUTES[0], m)) for m in given]
+    else:
+        scale = max(0.0, end - start) * 60.0 / sum(given)
+        minutes = [m * scale for m in given]
+    out: list[PlanStep] = []
+    at = start
+    for e, m in zip(items, minutes, strict=True):
+        if level == "step" and out and at >= end:
+            break
+        out.append(
+            PlanStep(
+                text=e.text,
+                skill=_call(e) if level == "step" else None,
+                substeps=tuple(e.substeps),
+                start=at,
+                minutes=m,
+                kind=e.kind,
+            )
+        )
+        at += m / 60.0
+    return out
+
+
+def _call(e: PlanStepOut) -> SkillCall | None:
+    if e.skill not in SKILLS:
+        return None
+    try:
+        return validate_skill(SkillCall(skill=e.skill, args=e.args))
+    except ValidationError:
+        return None
+
+
+def _at(chunks: tuple[PlanStep, ...], hour: float, first: int) -> int | None:
+    """The first chunk from ``first`` on that has not ended at ``hour``."""
+    return next((i for i in range(first, len(chunks)) if _end(chunks[i]) > hour), None)
 
 
 class Planning(Module):
     name: ClassVar[str] = "planning"
     reads: ClassVar[frozenset[str]] = frozenset(
-        {"identity", "goals", "perception", "plan", "action"}
+        {"identity", "goals", "perception", "plan", "action", "awareness", "conversation"}
     )
     writes: ClassVar[frozenset[str]] = frozenset({"plan"})
 
     async def step(self, ctx: ModuleContext) -> None:
         goals = ctx.read("goals", Goals)
-        plan = ctx.read("plan", Plan)
-        action = ctx.read("action", Action)
         if not goals.current:
             return
-        if plan.goal == goals.current and plan.steps:
-            self._advance(ctx, plan, action)
-            if ctx.read("plan", Plan).current < len(plan.steps):
-                return
+        action = ctx.read("action", Action)
+        plan = self._advance(ctx, ctx.read("plan", Plan), action)
+        hour = ctx.clock.game_hours()
         view = plan_view(
-            ctx.read("identity", Identity), goals, ctx.read("perception", Perception), tuple(SKILLS)
+            ctx.read("identity", Identity),
+            goals,
+            ctx.read("perception", Perception),
+            tuple(SKILLS),
+            plan=plan,
+            action=action,
+            awareness=ctx.read("awareness", Awareness),
+            conv=ctx.read("conversation", Conversation),
+            hour=hour,
         )
-        policy = module_policy(ctx, PlanOut, heuristic_plan, prompt="planning", max_tokens=600)
+        day_no = int(hour // DAY_HOURS)
+        if not plan.day or plan.day_number != day_no:
+            await self._plan_day(ctx, view, plan, "a new day" if plan.day else "")
+            return
+        reason = replan_reason(view)
+        if reason is not None and reason.startswith("goal"):
+            await self._plan_day(ctx, view, plan, reason)
+        elif reason is not None:
+            await self._plan_steps(ctx, view, plan, reason)
+        else:
+            await self._follow(ctx, view, plan)
+
+    async def _ask(self, ctx: ModuleContext, view: PlanView) -> tuple[PlanOut, str]:
+        policy = module_policy(
+            ctx, PlanOut, heuristic_plan, prompt=PROMPTS[view.level], max_tokens=700
+        )
         got = await decide(ctx, policy, view)
-        out, brain = got.value, got.brain
-        steps = []
-        for s in out.steps:
-            call = None
-            if s.skill in SKILLS:
-                try:
-                    call = validate_skill(SkillCall(skill=s.skill, args=s.args))
-                except ValidationError:
-                    call = None
-            steps.append(PlanStep(text=s.text, skill=call, substeps=tuple(s.substeps)))
-        new = Plan(
-            goal=goals.current,
-            steps=tuple(steps),
-            current=0,
+        return got.value, got.brain
+
+    async def _plan_day(self, ctx: ModuleContext, view: PlanView, plan: Plan, reason: str) -> None:
+        """The rest of the day in broad strokes from now (chunks already over are kept, the
+        one under way is cut at now), then its first chunk in hours and steps."""
+        now = view.hour
+        day_no = int(now // DAY_HOURS)
+        day_end = (day_no + 1) * DAY_HOURS
+        kept: list[PlanStep] = []
+        if plan.day_number == day_no:
+            for c in plan.day:
+                if c.start < now:
+                    cut = min(c.minutes, (now - c.start) * 60.0)
+                    kept.append(c.model_copy(update={"minutes": cut, "done": True}))
+        v = view.model_copy(
+            update={
+                "level": "day",
+                "start": now,
+                "end": max(day_end, now + MIN_WINDOW_H),
+                "reason": reason,
+                "done": tuple(c.text for c in kept),
+            }
+        )
+        out, brain = await self._ask(ctx, v)
+        fresh = fit(out.steps, "day", v.start, v.end)
+        self._remember(ctx, "day", fresh)
+        base = Plan(
+            goal=view.goal,
+            day=(*kept, *fresh),
+            day_current=len(kept),
+            day_number=day_no,
             brain=brain,
-            updated_at=ctx.clock.now(),
+            revised_for=reason or "a fresh plan",
+        )
+        await self._plan_hours(ctx, view, base, len(kept), reason)
+
+    async def _plan_hours(
+        self, ctx: ModuleContext, view: PlanView, plan: Plan, index: int, reason: str
+    ) -> None:
+        chunk = plan.day[index]
+        now = view.hour
+        v = view.model_copy(
+            update={
+                "level": "hour",
+                "start": now,
+                "end": max(_end(chunk), now + MIN_WINDOW_H),
+                "chunk": chunk.text,
+                "chunk_kind": chunk.kind,
+                "day_plan": tuple(
+                    f"{clock_text(c.start)} ({c.minutes / 60:.1f} h): {c.text}" for c in plan.day
+                ),
+                "reason": reason,
+            }
+        )
+        out, brain = await self._ask(ctx, v)
+        hours = fit(
+            [e.model_copy(update={"kind": e.kind or chunk.kind}) for e in out.steps],
+            "hour",
+            v.start,
+            v.end,
+        )
+        self._remember(ctx, "hour", hours)
+        new = plan.model_copy(
+            update={"day_current": index, "hours": tuple(hours), "hour_current": 0, "brain": brain}
+        )
+        await self._plan_steps(ctx, v, new, reason, fresh_hour=True)
+
+    async def _plan_steps(
+        self,
+        ctx: ModuleContext,
+        view: PlanView,
+        plan: Plan,
+        reason: str,
+        *,
+        fresh_hour: bool = False,
+    ) -> None:
+        """The current hour chunk in 5-15 minute steps from now (a re-plan keeps the steps
+        done so far and replaces the rest)."""
+        now = view.hour
+        if not plan.hours:  # a plan from before the levels: start the day afresh
+            await self._plan_day(ctx, view, plan, reason)
+            return
+        chunk = plan.hours[min(plan.hour_current, len(plan.hours) - 1)]
+        v = view.model_copy(
+            update={
+                "level": "step",
+                "start": now,
+                "end": max(_end(chunk), now + MIN_WINDOW_H),
+                "chunk": chunk.text,
+                "chunk_kind": chunk.kind or plan.day[plan.day_current].kind,
+                "reason": reason,
+                "done": tuple(s.text for s in plan.steps if s.done),
+            }
+        )
+        out, brain = await self._ask(ctx, v)
+        steps = [
+            s.model_copy(update={"expects": self._expects(s, v)})
+            for s in fit(out.steps, "step", v.start, v.end)
+        ]
+        kept = () if fresh_hour else tuple(s for s in plan.steps if s.done)
+        new = plan.model_copy(
+            update={
+                "goal": view.goal,
+                "steps": (*kept, *steps),
+                "current": len(kept),
+                "brain": brain,
+                "revised_for": reason or plan.revised_for,
+                "revised_at": ctx.clock.now(),
+                "updated_at": ctx.clock.now(),
+            }
         )
         ctx.write("plan", new)
-        ctx.emit("plan", goal=goals.current, steps=[s.text for s in steps], brain=brain)
-        remember(
-            ctx, f"Plan for '{goals.current}': " + "; ".join(s.text for s in steps) + ".", "plan"
+        ctx.emit(
+            "plan",
+            goal=view.goal,
+            steps=[s.text for s in steps],
+            brain=brain,
+            reason=reason,
+            hour=chunk.text,
+            day=[c.text for c in new.day],
+            starts=[round(s.start, 3) for s in steps],
+            minutes=[round(s.minutes, 1) for s in steps],
         )
+        self._remember(ctx, "step", steps)
 
-    def _advance(self, ctx: ModuleContext, plan: Plan, action: Action) -> None:
+    async def _follow(self, ctx: ModuleContext, view: PlanView, plan: Plan) -> None:
+        """No conflict: keep the plan, moving on to the next hour or day chunk when the
+        current one's steps are done or its time is over."""
+        now = view.hour
+        hour_chunk = plan.hours[plan.hour_current] if plan.hour_current < len(plan.hours) else None
+        if plan.current < len(plan.steps) and hour_chunk is not None and _end(hour_chunk) > now:
+            return  # keep the plan
+        day_chunk = plan.day[plan.day_current] if plan.day_current < len(plan.day) else None
+        if day_chunk is not None and _end(day_chunk) > now:
+            nxt = _at(plan.hours, now, plan.hour_current + 1)
+            if nxt is not None:
+                moved = plan.model_copy(update={"hour_current": nxt})
+                await self._plan_steps(ctx, view, moved, "", fresh_hour=True)
+                return
+        index = _at(plan.day, now, plan.day_current + 1)
+        if index is None:  # the day's plan is used up before the day ends: plan the rest
+            await self._plan_day(ctx, view, plan, "the day's plan is done")
+            return
+        await self._plan_hours(ctx, view, plan, index, "")
+
+    @staticmethod
+    def _expects(step: PlanStep, view: PlanView) -> tuple[str, ...]:
+        block = step.skill.args.get("block") if step.skill is not None else None
+        return (block,) if isinstance(block, str) and block in view.seen else ()
+
+    @staticmethod
+    def _remember(ctx: ModuleContext, level: Level, entries: Sequence[PlanStep]) -> None:
+        """Plan entries as plan memories (retrievable): each day and hour chunk, and the
+        steps of an hour as one memory."""
+        if level == "step":
+            if entries:
+                text = "; ".join(
+                    f"{clock_text(s.start)[-5:]} {s.text} ({s.minutes:.0f} min)" for s in entries
+                )
+                remember(ctx, f"My next steps: {text}.", "plan", importance=IMPORTANCE[level])
+            return
+        for c in entries:
+            span = f"from {clock_text(c.start)} to {clock_text(_end(c))[-5:]}"
+            what = "I plan to" if level == "day" else "this hour I plan to"
+            remember(
+                ctx, f"{span.capitalize()} {what} {c.text}.", "plan", importance=IMPORTANCE[level]
+            )
+
+    def _advance(self, ctx: ModuleContext, plan: Plan, action: Action) -> Plan:
         """Mark the current step done when its skill last succeeded."""
         if plan.current >= len(plan.steps):
-            return
+            return plan
         cur = plan.steps[plan.current]
         last = action.log[-1] if action.log else None
         if (
@@ -88,13 +353,12 @@ class Planning(Module):
         ):
             steps = list(plan.steps)
             steps[plan.current] = cur.model_copy(update={"done": True})
-            ctx.write(
-                "plan",
-                plan.model_copy(
-                    update={
-                        "steps": tuple(steps),
-                        "current": plan.current + 1,
-                        "updated_at": ctx.clock.now(),
-                    }
-                ),
+            plan = plan.model_copy(
+                update={
+                    "steps": tuple(steps),
+                    "current": plan.current + 1,
+                    "updated_at": ctx.clock.now(),
+                }
             )
+            ctx.write("plan", plan)
+        return plan

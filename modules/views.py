@@ -14,10 +14,12 @@ where every word of others is quoted with :func:`agent_runtime.prompts.untrusted
 | social awareness (a person) | `PersonUpdateView` | identity, its record of the person, the line  |
 | social awareness (opinions) | `OpinionView`    | identity traits, heard lines on each topic    |
 | goal generation             | `GoalView`       | identity, goals, perception, social, conversation |
-| planning                    | `PlanView`       | identity, goals, perception                   |
+| planning                    | `PlanView`       | identity, goals, perception, plan, action, awareness, conversation |
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from pydantic import Field
 
@@ -25,12 +27,15 @@ from agent_runtime.bottleneck import BottleneckView
 from agent_runtime.policy import View
 from agent_runtime.prompts import fenced, untrusted
 from agent_runtime.state.sections import (
+    Action,
+    Awareness,
     Conversation,
     Decision,
     Goals,
     Identity,
     Perception,
     PersonView,
+    Plan,
     Social,
     Utterance,
     UtteranceGoal,
@@ -44,6 +49,7 @@ __all__ = [
     "PersonUpdateView",
     "PlanView",
     "TalkView",
+    "clock_text",
     "goal_view",
     "opinion_view",
     "person_view",
@@ -216,27 +222,105 @@ def goal_view(
 
 # --- planning -------------------------------------------------------------------------
 class PlanView(View):
+    """Planning's view: who the agent is, what it has and sees, the part of its day to plan
+    (``level``, ``start``..``end`` in its own game hours), its current plan and what it
+    perceived since that plan was last revised (its own failures, lines addressed to it)."""
+
     name: str
     goal: str
     kind: str = ""
     inventory: dict[str, int] = Field(default_factory=dict)
     seen: dict[str, float] = Field(default_factory=dict)  # block kind -> nearest distance
     skills: tuple[str, ...] = ()
+    traits: tuple[str, ...] = ()
+    community_goal: str = ""
+    hour: float = 0.0  # now: game hours since the run started, from its own clock
+    # what to plan: the day in broad strokes, a day chunk in hours, an hour chunk in steps
+    level: Literal["day", "hour", "step"] = "day"
+    start: float = 0.0
+    end: float = 24.0
+    chunk: str = ""
+    chunk_kind: str = ""
+    day_plan: tuple[str, ...] = ()
+    done: tuple[str, ...] = ()
+    reason: str = ""
+    # the current plan and what the agent perceived since it was last revised
+    plan_goal: str = ""
+    step: str = ""
+    step_skill: SkillCall | None = None
+    step_expects: tuple[str, ...] = ()
+    failures: tuple[str, ...] = ()
+    heard: tuple[Utterance, ...] = ()
 
     def prompt_variables(self) -> dict[str, str]:
         return {
             "name": self.name,
             "goal": self.goal,
+            "traits": " ".join(self.traits) or "(none)",
+            "community_goal": self.community_goal or "(none)",
             "inventory": _inventory(self.inventory),
             "seen": ", ".join(sorted(self.seen)) or "nothing notable",
             "skills": ", ".join(self.skills),
+            "now": clock_text(self.hour),
+            "start": clock_text(self.start),
+            "end": clock_text(self.end),
+            "minutes": f"{max(0.0, self.end - self.start) * 60:.0f}",
+            "chunk": self.chunk or "(none)",
+            "day_plan": "\n".join(self.day_plan) or "(none yet)",
+            "done": "; ".join(self.done) or "(nothing yet)",
+            "reason": self.reason or "(none: a fresh plan)",
+            "failures": "; ".join(self.failures) or "(none)",
+            "heard": fenced(_line(u, self.name) for u in self.heard),
         }
 
 
-def plan_view(ident: Identity, goals: Goals, per: Perception, skills: tuple[str, ...]) -> PlanView:
+def clock_text(hour: float) -> str:
+    """Game hours since the run started as the agent's "day N, HH:MM" (a run starts at 06:00
+    of day 1, as a Minecraft world does)."""
+    day, rest = divmod(hour, 24.0)
+    minutes = round(rest * 60)
+    if minutes >= 24 * 60:
+        day, minutes = day + 1, 0
+    hh, mm = divmod(minutes, 60)
+    return f"day {int(day) + 1}, {(hh + 6) % 24:02d}:{mm:02d}"
+
+
+def plan_view(
+    ident: Identity,
+    goals: Goals,
+    per: Perception,
+    skills: tuple[str, ...],
+    *,
+    plan: Plan | None = None,
+    action: Action | None = None,
+    awareness: Awareness | None = None,
+    conv: Conversation | None = None,
+    hour: float = 0.0,
+) -> PlanView:
     seen: dict[str, float] = {}
     for b in per.observation.blocks:
         seen[b.name] = min(seen.get(b.name, 1e9), b.distance)
+    plan = plan or Plan()
+    since = plan.revised_at
+    cur = plan.steps[plan.current] if plan.current < len(plan.steps) else None
+    failures = [
+        f"{e.call.describe()} failed" + (f": {e.outcome.reason}" if e.outcome.reason else "")
+        for e in (action.log if action else ())
+        if e.outcome is not None
+        and not e.outcome.success
+        and not e.outcome.cancelled
+        and e.outcome.ended_at > since
+    ]
+    failures += [
+        f"{d.skill}: {d.note}"
+        for d in (awareness.discrepancies if awareness else ())
+        if d.at > since
+    ]
+    heard = tuple(
+        u
+        for u in (conv.lines if conv else ())
+        if u.speaker != ident.name and u.at > since and (u.to == ident.name or u.to is None)
+    )
     return PlanView(
         name=ident.name,
         goal=goals.current,
@@ -244,4 +328,16 @@ def plan_view(ident: Identity, goals: Goals, per: Perception, skills: tuple[str,
         inventory=dict(per.observation.inventory),
         seen=seen,
         skills=skills,
+        traits=ident.traits,
+        community_goal=ident.community_goal,
+        hour=hour,
+        day_plan=tuple(
+            f"{clock_text(c.start)} ({c.minutes / 60:.1f} h): {c.text}" for c in plan.day
+        ),
+        plan_goal=plan.goal,
+        step=cur.text if cur else "",
+        step_skill=cur.skill if cur else None,
+        step_expects=cur.expects if cur else (),
+        failures=tuple(failures[-5:]),
+        heard=heard[-HISTORY_LINES:],
     )

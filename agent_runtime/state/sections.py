@@ -88,13 +88,33 @@ class PlanStep(BaseModel):
     skill: SkillCall | None = None
     done: bool = False
     substeps: tuple[str, ...] = ()
+    #: when it is planned to start, in the agent's game hours since the run started
+    start: float = 0.0
+    #: how long it is planned to last, in game minutes
+    minutes: float = 0.0
+    #: the activity kind it belongs to (e.g. "gather_wood"), for a day or hour chunk
+    kind: str = ""
+    #: block kinds the step works on that were in sight when it was planned
+    expects: tuple[str, ...] = ()
 
 
 class Plan(Section):
     goal: str = ""
+    #: the finest level: 5-15 minute steps of the current hour chunk (what the controller follows)
     steps: tuple[PlanStep, ...] = ()
     current: int = 0
     brain: str = ""
+    #: the day in broad strokes (5-8 chunks) and the index of the current chunk
+    day: tuple[PlanStep, ...] = ()
+    day_current: int = 0
+    #: the current day chunk in hour-scale chunks and the index of the current one
+    hours: tuple[PlanStep, ...] = ()
+    hour_current: int = 0
+    #: the game day the plan is for (0 = the run's first), and why it was last revised
+    day_number: int = 0
+    revised_for: str = ""
+    #: when the steps were last (re)generated (clock time); perceptions after it are new
+    revised_at: float = 0.0
 
 
 class PersonView(BaseModel):
