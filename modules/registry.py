@@ -30,7 +30,9 @@ TRIGGERS: dict[str, tuple[frozenset[str], float]] = {
     "talking": (frozenset({"topic:heard", "topic:decision"}), 0.0),
     "skill_execution": (frozenset({"topic:decision"}), 0.0),
     "cognitive_controller": (frozenset({"topic:skill", "topic:heard"}), 0.5),
-    "planning": (frozenset({"state:goals"}), 1.0),
+    # planning reacts to what the agent perceives (a skill ended, a line heard) as well as to
+    # a goal change; it re-plans only when that conflicts with its current step
+    "planning": (frozenset({"state:goals", "topic:skill", "topic:heard"}), 2.0),
     "reflection": (frozenset(), 0.0),
 }
 
