@@ -21,6 +21,7 @@ const path = require('path')
 const PLUGINS_DIR = path.join(__dirname, 'plugins')
 const PLUGIN_ORDER = [
   'world_state', // persistence of our own data (containers, time): first
+  'chunk_saving', // no block change lost between two chunk saves (prismarine-world race)
   'windows', // click protocol, cursor, transactions (replaces inventory.js clicks)
   'crafting',
   'chests',
@@ -129,7 +130,8 @@ async function main () {
       await Promise.all((serv.players || []).map(p => p.save().catch(e => log(`save ${p.username}: ${e}`))))
       if (serv.piano?.pendingSaves) await Promise.all([...serv.piano.pendingSaves])
       if (serv.piano?.saveState) await serv.piano.saveState()
-      if (serv.overworld) await serv.overworld.saveNow()
+      if (serv.piano?.saveChunks) await serv.piano.saveChunks()
+      else if (serv.overworld) await serv.overworld.saveNow()
       for (const p of [...(serv.players || [])]) { try { p._client.end('Server stopped') } catch (e) {} }
       if (serv.pianoAdmin) serv.pianoAdmin.close()
     } catch (err) {
