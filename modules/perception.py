@@ -157,6 +157,6 @@ class PerceptionModule(Module):
         elif kind == "item_picked_up":
             pass  # inventory changes reach memory through action outcomes
         elif kind == "player_joined":
-            who = str(data.get("username", ""))
+            who = str(data.get("player", ""))
             if who and who != me:
                 remember(ctx, f"{who} joined the world.", "observation")

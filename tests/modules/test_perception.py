@@ -58,3 +58,19 @@ async def test_observation_lands_in_the_perception_section() -> None:
         await pm.step(module_context(svc, pm, agent="Ann", body=RecordingBody("Ann", obs)))
         per = st.get("perception", Perception)
         assert per.observation.inventory == {"bread": 2} and per.others_near == ("Bob",)
+
+
+async def test_a_player_joining_is_remembered_by_the_body_events_name() -> None:
+    """The body reports ``player_joined`` with ``{"player": name}`` (bots/body/plugins/events.js)."""
+    async with local_services() as svc:
+        agent_state(svc)
+        pm = PerceptionModule(Schedule(cadence=1.0, triggers=frozenset({"topic:event"})))
+        ctx = module_context(svc, pm, agent="Ann")
+        for who in ("Bob", "Ann"):  # her own join is not news
+            await svc.bus.publish(
+                topics.agent(svc.run_id, "Ann", "event"),
+                {"kind": "player_joined", "data": {"player": who}, "at": 2.0},
+            )
+        await pm.step(ctx)
+        joined = [m.text for m in memory_inbox(ctx) if m.text.endswith("joined the world.")]
+        assert joined == ["Bob joined the world."]

@@ -73,7 +73,7 @@ async def _pump_events(body: Body) -> None:
         elif ev.kind == "whisper":
             _print(f"[{d.get('sender') or d.get('username')} whispers] {d.get('message')}")
         elif ev.kind in ("player_joined", "player_left"):
-            _print(f"* {d.get('username')} {'joined' if ev.kind == 'player_joined' else 'left'}")
+            _print(f"* {d.get('player')} {'joined' if ev.kind == 'player_joined' else 'left'}")
         elif ev.kind in ("death", "kicked", "disconnected", "reconnected", "respawn"):
             _print(f"* {ev.kind} {d}")
 
