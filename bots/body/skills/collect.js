@@ -60,19 +60,22 @@ function isTreeLog (bot, p, name) {
 }
 
 /**
- * Whether another player stands at the block (within CROWD_R of its centre) nearer to it
- * than this body: it is seen working there, so this body picks the next block instead of
- * racing for it. Only what the body sees (player entities in view), nothing shared
- * between bodies.
+ * Whether another player is seen nearer to the block than this body (within OTHERS_R of
+ * it): it is likely the one to dig it, so such blocks rank after the others instead of
+ * both racing for one tree. Only what the body sees (player entities in view), nothing
+ * shared between bodies.
  */
-const CROWD_R = 2.5
+const OTHERS_R = 8
+const OTHERS_RANK = 40
 
-function takenBySomeoneSeen (bot, p) {
+function nearerToSomeoneSeen (bot, p) {
   const centre = p.offset(0.5, 0.5, 0.5)
   const mine = bot.entity.position.distanceTo(centre)
-  return Object.values(bot.entities || {}).some(e =>
-    e !== bot.entity && e.type === 'player' && e.username !== bot.username && e.position &&
-    e.position.distanceTo(centre) <= CROWD_R && e.position.distanceTo(centre) < mine)
+  return Object.values(bot.entities || {}).some(e => {
+    if (e === bot.entity || e.type !== 'player' || e.username === bot.username || !e.position) return false
+    const d = e.position.distanceTo(centre)
+    return d <= OTHERS_R && d < mine
+  })
 }
 
 /**
@@ -83,8 +86,8 @@ function takenBySomeoneSeen (bot, p) {
  * bottom-up, which opens it so its drops can be reached). Never further down the column
  * dug last: that digs a staircase down into the ground (15 x 3 stone at the hills went from
  * y 83 to 69, and the ten-in-a-row gathering test lost stone drops with it; without it the
- * body stays within a block of the surface). Never the block under the body, a log of a
- * building, or a block another player is seen working at.
+ * body stays within a block of the surface). Never the block under the body or a log of a
+ * building; a block another player is seen nearer to comes after the others.
  */
 function candidates (bot, ids, skip, column = null) {
   const open = (p) => isOpen(bot, p)
@@ -93,9 +96,9 @@ function candidates (bot, ids, skip, column = null) {
   const under = (p) => p.y === feet - 1 && Math.abs(p.x + 0.5 - me.x) < 0.8 && Math.abs(p.z + 0.5 - me.z) < 0.8
   const above = (p) => column !== null && p.x === column.x && p.z === column.z && p.y > column.y
   return bot.findBlocks({ matching: ids, maxDistance: SEARCH_RADIUS, count: 256 })
-    .filter(p => !skip.has(p.toString()) && !under(p) && open(p) && !takenBySomeoneSeen(bot, p))
+    .filter(p => !skip.has(p.toString()) && !under(p) && open(p))
     .filter(p => { const b = bot.blockAt(p); return b && isTreeLog(bot, p, b.name) })
-    .map(p => ({ p, rank: (above(p) ? -30 : 0) + (p.y < feet ? 8 : 0) + Math.max(0, p.y - feet) * 2 + (p.y > feet + 2 ? 24 + 8 * (p.y - feet) : 0) + p.distanceTo(me) }))
+    .map(p => ({ p, rank: (above(p) ? -30 : 0) + (nearerToSomeoneSeen(bot, p) ? OTHERS_RANK : 0) + (p.y < feet ? 8 : 0) + Math.max(0, p.y - feet) * 2 + (p.y > feet + 2 ? 24 + 8 * (p.y - feet) : 0) + p.distanceTo(me) }))
     .sort((a, b) => a.rank - b.rank)
     .map(x => x.p)
 }
