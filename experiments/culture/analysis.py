@@ -4,8 +4,9 @@
 Raw files of an experiment folder (one row per run label ``run``):
 ``residents.csv`` (name, home, priest, x, z), ``towns.csv``, ``speech.csv`` (what agents
 said in the world: agent, t, text; delivered lines only), ``memes.csv`` (agent, t, goal,
-topic), ``positions.csv`` (agent, t, x, z) and per run its settings (duration_s, speech_attempted,
-sample_every_s, hearing_radius, area_cell) as ``settings.json``. Times are protocol
+topic), ``positions.csv`` (agent, t, x, z, by: admin_api or perception) and per run its
+settings (duration_s, speech_attempted, sample_every_s, hearing_radius, area_cell) as
+``settings.json``. Times are protocol
 seconds.
 """
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.culture import analysis
-from experiments.culture.summary import run_tables
+from experiments.culture.summary import across_runs, run_tables
 from experiments.report import is_pipeline_check
 from experiments.runner_base import context, recompute_main
 
@@ -29,8 +29,9 @@ def figures(out: Path) -> dict[str, Any]:
 
 def tables(out: Path, figs: Mapping[str, Any]) -> str:
     exp, brain = context(out)
-    return "".join(run_tables(run, f, is_pipeline_check(brain), exp.paper)
-                   for run, f in figs.items())
+    pipeline = is_pipeline_check(brain)
+    return across_runs(figs, pipeline, exp.paper) + "".join(
+        run_tables(run, f) for run, f in figs.items())
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ sizes and priests times F, the area and town radius times sqrt(F), the duration 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections import defaultdict
 from pathlib import Path
@@ -106,31 +107,69 @@ async def _one_run(spec: RunSpec, opts: ExperimentOptions, p: CultureProtocol,
 
     goals: dict[str, dict[tuple[float, str], dict[str, Any]]] = defaultdict(dict)
     positions: list[dict[str, Any]] = []
-    state: dict[str, Any] = {"start": 0.0, "scale": 1.0}
+    state: dict[str, Any] = {"start": 0.0, "scale": 1.0, "admin": None}
 
-    def sample(village: Any, tl: Timeline, t: float) -> None:
+    async def world_positions(village: Any) -> dict[str, tuple[float, float]]:
+        """Where the world has every body (the embedded world's admin API: the scoring side's
+        ground truth, whatever a body's own observation managed under load); empty without
+        one or when the call fails."""
+        admin = state["admin"]
+        if admin is None:
+            return {}
+        try:
+            players = await admin.players()
+        except Exception as err:  # a sample missed; the agents' own perception instead
+            log.warning("admin players: %s", err)
+            return {}
+        return {str(pl["username"]): (float(pl["position"]["x"]), float(pl["position"]["z"]))
+                for pl in players if pl.get("position")}
+
+    async def sample(village: Any, tl: Timeline, t: float) -> None:
+        world = await world_positions(village)
         for name in village.agents:
             agent = village.store.agent(name)
             for e in agent.get("goals", Goals).history:
                 goals[name][(e.at, e.goal)] = {
                     "agent": name, "t": round(max(0.0, (e.at - tl.start) / tl.scale), 3),
                     "goal": e.goal, "brain": e.brain}
+            if name in world:
+                x, z = world[name]
+                positions.append({"agent": name, "t": t, "x": round(x, 2), "z": round(z, 2),
+                                  "by": "admin_api"})
+                continue
             pos = agent.get("perception", Perception).observation.position
             if pos is not None:
                 positions.append({"agent": name, "t": t, "x": round(pos.x, 2),
-                                  "z": round(pos.z, 2)})
+                                  "z": round(pos.z, 2), "by": "perception"})
 
     async def during(village: Any, tl: Timeline) -> None:
-        k = 0
-        while True:
-            await tl.until(k * p.sample_every_s)
-            sample(village, tl, round(k * p.sample_every_s, 6))
-            k += 1
+        async with contextlib.AsyncExitStack() as stack:
+            if getattr(village.world, "admin_url", None):
+                from bots.admin import AdminClient
+
+                state["admin"] = await stack.enter_async_context(
+                    AdminClient(village.world.admin_url))
+            try:
+                k = 0
+                while True:
+                    await tl.until(k * p.sample_every_s)
+                    await sample(village, tl, round(k * p.sample_every_s, 6))
+                    k += 1
+            finally:
+                state["admin"] = None
 
     meme_rows: list[dict[str, Any]] = []
 
     async def after(village: Any, tl: Timeline) -> None:
-        sample(village, tl, duration_s)
+        if getattr(village.world, "admin_url", None):
+            from bots.admin import AdminClient
+
+            async with AdminClient(village.world.admin_url) as admin:
+                state["admin"] = admin
+                await sample(village, tl, duration_s)
+                state["admin"] = None
+        else:
+            await sample(village, tl, duration_s)
         state["start"], state["scale"] = tl.start, tl.scale
         llm = village.services.llm if p.meme_extractor != "heuristic" else None
         for name in village.agents:
@@ -228,6 +267,6 @@ RAW_FIELDS: dict[str, list[str]] = {
     "towns": ["run", "name", "x", "z", "radius"],
     "speech": ["run", "agent", "t", "text", "to"],
     "memes": ["run", "agent", "t", "goal", "topic", "brain"],
-    "positions": ["run", "agent", "t", "x", "z"],
+    "positions": ["run", "agent", "t", "x", "z", "by"],
     "goals": ["run", "agent", "t", "goal", "brain"],
 }

@@ -23,7 +23,7 @@ from experiments.common import read_csv
 from experiments.registry import default_config, run
 from experiments.social_perception.runner import ScoreOut
 from tests.experiments.test_experiment_prompts import check_prompts, run_scripted
-from tests.experiments.test_runs import common_outputs, options, recomputed, tampered
+from tests.experiments.test_runs import as_if_llm, common_outputs, options, recomputed, tampered
 
 PLOTS = ["food_vs_valuation_full.png", "food_by_attitude.png"]
 
@@ -55,6 +55,7 @@ async def test_runner_and_recompute(tmp_path: Path, small_config: Callable[..., 
     common_outputs(out, [*PLOTS, "food_vs_valuation_no_social.png"])
     figs = _consistent(out, metrics)
     assert set(figs) == {"full", "no_social"} and figs["full"]["repeats"] == 1
+    as_if_llm(out, recompute, ("full", "no_social"))
     assert {c["attitude"] for c in read_csv(out / "characters.csv")} == {
         "admiring", "friendly", "indifferent", "rude"}
 
@@ -125,6 +126,9 @@ def test_recompute_from_raw_rows(tmp_path: Path) -> None:
     assert "| paper |" not in report
     assert verify(out, figs, recompute.tables(out, figs)) == []
     assert recompute.recompute_main("chef", recompute.figures, recompute.tables, [str(out)]) == 0
+    # the same raw files from an LLM brain: the paper's statement beside ours, with the CI
+    llm = as_if_llm(out, recompute, ("full", "no_social"))
+    assert f"| full | 2 | 2 | {full['r_mean']:.2f} | [{full['r_ci'][0]:.2f}, " in llm
     chars[0]["food_given"] = 0  # Finn got nothing after all
     write_csv(out / "characters.csv", chars, recompute.CHARACTER_FIELDS)
     assert recompute.recompute_main("chef", recompute.figures, recompute.tables, [str(out)]) == 1

@@ -137,3 +137,36 @@ def test_cli_runs_an_experiment(
     assert "results in" in out
     (folder,) = [p for p in tmp_path.iterdir() if p.name.startswith("specialization-")]
     assert (folder / "report.md").exists() and (folder / "metrics.json").exists()
+
+
+def _protocol_table(name: str) -> dict[str, tuple[str, str]]:
+    """The rows of ``experiments/<name>/README.md``'s "Paper protocol vs ours" table."""
+    text = (ROOT / "experiments" / name / "README.md").read_text()
+    assert "## Paper protocol vs ours" in text, name
+    section = text.split("## Paper protocol vs ours", 1)[1].strip().splitlines()
+    assert section[0] == "| | paper | ours |" and section[1] == "|---|---|---|", name
+    rows: dict[str, tuple[str, str]] = {}
+    for line in section[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        assert len(cells) == 3 and all(cells), (name, line)  # every row: paper and ours
+        assert cells[0] not in rows, (name, cells[0])
+        rows[cells[0]] = (cells[1], cells[2])
+    return rows
+
+
+def test_every_readme_compares_the_papers_protocol_with_the_shipped_file() -> None:
+    """Each experiment's README has the table, with the rows every report states (the
+    population, duration, repeats, brain), and its numbers are the shipped file's."""
+    for name in EXPERIMENTS:
+        rows = _protocol_table(name)
+        assert {"duration", "repeats", "brain"} <= set(rows), (name, sorted(rows))
+        assert {"agents", "population"} & set(rows), name
+        exp = load_experiment_file(default_config(name))
+        ours_repeats = rows["repeats"][1]
+        assert ours_repeats.startswith(f"{exp.repeats} (`repeats`"), (name, ours_repeats)
+        duration = float(exp.protocol["duration_s"])
+        assert f"{duration:g} s" in rows["duration"][1], (name, rows["duration"])
+        # a heuristic brain's figures are never in a table with the paper's
+        assert "pipeline check" in rows["brain"][1], name

@@ -1,5 +1,6 @@
 """Culture experiment end to end: the runner (world none, then the embedded world), the
-recompute script, and the meme extractor's LLM prompt (scripted model)."""
+recompute script, the meme extractor's LLM prompt and every prompt of a whole run (scripted
+model)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from experiments.culture.memes import GoalTopics, MemeView, extract
 from experiments.registry import run
 from experiments.runner_base import verify
 from modules.memory.encoder import HashingEncoder
+from tests.experiments.test_experiment_prompts import check_prompts, recording_model, text_of
+from tests.experiments.test_runs import as_if_llm
 
 PLOTS = ("memes_per_capita", "memes_over_time", "converts_over_time", "influence_over_time")
 
@@ -40,6 +43,9 @@ def _outputs(out: Path) -> dict[str, Any]:
     assert verify(out, figs, recompute.tables(out, figs)) == []
     assert recompute.recompute_main("culture", recompute.figures, recompute.tables,
                                     [str(out)]) == 0
+    # made by an LLM, the report puts the paper's statements beside the figures over runs
+    text = as_if_llm(out, recompute, ("memes", "religion"))
+    assert "### Over runs" in text and "memes per agent, towns - rural" in text
     return metrics
 
 
@@ -111,9 +117,72 @@ async def test_culture_in_the_embedded_world(tmp_path: Path) -> None:
     names = {r["name"] for r in read_csv(out / "residents.csv")}
     positions = read_csv(out / "positions.csv")
     assert {p["agent"] for p in positions} == names  # every body was placed and sampled
+    # positions are the world's (admin API), not what a body's own observation managed: every
+    # body at every sample time (0, 30, 60, 90 and the end)
+    assert {p["by"] for p in positions} == {"admin_api"}
+    per_t: dict[str, set[str]] = {}
+    for p in positions:
+        per_t.setdefault(p["t"], set()).add(p["agent"])
+    assert len(per_t) == 5 and all(v == names for v in per_t.values()), per_t
     speech = read_csv(out / "speech.csv")
     assert speech and {s["agent"] for s in speech} <= names
     f = metrics["figures"]["full-r0"]
     assert f["speech_lines"] == len(speech)
     levels = f["convert_levels"]
     assert f["converts_final"]["any"] == len(levels)
+
+
+# what only the experiment's ledger knows, and the religion no layperson has heard of (without
+# a world nobody hears anybody)
+LEDGER = ("rural", "Town1 is your", "you live in", "resident")
+RELIGION = ("priest", "pastafarian", "spaghetti", "pasta", "convert")
+
+
+@pytest.mark.services
+async def test_every_prompt_of_a_culture_run_carries_only_its_agents_own_profile(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A whole run with the recording model (world none, 6 agents, one priest): an agent's
+    prompts hold its own name and profile (traits, the towns it remembers) and nothing of
+    another agent or of the ledger (who lives where, who is a priest); a layperson's prompts
+    never mention the religion it was never told of. The meme extractor's prompts hold one
+    agent's own goals and nothing else: no name, trait or town."""
+    from agent_runtime.config.loader import resolve_agents
+
+    traits: dict[str, tuple[str, ...]] = {}
+
+    def resolved(*args: Any, **kw: Any) -> list[Any]:
+        agents: list[Any] = resolve_agents(*args, **kw)
+        traits.update({a.name: tuple(a.traits) for a in agents})
+        return agents
+
+    monkeypatch.setattr("agent_runtime.app.village.resolve_agents", resolved)
+    model = recording_model()
+    out, _ = await run("culture", None, _opts(tmp_path, world="none", scale=0.012,
+                                              time_scale=0.05, llm_override=model))
+    residents = read_csv(out / "residents.csv")
+    priests = {r["name"] for r in residents if r["priest"] == "True"}
+    assert set(traits) == {r["name"] for r in residents} and len(priests) == 1
+    lay = set(traits) - priests
+    agents_calls = [c for c in model.calls if c.module != "memes"]
+    modules = check_prompts(agents_calls, traits, hidden=LEDGER)
+    assert {"goal_generation", "cognitive_controller"} <= modules
+    for req in agents_calls:
+        if req.agent in lay:
+            low = text_of(req).lower()
+            assert not [w for w in RELIGION if w in low], (req.agent, req.module)
+    (priest,) = priests
+    assert any("Spaghetti Monster" in text_of(c) for c in agents_calls if c.agent == priest)
+    # the meme extractor: one call per agent with goals, its goals only
+    goals: dict[str, list[str]] = {}
+    for g in read_csv(out / "goals.csv"):
+        goals.setdefault(g["agent"], []).append(g["goal"])
+    memes = [c for c in model.calls if c.module == "memes"]
+    assert sorted(c.agent for c in memes) == sorted(goals) and goals
+    all_traits = {t for ts in traits.values() for t in ts}
+    for req in memes:
+        text = text_of(req)
+        assert not [n for n in traits if n in text], req.agent
+        assert not [t for t in all_traits if t in text], req.agent
+        assert "Town" not in text and "rural" not in text.lower()
+        for goal in goals[req.agent]:
+            assert goal in text

@@ -135,5 +135,18 @@ async def test_tax_prompts(tmp_path: Path, small_config: Callable[..., Path],
         monkeypatch: pytest.MonkeyPatch) -> None:
     model, traits = await run_scripted(
         tmp_path, small_config, "tax", "frozen-pro", {}, 0.01, monkeypatch)
-    modules = check_prompts(model.calls, traits, hidden=("influencer", "frozen", "roster"))
-    assert "cognitive_controller" in modules
+    hidden = ("influencer", "frozen", "roster")
+    modules = check_prompts(model.calls, traits, hidden=hidden)
+    # the members' own democratic steps prompt from their own view
+    assert {"cognitive_controller", "tax_feedback", "tax_vote"} <= modules
+    for req in model.calls:
+        if req.module in ("tax_feedback", "tax_vote"):
+            assert "constitution" in text_of(req).lower()
+    # the election manager (the experiment, not an agent) reads the feedback, the amendments
+    # and the votes, never the roster or the condition
+    manager = [r for r in model.calls if r.agent not in traits]
+    assert "tax_amendments" in {r.module for r in manager}
+    for req in manager:
+        low = text_of(req).lower()
+        assert not [h for h in hidden if h in low], req.module
+        assert not [t for ts in traits.values() for t in ts if t in text_of(req)], req.module

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from agent_runtime.config.loader import parse_config
+from experiments.common import load_experiment_file
 from experiments.runner_base import models_of, protocol_section, verify
 from experiments.specialization.runner import SpecializationProtocol
 
@@ -31,3 +32,24 @@ def test_verify_names_every_difference(tmp_path: Path) -> None:
     problems = verify(tmp_path, {"x": {"v": 2.0}, "y": 3}, table.replace("1.00", "2.00"))
     assert len(problems) == 3  # x differs, y is missing, the table is not the report's
     assert problems[0].startswith("figure x") and problems[1].startswith("figure y")
+
+
+def test_an_llm_report_is_not_a_pipeline_check_and_a_heuristic_one_is() -> None:
+    """The header names the brain; only a heuristic-brain report is titled a pipeline check,
+    and only it lists the paper's figures apart (an LLM report has them in its tables)."""
+    from experiments.common import ExperimentOptions
+    from experiments.registry import default_config
+    from experiments.report import paper_column, paper_section, report_header
+
+    exp = load_experiment_file(default_config("item_progression"))
+    opts = ExperimentOptions(out=Path("unused"), repeats=5)
+    llm = report_header("Items", exp, opts, {"llm:gpt-4o": 40}, "openai:gpt-4o")
+    assert llm.splitlines()[0] == "# Items" and "pipeline check" not in llm
+    assert "configured `openai:gpt-4o`" in llm and "llm:gpt-4o (40)" in llm
+    assert "repeats: 5" in llm
+    assert paper_section(exp, "openai:gpt-4o") == ""
+    assert paper_column(exp, "openai:gpt-4o", "full") == [str(exp.paper["full"])]
+    heur = report_header("Items", exp, opts, {"heuristic": 40}, "heuristic")
+    assert heur.splitlines()[0] == "# Items - pipeline check (heuristic brain)"
+    assert paper_column(exp, "heuristic", "full") == []
+    assert str(exp.paper["full"]) in paper_section(exp, "heuristic")

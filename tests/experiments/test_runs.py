@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from experiments.common import ExperimentOptions, read_csv, write_csv
+from experiments.common import ExperimentOptions, load_experiment_file, read_csv, write_csv
 from experiments.registry import run
-from experiments.runner_base import verify
+from experiments.runner_base import RUN_FIELDS, verify
 from modules.memory.encoder import HashingEncoder
 
 pytestmark = pytest.mark.services
@@ -53,6 +53,31 @@ def recomputed(out: Path, module: Any) -> dict[str, Any]:
     return figs
 
 
+def as_if_llm(out: Path, module: Any, rows: Iterable[str]) -> str:
+    """The report's tables from the same raw files had an LLM brain made them (``runs.csv``
+    says so): the main table puts the paper's figure beside ours, in the row named
+    ``rows[i]``, next to a confidence interval. ``runs.csv`` is restored afterwards."""
+    runs = out / "runs.csv"
+    saved = runs.read_text()
+    changed = read_csv(runs)
+    for r in changed:
+        r["brain"] = "openai:gpt-4o"
+    write_csv(runs, changed, RUN_FIELDS)
+    try:
+        text: str = module.tables(out, module.figures(out))
+    finally:
+        runs.write_text(saved)
+    paper = load_experiment_file(out / "config.yaml").paper
+    lines = text.splitlines()
+    heads = [x for x in lines if x.startswith("| ") and x.rstrip().endswith("| paper |")]
+    assert heads and all("CI" in h for h in heads), heads
+    for row in rows:
+        want = str(paper[row]) if row in paper else ""
+        assert want and any(x.startswith("| ") and x.rstrip().endswith(f"| {want} |")
+                            for x in lines), (row, want)
+    return text
+
+
 def tampered(out: Path, module: Any, raw: str, change: Callable[[list[dict[str, str]]], None]
              ) -> list[str]:
     """Change a raw file: the recomputed figures no longer match the report."""
@@ -81,6 +106,7 @@ async def test_specialization(tmp_path: Path, small_config: Callable[..., Path])
     from experiments.specialization import recompute
 
     recomputed(out, recompute)
+    as_if_llm(out, recompute, ("normal", "no_social"))
     for cond in ("normal", "no_social"):
         s = metrics["figures"][cond]
         final = {r["agent"]: r["role"] for r in roles if r["condition"] == cond
@@ -183,6 +209,7 @@ async def test_tax_timeline_and_ledger(tmp_path: Path, small_config: Callable[..
     from experiments.tax import recompute
 
     figs = recomputed(out, recompute)
+    as_if_llm(out, recompute, ("full-anti", "frozen-anti"))
     for cond in ("full-anti", "frozen-anti"):
         dist = next(e for e in timeline if e["condition"] == cond and e["event"] == "distribute")
         assert figs["shares"][cond]["rate_after"]["per_repeat"] == [dist["rate"]]
@@ -220,6 +247,7 @@ async def test_item_progression(tmp_path: Path, small_config: Callable[..., Path
     from experiments.item_progression import recompute
 
     figs = recomputed(out, recompute)
+    as_if_llm(out, recompute, ("full", "baseline"))
     assert figs["full"]["agents"] == 2 and figs["full"]["repeats"] == 1
     assert len(figs["full"]["curve"]) >= 10
 
@@ -243,6 +271,7 @@ async def test_social_perception(tmp_path: Path, small_config: Callable[..., Pat
     from experiments.social_perception import recompute
 
     figs = recomputed(out, recompute)
+    as_if_llm(out, recompute, ("full",))
     assert metrics["figures"]["full"]["runs"][0]["r_by_min_observers"][0]["min_observers"] == 1
     assert len(figs["full"]["runs"][0]["r_by_min_observers"]) == 3
 

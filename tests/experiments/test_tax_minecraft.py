@@ -11,6 +11,8 @@ import pytest
 
 from experiments.common import ExperimentOptions, read_csv
 from experiments.registry import run
+from experiments.runner_base import verify
+from experiments.tax import recompute
 from modules.memory.encoder import HashingEncoder
 
 pytestmark = [pytest.mark.services, pytest.mark.minecraft]
@@ -49,3 +51,13 @@ async def test_tax_in_the_embedded_world(tmp_path: Path, small_config: Callable[
             assert d[key] == "" or 0.0 <= float(d[key]) <= 1.0
     timeline = [json.loads(x) for x in (out / "timeline.jsonl").read_text().splitlines()]
     assert [e["event"] for e in timeline if e["event"] == "distribute"] == ["distribute"]
+    # the report's figures are what the raw files (real chests and inventories) give
+    figs = recompute.figures(out)
+    assert verify(out, figs, recompute.tables(out, figs)) == []
+    shares = [float(d["share"]) for d in deposits
+              if d["share"] and d["role"] == "constituent" and d["phase"] == "before"]
+    before = figs["shares"]["full-pro"]["before"]
+    if shares:
+        assert before["repeats"] == 1
+    else:  # no constituent share measured: n/a, not 0
+        assert before["repeats"] == 0
