@@ -142,7 +142,7 @@ def _day(view: PlanView) -> list[PlanStepOut]:
     company = "explore" if alone else "socialize"
     support = SUPPORT.get(main, "explore")
     taken = {main, support, company} | ({"socialize"} if alone else set())
-    side = next(k for k in (liked, "explore", "build", "gather_wood") if k not in taken)
+    side = next((k for k in (liked, "explore", "build", "gather_wood") if k not in taken), main)
     chunks = [(main, 4), (support, 3), (main, 4), (company, 2), (side, 3), (main, 4), (REST, 2)]
     if view.end - view.start < 8:  # a short rest of the day: fewer, longer strokes
         chunks = [(main, 3), (support, 2), (main, 3), (company, 1), (REST, 1)]

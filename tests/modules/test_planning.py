@@ -85,6 +85,24 @@ def test_the_day_is_5_to_8_chunks_from_the_agents_own_summary() -> None:
     assert "socialize" in [c.kind for c in social.steps]
 
 
+def test_a_day_plan_for_every_activity_and_temperament() -> None:
+    """Every goal kind with traits that like any kind, alone or not, gives a day (a lone
+    builder whose traits like building left no side activity: StopIteration, a module error
+    in every step of a 5-agent village)."""
+    from modules.knowledge import ACTIVITIES
+
+    for kind in ACTIVITIES:
+        for traits in (
+            ("You prefer to work alone.", "You love to build."),
+            ("You prefer to work alone.", f"You love to {ACTIVITIES[kind][0]}."),
+            ("You love company.",),
+            (),
+        ):
+            view = PlanView(name="Ann", goal="", kind=kind, traits=traits, start=0.0, end=24.0)
+            day = fit(plan(view, random.Random(0)).steps, "day", 0.0, 24.0)
+            assert MIN_STEPS <= len(day) <= MAX_STEPS, (kind, traits)
+
+
 def test_a_chunk_becomes_hours_and_an_hour_becomes_5_to_15_minute_steps() -> None:
     chunk = PlanView(
         name="Ann", goal="craft tools", kind="craft_tools", level="hour", start=2.0, end=6.0
