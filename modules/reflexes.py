@@ -31,7 +31,10 @@ from modules.knowledge import FOODS
 __all__ = ["FLEE_DISTANCE", "IDLE_PATIENCE_S", "KEEP_GOING_S", "keep_busy", "keep_going", "reflex"]
 
 FLEE_DISTANCE = 24.0
-IDLE_PATIENCE_S = 10.0  # agent's seconds with nothing running before a filler step
+# agent's seconds with nothing running before a filler step: a body idle while its model
+# thinks (20 s a call on a small local server) is a frozen agent; at 10 s, 5 agents on one
+# server started 2.5 skills a minute each with bodies idle half of the time
+IDLE_PATIENCE_S = 3.0
 _MOVING = frozenset({"explore", "go_to"})
 
 

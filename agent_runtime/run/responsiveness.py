@@ -2,8 +2,10 @@
 
 An agent is *unresponsive* when, after a grace period from its start,
 
-- its Cognitive Controller has not completed a step within ``decide_s`` seconds (a step
-  that keeps the current decision counts: committing to a running skill is a decision), or
+- its Cognitive Controller has neither completed a step nor published a decision within
+  ``decide_s`` seconds (a step that keeps the current decision counts: committing to a
+  running skill is a decision; so does a reflex or filler decision published while a step
+  waits for a slow model), or
 - it has a body and no skill of it started or ended within ``act_s`` seconds.
 
 Both deadlines are multiplied by the run's time scale. The defaults (30 s to decide,
@@ -28,11 +30,14 @@ class Responsiveness:
     decide_s: float = DECIDE_S
     act_s: float = ACT_S
     last_act: dict[str, float] = field(default_factory=dict)
+    last_decision: dict[str, float] = field(default_factory=dict)
 
     def __call__(self, record: dict[str, Any]) -> None:
         agent = record.get("agent")
         if agent and record.get("type") in ("skill_started", "skill_outcome"):
             self.last_act[agent] = float(record["t"])
+        elif agent and record.get("type") == "decision":
+            self.last_decision[agent] = float(record["t"])
 
     def unresponsive(
         self,
@@ -46,7 +51,8 @@ class Responsiveness:
         """Agent name -> why it counts as unresponsive now (empty when none does)."""
         out: dict[str, str] = {}
         for name in agents:
-            decided = last_step.get((name, CONTROLLER), started)
+            decided = max(last_step.get((name, CONTROLLER), started),
+                          self.last_decision.get(name, started))
             if now - decided > self.decide_s:
                 out[name] = f"no controller step for {now - decided:.0f}s"
                 continue
