@@ -19,7 +19,12 @@ from experiments.culture.memes import GoalTopics, MemeView, extract
 from experiments.registry import run
 from experiments.runner_base import verify
 from modules.memory.encoder import HashingEncoder
-from tests.experiments.test_experiment_prompts import check_prompts, recording_model, text_of
+from tests.experiments.test_experiment_prompts import (
+    capture_traits,
+    check_prompts,
+    recording_model,
+    text_of,
+)
 from tests.experiments.test_runs import as_if_llm
 
 PLOTS = ("memes_per_capita", "memes_over_time", "converts_over_time", "influence_over_time")
@@ -146,16 +151,7 @@ async def test_every_prompt_of_a_culture_run_carries_only_its_agents_own_profile
     another agent or of the ledger (who lives where, who is a priest); a layperson's prompts
     never mention the religion it was never told of. The meme extractor's prompts hold one
     agent's own goals and nothing else: no name, trait or town."""
-    from agent_runtime.config.loader import resolve_agents
-
-    traits: dict[str, tuple[str, ...]] = {}
-
-    def resolved(*args: Any, **kw: Any) -> list[Any]:
-        agents: list[Any] = resolve_agents(*args, **kw)
-        traits.update({a.name: tuple(a.traits) for a in agents})
-        return agents
-
-    monkeypatch.setattr("agent_runtime.app.village.resolve_agents", resolved)
+    traits = capture_traits(monkeypatch)
     model = recording_model()
     out, _ = await run("culture", None, _opts(tmp_path, world="none", scale=0.012,
                                               time_scale=0.05, llm_override=model))

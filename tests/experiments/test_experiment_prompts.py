@@ -26,6 +26,21 @@ pytestmark = pytest.mark.services
 ROLES = ("farmer", "miner", "engineer", "blacksmith", "strategist", "curator")
 
 
+def capture_traits(monkeypatch: pytest.MonkeyPatch) -> dict[str, tuple[str, ...]]:
+    """Each agent's traits as the village resolves its agents (filled during the run)."""
+    from agent_runtime.config.loader import resolve_agents
+
+    traits: dict[str, tuple[str, ...]] = {}
+
+    def resolved(*args: Any, **kw: Any) -> list[Any]:
+        agents: list[Any] = resolve_agents(*args, **kw)
+        traits.update({a.name: tuple(a.traits) for a in agents})
+        return agents
+
+    monkeypatch.setattr("agent_runtime.app.village.resolve_agents", resolved)
+    return traits
+
+
 def recording_model() -> ScriptedLanguageModel:
     sim = SimulatedLanguageModel()
 
@@ -41,16 +56,7 @@ async def run_scripted(
 ) -> tuple[ScriptedLanguageModel, dict[str, tuple[str, ...]]]:
     """Run with the recording model; returns it, each agent's traits (as the village resolved
     its agents)."""
-    from agent_runtime.config.loader import resolve_agents
-
-    traits: dict[str, tuple[str, ...]] = {}
-
-    def resolved(*args: Any, **kw: Any) -> list[Any]:
-        agents: list[Any] = resolve_agents(*args, **kw)
-        traits.update({a.name: tuple(a.traits) for a in agents})
-        return agents
-
-    monkeypatch.setattr("agent_runtime.app.village.resolve_agents", resolved)
+    traits = capture_traits(monkeypatch)
     model = recording_model()
     opts = ExperimentOptions(out=tmp_path / "out", world="none", llm="heuristic", repeats=1,
                              agents=3, time_scale=time_scale, conditions=(condition,),
