@@ -35,6 +35,7 @@ from modules.memory.columns import KIND_CODE, Columns
 from modules.memory.encoder import Encoder, FloatArray, HashingEncoder
 from modules.memory.forgetting import forget_routine
 from modules.memory.importance import ImportanceRater, heuristic_importance
+from modules.memory.offload import offload_gate
 from modules.memory.persistence import KEY_NAMES, decode, read_stream, stream_prefix
 from modules.memory.records import MemoryKind, MemoryRecord, NewMemory
 from modules.memory.retrieval import DEFAULT_DECAY, DEFAULT_WEIGHTS, ScoredMemory, score, select
@@ -144,7 +145,8 @@ class MemoryStream:
         if not texts:
             return np.zeros((0, self.encoder.dim), dtype=np.float32)
         if self.offload_encoding:
-            return await asyncio.to_thread(self.encoder.encode, list(texts))
+            async with offload_gate():
+                return await asyncio.to_thread(self.encoder.encode, list(texts))
         return self.encoder.encode(list(texts))
 
     async def load(self) -> None:

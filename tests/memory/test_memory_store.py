@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import fakeredis
@@ -12,7 +13,9 @@ import pytest
 from redis.asyncio import Redis
 
 from modules.memory import HashingEncoder, MemoryStream, MiniLMEncoder, NewMemory, split_sentences
+from modules.memory.encoder import FloatArray
 from modules.memory.store import stream_prefix
+from tests.core.helpers import wait_until
 
 P = stream_prefix("run1", "Ann")
 
@@ -291,3 +294,42 @@ async def test_semantic_retrieval_with_minilm(
     assert hits[0].record.text == "I planted wheat and carrots at the farm"
     hits = await s.retrieve("Was anyone in danger?", k=1, now=0.0, weights=(0, 0, 1))
     assert hits[0].record.text == "Bob fought a zombie at night"
+
+
+async def test_offloaded_encodings_are_gated_and_cancel_at_once() -> None:
+    """At most OFFLOAD_JOBS encodings run in worker threads; the rest wait in asyncio and a
+    stop cancels them without running them (a stopped MiniLM village used to wait minutes
+    at exit for every queued encoding)."""
+    import threading
+
+    from modules.memory.offload import OFFLOAD_JOBS
+
+    running, most, done = 0, 0, 0
+    lock = threading.Lock()
+    release = threading.Event()
+
+    class Slow(HashingEncoder):
+        def encode(self, texts: Sequence[str]) -> FloatArray:
+            nonlocal running, most, done
+            with lock:
+                running += 1
+                most = max(most, running)
+            release.wait(5)
+            with lock:
+                running -= 1
+                done += 1
+            return super().encode(texts)
+
+    s = MemoryStream(
+        fakeredis.aioredis.FakeRedis(), run="r", agent="a", encoder=Slow(),
+        clock=lambda: 0.0, offload_encoding=True,
+    )
+    tasks = [asyncio.create_task(s._encode([f"line {i}"])) for i in range(20)]
+    await wait_until(lambda: running == OFFLOAD_JOBS, 5, "the gate's jobs running")
+    for t in tasks:
+        t.cancel()
+    release.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await wait_until(lambda: done == OFFLOAD_JOBS, 5, "the running jobs end")
+    await asyncio.sleep(0.2)  # nothing else starts after them
+    assert most == OFFLOAD_JOBS and done == OFFLOAD_JOBS
