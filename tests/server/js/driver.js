@@ -37,6 +37,11 @@ bot.once('spawn', () => {
   const moves = new Movements(bot)
   moves.allowParkour = false
   moves.canDig = true
+  // a walk may dig through the ground, never through what a player placed (the crafting table
+  // placed at the hills was dug away on the way to the next stone: "no crafting table nearby")
+  for (const name of ['crafting_table', 'furnace', 'chest', 'trapped_chest', 'barrel']) {
+    if (bot.registry.blocksByName[name]) moves.blocksCantBreak.add(bot.registry.blocksByName[name].id)
+  }
   moves.allow1by1towers = false
   moves.scafoldingBlocks = []
   bot.pathfinder.setMovements(moves)
