@@ -75,6 +75,24 @@ def _end(s: PlanStep) -> float:
     return s.start + s.minutes / 60.0
 
 
+def _window(
+    view: PlanView, level: Level, chunk: PlanStep, kind: str, reason: str, **extra: object
+) -> PlanView:
+    """The view for splitting ``chunk`` at ``level``: from now to the chunk's end (at least
+    :data:`MIN_WINDOW_H`)."""
+    now = view.hour
+    update = {
+        "level": level,
+        "start": now,
+        "end": max(_end(chunk), now + MIN_WINDOW_H),
+        "chunk": chunk.text,
+        "chunk_kind": kind,
+        "reason": reason,
+        **extra,
+    }
+    return view.model_copy(update=update)
+
+
 def fit(entries: Sequence[PlanStepOut], level: Level, start: float, end: float) -> list[PlanStep]:
     """A policy's entries fitted to their level, laid end to end from ``start``.
 
@@ -209,19 +227,15 @@ class Planning(Module):
         self, ctx: ModuleContext, view: PlanView, plan: Plan, index: int, reason: str
     ) -> None:
         chunk = plan.day[index]
-        now = view.hour
-        v = view.model_copy(
-            update={
-                "level": "hour",
-                "start": now,
-                "end": max(_end(chunk), now + MIN_WINDOW_H),
-                "chunk": chunk.text,
-                "chunk_kind": chunk.kind,
-                "day_plan": tuple(
-                    f"{clock_text(c.start)} ({c.minutes / 60:.1f} h): {c.text}" for c in plan.day
-                ),
-                "reason": reason,
-            }
+        v = _window(
+            view,
+            "hour",
+            chunk,
+            chunk.kind,
+            reason,
+            day_plan=tuple(
+                f"{clock_text(c.start)} ({c.minutes / 60:.1f} h): {c.text}" for c in plan.day
+            ),
         )
         out, brain = await self._ask(ctx, v)
         hours = fit(
@@ -247,21 +261,17 @@ class Planning(Module):
     ) -> None:
         """The current hour chunk in 5-15 minute steps from now (a re-plan keeps the steps
         done so far and replaces the rest)."""
-        now = view.hour
         if not plan.hours:  # a plan from before the levels: start the day afresh
             await self._plan_day(ctx, view, plan, reason)
             return
         chunk = plan.hours[min(plan.hour_current, len(plan.hours) - 1)]
-        v = view.model_copy(
-            update={
-                "level": "step",
-                "start": now,
-                "end": max(_end(chunk), now + MIN_WINDOW_H),
-                "chunk": chunk.text,
-                "chunk_kind": chunk.kind or plan.day[plan.day_current].kind,
-                "reason": reason,
-                "done": tuple(s.text for s in plan.steps if s.done),
-            }
+        v = _window(
+            view,
+            "step",
+            chunk,
+            chunk.kind or plan.day[plan.day_current].kind,
+            reason,
+            done=tuple(s.text for s in plan.steps if s.done),
         )
         out, brain = await self._ask(ctx, v)
         steps = [
