@@ -76,6 +76,9 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("goto_50", "village_centre", (Step("goto_50", _walk(50)),)),
     Scenario("goto_100", "village_centre", (Step("goto_100", _walk(100)),)),
     _gather("collect_logs", "village_centre", "log", 4, label="collect_logs_4"),
+    # the same at the forest's edge (where an agent told of the forest goes for wood): the
+    # skill's own time, without the 16-block walk from the square to the nearest tree
+    _gather("collect_logs_forest", "forest", "log", 4, label="collect_logs_4_forest"),
     _gather("collect_stone", "hills", "stone", 3, tool="wooden_pickaxe"),
     _gather("collect_coal", "cave", "coal_ore", 2, tool="wooden_pickaxe", label="collect_coal_2"),
     _gather("collect_iron", "cave", "iron_ore", 1, tool="stone_pickaxe", label="collect_iron_1"),
@@ -141,6 +144,8 @@ class Tally:
     failures: collections.Counter[str] = field(default_factory=collections.Counter)
     reasons: collections.Counter[str] = field(default_factory=collections.Counter)
     timing: collections.Counter[str] = field(default_factory=collections.Counter)  # summed ms
+    #: the first failures as the body told them (reason and detail, timing left out)
+    examples: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, outcome: SkillOutcome) -> None:
         self.runs += 1
@@ -153,6 +158,9 @@ class Tally:
             return
         self.failures[failure_kind(outcome)] += 1
         self.reasons[outcome.reason[:80]] += 1
+        if len(self.examples) < 2:
+            detail = {k: v for k, v in outcome.detail.items() if k != "timing"}
+            self.examples.append({"reason": outcome.reason, "detail": detail})
 
     def summary(self) -> dict[str, Any]:
         n = max(1, self.runs)
@@ -162,6 +170,7 @@ class Tally:
             "time_s": {"p50": percentile(self.times, 50), "p95": percentile(self.times, 95)},
             "failures": dict(self.failures),
             "reasons": dict(self.reasons.most_common(5)),
+            "examples": self.examples,
             "per_run_ms": {k: round(v / n) for k, v in sorted(self.timing.items())},
         }
 

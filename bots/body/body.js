@@ -91,6 +91,11 @@ class Body {
     // event loop (and so observations of every bot in this process) responsive.
     bot.once('inject_allowed', () => setImmediate(() => {
       if (bot.pathfinder) bot.pathfinder.tickTimeout = this.opts.pathTickMs || 10
+      // a block packet that arrives before the world exists (another body's dig animation,
+      // sent to a body still joining) threw inside mineflayer's packet handler: the joining
+      // body's connection broke and it never spawned ("did not spawn within 60 s")
+      const blockAt = bot.blockAt
+      bot.blockAt = (p, extra) => (bot.world ? blockAt(p, extra) : null)
     }))
     observe.inject(bot, this)
     events.inject(bot, this)

@@ -105,3 +105,26 @@ def test_a_trunk_is_dug_upwards_and_town_hall_posts_are_not_trees() -> None:
     # without a trunk begun, the lowest log of the nearest tree
     fresh = _choose(blocks, [0.5, 65, 0.5], ["oak_log"])
     assert fresh["first"][0] == [-2, 65, 0], fresh
+
+
+def test_a_tall_trunk_is_dug_on_from_where_the_body_stands() -> None:
+    blocks = _stone_hill([])
+    # a tall birch beside the body: its logs 65..67 were dug (air now), 68..70 stand above,
+    # leaves on top; a whole short tree 6 blocks away
+    blocks["1,64,0"] = "grass_block"
+    blocks.update({f"1,{y},0": "birch_log" for y in (68, 69, 70)})
+    blocks["1,71,0"] = "birch_leaves"
+    blocks.update({f"-6,{y},0": "birch_log" for y in (65, 66, 67)})
+    blocks["-6,64,0"] = "dirt"
+    blocks["-6,68,0"] = "birch_leaves"
+    # log 68 is 3 above the feet: within a player's reach (4.5 from the eyes) from here
+    out = _choose(blocks, [0.5, 65, 0.5], ["birch_log"], last=[1, 67, 0])
+    assert out["first"][0] == [1, 68, 0], out
+    # log 70 (5 up) is still within reach from beside the trunk; it comes before walking
+    del blocks["1,68,0"], blocks["1,69,0"]
+    out = _choose(blocks, [0.5, 65, 0.5], ["birch_log"], last=[1, 69, 0])
+    assert out["first"][0] == [1, 70, 0], out
+    # seen from 4 blocks away the top of the trunk is out of reach: the other tree's lowest
+    # log (a walk either way, on the ground) comes first
+    far = _choose(blocks, [-3.5, 65, 0.5], ["birch_log"], last=[1, 69, 0])
+    assert far["first"][0] == [-6, 65, 0], far

@@ -41,6 +41,8 @@ def test_tally_summary_and_unknown_failures() -> None:
     assert s["time_s"] == {"p50": 1.0, "p95": 3.0}
     assert s["failures"] == {"target_out_of_reach": 1, "unknown": 2}
     assert s["per_run_ms"] == {"plan_ms": 40, "walk_ms": 900}
+    assert [e["reason"] for e in s["examples"]] == ["why", "why"]
+    assert "timing" not in s["examples"][0]["detail"]
     assert failure_kind(_outcome(False, "stuck")) == "stuck"
     assert percentile([], 50) is None
     assert percentile([5.0, 1.0, 3.0, 2.0], 50) == 2.0
@@ -64,7 +66,15 @@ async def test_bench_skills_small() -> None:
     first_steps = {s.steps[0].label for s in SCENARIOS if s.name in SMALL}
     assert first_steps <= set(level["skills"])
     for label, entry in level["skills"].items():
-        assert set(entry) == {"runs", "success_rate", "time_s", "failures", "reasons", "per_run_ms"}
+        assert set(entry) == {
+            "runs",
+            "success_rate",
+            "time_s",
+            "failures",
+            "reasons",
+            "examples",
+            "per_run_ms",
+        }
         assert 1 <= entry["runs"] <= 2, label
         assert 0.0 <= entry["success_rate"] <= 1.0
         assert set(entry["time_s"]) == {"p50", "p95"}

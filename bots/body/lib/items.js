@@ -41,8 +41,8 @@ class GoalPickup extends goals.Goal {
 }
 
 /**
- * Watches item stacks that spawn within ``radius`` of ``near()`` from now on, and
- * every pickup the server announces. ``close()`` when done.
+ * Watches item stacks that spawn within ``radius`` of ``near()`` (a point, or a list of
+ * points) from now on, and every pickup the server announces. ``close()`` when done.
  */
 class ItemWatch {
   constructor (bot, near, radius) {
@@ -54,7 +54,8 @@ class ItemWatch {
     this._onSpawn = (e) => {
       if (e.name !== 'item') return
       const at = near()
-      if (at && e.position.distanceTo(at) <= radius) { this.spawned.set(e.id, e); this._poke() }
+      const points = Array.isArray(at) ? at : [at]
+      if (points.some(q => q && e.position.distanceTo(q) <= radius)) { this.spawned.set(e.id, e); this._poke() }
     }
     this._onCollect = (p) => {
       this.collected.set(p.collectedEntityId, { collector: p.collectorEntityId, count: p.pickupItemCount || 1 })

@@ -57,23 +57,25 @@ class GoalReachBlock extends goals.GoalLookAtBlock {
   }
 }
 
-/** Movements for this bot (built once per bot and setting: the constructor scans every block state). */
-function movementsFor (bot, { canDig = false } = {}) {
+/**
+ * Movements for this bot (built once per bot and setting: the constructor scans every block
+ * state). ``canDig``: through the ground (never what the village is built of, its fields or
+ * containers); ``leaves``: through leaves only, as a player breaks them to reach a short
+ * tree's trunk or the drops lying under its low canopy (a 4-high oak has leaves from one
+ * block above the ground: its trunk and drops are walled in at head height).
+ */
+function movementsFor (bot, { canDig = false, leaves = false } = {}) {
   if (!bot.pianoMovements) bot.pianoMovements = {}
-  const key = canDig ? 'dig' : 'walk'
+  const key = canDig ? 'dig' : (leaves ? 'leaves' : 'walk')
   let m = bot.pianoMovements[key]
   if (!m) {
     m = new Movements(bot)
-    m.canDig = canDig
+    m.canDig = canDig || leaves
     m.allow1by1towers = false
     m.allowSprinting = true
     m.allowParkour = true
-    // digging only when asked (collect never digs through buildings or fields)
-    if (canDig) {
-      // dig through ground only: never what the village is built of, its fields or containers
-      for (const b of bot.registry.blocksArray) {
-        if (BUILT.test(b.name)) m.blocksCantBreak.add(b.id)
-      }
+    for (const b of bot.registry.blocksArray) {
+      if (canDig ? BUILT.test(b.name) : (leaves && !b.name.endsWith('_leaves'))) m.blocksCantBreak.add(b.id)
     }
     bot.pianoMovements[key] = m
   }
@@ -140,17 +142,45 @@ function enclosed (bot) {
   return seen.size < 8
 }
 
+// a walk whose body has not moved, searched or dug for this long has stalled (pushing into
+// another body, a jump it cannot make): it fails as "stuck" so the skill can try elsewhere,
+// before the runner's own stuck detector (20 s) ends the whole skill
+const STANDSTILL_MS = 8000
+
+/** A promise that rejects when the body stands still while walking; ``stop()`` when done. */
+function standstill (bot) {
+  let timer = null
+  let last = bot.entity.position.clone()
+  let movedAt = Date.now()
+  const promise = new Promise((resolve, reject) => {
+    timer = setInterval(() => {
+      const now = Date.now()
+      const busy = bot.targetDigBlock || now - stats(bot).searching_at < 1500
+      if (busy || bot.entity.position.distanceTo(last) > 0.25) {
+        last = bot.entity.position.clone()
+        movedAt = now
+      } else if (now - movedAt > STANDSTILL_MS) {
+        reject(new SkillError(`stuck: no step for ${STANDSTILL_MS / 1000} s on the way`, {}, 'stuck'))
+      }
+    }, 500)
+  })
+  promise.catch(() => {})
+  return { promise, stop: () => clearInterval(timer) }
+}
+
 async function walk (ctx, goal, what, aborted) {
   const bot = ctx.bot
   // goto() also resolves when the planner returns an empty path without reaching the
   // goal (e.g. planning from a half block such as farmland): retry that a few times.
   const t0 = Date.now()
   for (let attempt = 1; ; attempt++) {
+    const still = standstill(bot)
     try {
-      await Promise.race([bot.pathfinder.goto(goal), aborted])
+      await Promise.race([bot.pathfinder.goto(goal), aborted, still.promise])
     } catch (err) {
       if (err instanceof SkillAborted) throw err
       if (ctx.signal.aborted) throw new SkillAborted(String(ctx.signal.reason || 'aborted'))
+      if (err instanceof SkillError && err.kind === 'stuck') throw new SkillError(`${err.reason} to ${what}`, { planned_ms: Date.now() - t0 }, 'stuck')
       if (err && err.name === 'NoPath') throw new SkillError(`no path to ${what}`, { planned_ms: Date.now() - t0 }, 'target_out_of_reach')
       if (err && err.name === 'Timeout') {
         // the planner ran out of wall time (A* gets a slice per tick; a busy CPU starves it):
@@ -161,12 +191,29 @@ async function walk (ctx, goal, what, aborted) {
       if (err && err.name === 'GoalChanged') throw new SkillAborted('goal changed')
       throw new SkillError(`could not reach ${what}: ${err && err.message}`)
     } finally {
+      still.stop()
       try { bot.pathfinder.setGoal(null) } catch (e) {}
     }
     if (goal.isEnd(bot.entity.position.floored())) return
     if (attempt >= EMPTY_PATH_RETRIES) throw new SkillError(`no path to ${what}`)
     await sleep(250 * attempt, ctx.signal)
   }
+}
+
+/**
+ * Dig ``block`` standing on the ground. A walk often ends in the air (the last step is a
+ * jump or a drop) and the dig time is fixed when digging starts: mineflayer counts a body
+ * in the air as 5 times slower (3 s for a log by hand became 15-16 s in the wild test).
+ * So wait for the landing first (a few physics ticks; at most ``ms``), then dig.
+ */
+async function digLanded (ctx, block, ms = 1500) {
+  const bot = ctx.bot
+  const deadline = Date.now() + ms
+  while (!bot.entity.onGround && !bot.entity.isInWater && Date.now() < deadline) {
+    ctx.check()
+    await new Promise(resolve => bot.once('physicsTick', resolve))
+  }
+  return bot.dig(block, true)
 }
 
 function playerEntity (bot, name) {
@@ -196,4 +243,4 @@ async function awaitPlayerEntity (ctx, name, ms = 3000) {
   return entity
 }
 
-module.exports = { goals, GoalReachBlock, movementsFor, gotoGoal, playerEntity, awaitPlayerEntity, stats, timed }
+module.exports = { goals, GoalReachBlock, movementsFor, gotoGoal, digLanded, playerEntity, awaitPlayerEntity, stats, timed }

@@ -2,11 +2,17 @@
 // collect: mine N blocks of a kind (or family, e.g. "log") with the best tool and pick up the drops.
 // What counts is what arrived in the inventory (stone -> cobblestone). After each dig the body
 // waits for the drops to appear, walks until they are within pickup range and waits for the
-// pickup (events with timeouts, no fixed sleeps). Fewer than asked is a failure that says how
+// pickup (events with timeouts, no fixed sleeps). A trunk is dug upwards from where the body
+// stands, as far as a player reaches (REACH_HERE), without waiting for each log's drop when
+// the foot of the trunk is within pickup range: the drops fall down the opened trunk beside
+// the body and are picked up while it digs the next log (checked, and fetched if needed, once
+// the body leaves that spot). Walks to a target or a drop may break leaves (a short tree's
+// canopy walls its trunk in at head height), nothing else. Fewer than asked is a
+// failure that says how
 // many arrived (detail.collected) and why (outcome.failure): target_not_found,
 // target_out_of_reach, timed_out (planning gave up), tool_missing, block_gone,
 // taken_by_other (another body picked the drops up), drops_not_reached.
-const { gotoGoal, goals, GoalReachBlock, timed } = require('../lib/move')
+const { gotoGoal, goals, GoalReachBlock, timed, digLanded } = require('../lib/move')
 const { GoalPickup, ItemWatch, inPickupRange } = require('../lib/items')
 const { SkillError, SkillAborted, resolveNames, vec, inventoryCounts } = require('../lib/util')
 
@@ -20,6 +26,10 @@ const MAX_TAKEN = 6 // digs whose drops someone else picked up (bodies working s
 const DROP_SPAWN_MS = 1500
 const SETTLE_MS = 1200 // a drop lands and is picked up where it fell (pickup delay 0.5 s)
 const PICKUP_MS = 2500 // per stack, once within range of where it lies
+const DROP_AT_R = 0.75 // a block's drops appear at its centre (the server's rule)
+const FETCH_BUDGET_MS = 4000 // per stack: waiting for and walking to the drops of a spot
+const REACH_HERE = 4.5 // a survival player's reach from the eyes (vanilla servers allow 6)
+const EYE = 1.62
 
 // blocks that drop what was asked for under another name (what a player digs for it)
 const DROPPED_BY = { dirt: ['grass_block'], cobblestone: ['stone'] }
@@ -66,6 +76,7 @@ function isTreeLog (bot, p, name) {
  * shared between bodies.
  */
 const OTHERS_R = 8
+const CEDE_R = 3 // blocks this near a body that took our drops are left to it
 const OTHERS_RANK = 40
 
 function nearerToSomeoneSeen (bot, p) {
@@ -78,27 +89,53 @@ function nearerToSomeoneSeen (bot, p) {
   })
 }
 
+/** Whether the block at ``p`` can be dug from where the body stands, without a step. */
+function reachableHere (bot, p) {
+  return bot.entity.position.offset(0, EYE, 0).distanceTo(p.offset(0.5, 0.5, 0.5)) <= REACH_HERE
+}
+
+/**
+ * A body's own slight preference among targets at about the same distance (0-4 blocks,
+ * from its name and the block's column): bodies that start side by side choose different
+ * trees of the same grove instead of all walking to the nearest one. Only for the first
+ * block of a collect; later blocks follow the nearest rule.
+ */
+function preference (bot, p) {
+  let h = 2166136261
+  const key = `${bot.username}:${p.x}:${p.z}`
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619)
+  return ((h >>> 0) % 5)
+}
+
 /**
  * Only blocks the body can see: a face open to the air (a buried ore is not known until
  * digging opens it; nothing is dug through the ground to reach an unseen block). Those not
  * below the feet (digging down leaves pits to fall into) nor out of reach above (the top
- * of a tree) first, then nearest; the block above the one dug last first (a trunk is dug
- * bottom-up, which opens it so its drops can be reached). Never further down the column
+ * of a tree) first, then nearest; the blocks above the one dug last first, highest reach
+ * included when they can be dug from where the body stands (a trunk is dug bottom-up, which
+ * opens it so its drops fall down beside the body). Never further down the column
  * dug last: that digs a staircase down into the ground (15 x 3 stone at the hills went from
  * y 83 to 69, and the ten-in-a-row gathering test lost stone drops with it; without it the
  * body stays within a block of the surface). Never the block under the body or a log of a
  * building; a block another player is seen nearer to comes after the others.
  */
-function candidates (bot, ids, skip, column = null) {
+function candidates (bot, ids, skip, column = null, avoid = []) {
   const open = (p) => isOpen(bot, p)
   const me = bot.entity.position
   const feet = Math.floor(me.y + 0.01)
   const under = (p) => p.y === feet - 1 && Math.abs(p.x + 0.5 - me.x) < 0.8 && Math.abs(p.z + 0.5 - me.z) < 0.8
   const above = (p) => column !== null && p.x === column.x && p.z === column.z && p.y > column.y
+  const rank = (p) => {
+    const others = nearerToSomeoneSeen(bot, p) ? OTHERS_RANK : 0
+    // the trunk, from here (unless someone seen is nearer to it: the drops would go to them)
+    if (above(p) && reachableHere(bot, p) && others === 0) return -60 + (p.y - column.y)
+    return (above(p) ? -30 : 0) + others + (p.y < feet ? 8 : 0) + Math.max(0, p.y - feet) * 2 +
+      (p.y > feet + 2 ? 24 + 8 * (p.y - feet) : 0) + p.distanceTo(me) + (column === null ? preference(bot, p) : 0)
+  }
   return bot.findBlocks({ matching: ids, maxDistance: SEARCH_RADIUS, count: 256 })
-    .filter(p => !skip.has(p.toString()) && !under(p) && open(p))
+    .filter(p => !skip.has(p.toString()) && !under(p) && open(p) && !avoid.some(a => Math.hypot(p.x + 0.5 - a.x, p.z + 0.5 - a.z) < CEDE_R))
     .filter(p => { const b = bot.blockAt(p); return b && isTreeLog(bot, p, b.name) })
-    .map(p => ({ p, rank: (above(p) ? -30 : 0) + (nearerToSomeoneSeen(bot, p) ? OTHERS_RANK : 0) + (p.y < feet ? 8 : 0) + Math.max(0, p.y - feet) * 2 + (p.y > feet + 2 ? 24 + 8 * (p.y - feet) : 0) + p.distanceTo(me) }))
+    .map(p => ({ p, rank: rank(p) }))
     .sort((a, b) => a.rank - b.rank)
     .map(x => x.p)
 }
@@ -108,24 +145,27 @@ function candidates (bot, ids, skip, column = null) {
  * first given SETTLE_MS to land (most are picked up where they fall); one still lying there
  * is walked to where it lies now, up to 3 times (it may still be rolling).
  */
-async function pickUpDrops (ctx, watch) {
+async function pickUpDrops (ctx, watch, say) {
   const bot = ctx.bot
   const taken = (e) => () => watch.collected.has(e.id) || watch.gone.has(e.id)
-  for (const e of [...watch.spawned.values()]) {
+  const stacks = [...watch.spawned.values()]
+  const deadline = Date.now() + FETCH_BUDGET_MS * Math.max(1, stacks.length)
+  for (const [i, e] of stacks.entries()) {
     if (await watch.until(taken(e), SETTLE_MS, ctx.signal)) continue
-    for (let round = 0; round < 3 && !taken(e)() && e.isValid; round++) {
+    say(`picking up drops (${i + 1} of ${stacks.length})`)
+    for (let round = 0; round < 3 && !taken(e)() && e.isValid && Date.now() < deadline; round++) {
       if (!inPickupRange(bot.entity.position, e.position)) {
         // near it first; then onto the block it lies in (a hole, or below a half block we stand on)
         const p = e.position
         const goal = round === 0 ? new GoalPickup(p) : new goals.GoalBlock(Math.floor(p.x), Math.floor(p.y + 0.05), Math.floor(p.z))
         try {
-          await gotoGoal(ctx, goal, 'the dropped item', { thinkMs: DROP_THINK_MS })
+          await gotoGoal(ctx, goal, 'the dropped item', { leaves: true, thinkMs: DROP_THINK_MS })
         } catch (err) {
           if (err instanceof SkillAborted) throw err
           if (round > 0) break // out of reach
         }
       }
-      await watch.until(taken(e), PICKUP_MS, ctx.signal)
+      await watch.until(taken(e), Math.max(0, Math.min(PICKUP_MS, deadline - Date.now())), ctx.signal)
     }
   }
 }
@@ -139,6 +179,7 @@ module.exports = {
   // the choice of targets, for the unit tests (tests/bodies/test_collect_targets.py)
   candidates,
   isTreeLog,
+  reachableHere,
   async run (ctx, { block, count }) {
     const bot = ctx.bot
     const asked = resolveNames(bot.registry.blocksByName, block)
@@ -147,10 +188,17 @@ module.exports = {
     const ids = names.map(n => bot.registry.blocksByName[n].id)
     const label = asked.length === 1 ? asked[0] : block
     const unreachable = new Set()
+    const ceded = [] // where the bodies that took our drops stood: their patch now
+    // what counts: the item each block is dug for (stone -> cobblestone, wheat -> wheat, not
+    // its seeds; not a sapling from leaves broken on the way)
+    const wanted = new Set(names.map(n => {
+      const loot = (bot.registry.blockLoot?.[n]?.drops || []).filter(d => !d.silkTouch).map(d => d.item)
+      return loot.length === 0 || loot.includes(n) ? n : loot[0]
+    }))
     const before = inventoryCounts(bot)
     const gained = () => {
       const now = inventoryCounts(bot)
-      return Object.keys(now).reduce((sum, n) => sum + Math.max(0, now[n] - (before[n] || 0)), 0)
+      return [...wanted].reduce((sum, n) => sum + Math.max(0, (now[n] || 0) - (before[n] || 0)), 0)
     }
     let dug = 0
     let missed = 0 // digs whose drops did not reach the inventory
@@ -158,6 +206,7 @@ module.exports = {
     let gone = 0
     let lastDug = null // the block dug last: a trunk is dug on (upwards) before the next tree
     let starved = 0 // candidates given up because planning ran out of time, not for want of a path
+    let stalled = 0 // candidates given up because the walk there stopped moving
     const misses = [] // where a dig's drops did not arrive: the block, the body, the stacks seen
     const short = (why, kind) => {
       const c = gained()
@@ -165,21 +214,66 @@ module.exports = {
       const out = [...unreachable].slice(0, 8)
       return new SkillError(head + why, { collected: c, wanted: count, dug, drops_missed: missed, drops_taken: taken, misses, unreachable: out, body: vec(bot.entity.position) }, kind)
     }
-    while (gained() < count) {
-      ctx.check()
-      if (missed > MAX_EXTRA_DIGS) throw short(`the drops of ${missed} dug blocks did not reach the inventory`, 'drops_not_reached')
-      if (gone >= MAX_GONE) throw short(`${gone} ${label} blocks were taken by others first`, 'block_gone')
-      if (taken >= MAX_TAKEN) throw short(`the drops of ${taken} dug blocks were picked up by others first`, 'taken_by_other')
-      const found = candidates(bot, ids, unreachable, lastDug)
-      if (found.length === 0) {
-        if (unreachable.size > 0) throw short(`no path to any reachable ${label} (${unreachable.size} out of reach)`, 'target_out_of_reach')
-        throw short(gained() > 0 ? `no more in sight within ${SEARCH_RADIUS} blocks` : `no ${label} in sight within ${SEARCH_RADIUS} blocks`, 'target_not_found')
+    let stand = null // digs from this spot whose drops are still falling: { watch, had, digs, at }
+    try {
+      while (gained() < count) {
+        ctx.check()
+        if (missed > MAX_EXTRA_DIGS) throw short(`the drops of ${missed} dug blocks did not reach the inventory`, 'drops_not_reached')
+        if (gone >= MAX_GONE) throw short(`${gone} ${label} blocks were taken by others first`, 'block_gone')
+        if (taken >= MAX_TAKEN) throw short(`the drops of ${taken} dug blocks were picked up by others first`, 'taken_by_other')
+        const found = candidates(bot, ids, unreachable, lastDug, ceded)
+        if (found.length === 0) {
+          if (stand) { await settle(); continue } // what is still falling may be enough
+          if (unreachable.size > 0) throw short(`no path to any reachable ${label} (${unreachable.size} out of reach)`, 'target_out_of_reach')
+          if (ceded.length > 0) throw short(`the ${label} in sight is being dug by others who stand nearer`, 'taken_by_other')
+          throw short(gained() > 0 ? `no more in sight within ${SEARCH_RADIUS} blocks` : `no ${label} in sight within ${SEARCH_RADIUS} blocks`, 'target_not_found')
+        }
+        const pos = found[0]
+        if (await digOne(pos)) lastDug = pos
+        ctx.progress(gained() / count, `collected ${gained()} of ${count} ${label}`)
       }
-      const pos = found[0]
-      if (await digOne(pos)) lastDug = pos
-      ctx.progress(gained() / count, `collected ${gained()} of ${count} ${label}`)
+      await settle() // drops of the last digs that arrived already: close their watch
+    } finally {
+      if (stand) stand.watch.close()
     }
     return { detail: { collected: gained(), wanted: count, dug, drops_missed: missed, drops_taken: taken, misses, last: vec(bot.entity.position) } }
+
+    /** Whether the trunk above ``last`` goes on within reach from here (dug without a step). */
+    function trunkHere (p, last) {
+      return last !== null && p.x === last.x && p.z === last.z && p.y > last.y && reachableHere(bot, p)
+    }
+
+    /**
+     * Wait for the drops of the digs made from this spot and walk to those still lying; the
+     * digs none of whose drops arrived count as missed (or taken, when another body picked
+     * them up).
+     */
+    async function settle () {
+      if (!stand) return
+      const s = stand
+      stand = null
+      try {
+        await timed(bot, 'drops_ms', (async () => {
+          await s.watch.until(() => gained() >= s.had + s.digs || s.watch.spawned.size >= s.digs, DROP_SPAWN_MS, ctx.signal)
+          await pickUpDrops(ctx, s.watch, (d) => ctx.progress(gained() / count, d))
+        })())
+        const lost = s.digs - (gained() - s.had) // every dig drops at least one item
+        if (lost <= 0) return
+        const byOthers = s.watch.lying().length === 0 ? s.watch.takenByOthers([bot.entity.id]).length : 0
+        const t = Math.min(lost, byOthers)
+        taken += t // picked up by another body that stood nearer: dig elsewhere, away from it
+        for (const { collector } of t > 0 ? s.watch.takenByOthers([bot.entity.id]) : []) {
+          const e = bot.entities[collector]
+          if (e && e.position && ceded.length < 16) ceded.push(e.position.clone()) // their patch now
+        }
+        missed += lost - t
+        if (lost > t && misses.length < 4) {
+          misses.push({ block: s.name, at: vec(s.at), body: vec(bot.entity.position), drops: [...s.watch.spawned.values()].map(e => vec(e.position)) })
+        }
+      } finally {
+        s.watch.close()
+      }
+    }
 
     /** Walk to the block at ``pos``, dig it and pick up its drops; whether it was dug. */
     async function digOne (pos) {
@@ -189,23 +283,28 @@ module.exports = {
       if (tools.length > 0 && !bot.inventory.items().some(i => target.canHarvest(i.type))) {
         throw short(`missing tool: ${target.name} needs one of ${tools.slice(0, 4).join(', ')}`, 'tool_missing')
       }
-      ctx.progress(gained() / count, `walking to ${target.name} at ${pos}`)
-      try {
-        // a crop has no collision box to look at: stand near it (targets are never buried)
-        const goal = target.boundingBox === 'empty'
-          ? new goals.GoalNear(pos.x, pos.y, pos.z, 2)
-          : new GoalReachBlock(pos, bot.world, 3)
-        // one candidate gets a bounded planning budget: the next one may be easier
-        await gotoGoal(ctx, goal, `${target.name} at ${pos}`, { canDig: false, thinkMs: CANDIDATE_THINK_MS })
-      } catch (err) {
-        if (err instanceof SkillAborted) throw err
-        unreachable.add(pos.toString())
-        if (err instanceof SkillError && err.kind === 'timed_out') starved++
-        if (unreachable.size >= MAX_UNREACHABLE) {
-          if (starved * 2 >= unreachable.size) throw short(`path planning to ${label} gave up for ${starved} of ${unreachable.size} candidates (too far or the machine too busy)`, 'timed_out')
-          throw short(`no path to ${label}: ${unreachable.size} candidates out of reach`, 'target_out_of_reach')
+      if (!trunkHere(pos, lastDug)) {
+        await settle() // leaving this spot: the drops of what was dug here first
+        ctx.progress(gained() / count, `walking to ${target.name} at ${pos}`)
+        try {
+          // a crop has no collision box to look at: stand near it (targets are never buried)
+          const goal = target.boundingBox === 'empty'
+            ? new goals.GoalNear(pos.x, pos.y, pos.z, 2)
+            : new GoalReachBlock(pos, bot.world, 3)
+          // one candidate gets a bounded planning budget: the next one may be easier
+          await gotoGoal(ctx, goal, `${target.name} at ${pos}`, { leaves: true, thinkMs: CANDIDATE_THINK_MS })
+        } catch (err) {
+          if (err instanceof SkillAborted) throw err
+          unreachable.add(pos.toString())
+          if (err instanceof SkillError && err.kind === 'timed_out') starved++
+        if (err instanceof SkillError && err.kind === 'stuck') stalled++
+          if (unreachable.size >= MAX_UNREACHABLE) {
+            if (starved * 2 >= unreachable.size) throw short(`path planning to ${label} gave up for ${starved} of ${unreachable.size} candidates (too far or the machine too busy)`, 'timed_out')
+            if (stalled * 2 >= unreachable.size) throw short(`the walk to ${label} stalled for ${stalled} of ${unreachable.size} candidates`, 'stuck')
+            throw short(`no path to ${label}: ${unreachable.size} candidates out of reach`, 'target_out_of_reach')
+          }
+          return false
         }
-        return false
       }
       ctx.check()
       await bot.tool.equipForBlock(target, { requireHarvest: tools.length > 0 })
@@ -213,30 +312,23 @@ module.exports = {
       const fresh = bot.blockAt(pos)
       if (!fresh || !ids.includes(fresh.type)) { gone++; return false } // someone else took it
       if (!bot.canDigBlock(fresh)) { unreachable.add(pos.toString()); return false }
-      const had = gained()
-      const centre = pos.offset(0.5, 0.5, 0.5)
-      const watch = new ItemWatch(bot, () => centre, 2.5)
-      try {
-        await timed(bot, 'dig_ms', bot.dig(fresh, true))
-        ctx.check()
-        dug++
-        const drops = async () => {
-          await watch.until(() => gained() > had || watch.spawned.size > 0, DROP_SPAWN_MS, ctx.signal)
-          await pickUpDrops(ctx, watch)
-        }
-        await timed(bot, 'drops_ms', drops())
-        if (gained() <= had && watch.spawned.size > 0 && watch.lying().length === 0 &&
-            watch.takenByOthers([bot.entity.id]).length === watch.spawned.size) {
-          taken++ // every stack was picked up by another body (it stood nearer): dig another
-        } else if (gained() <= had) {
-          missed++
-          if (misses.length < 4) {
-            misses.push({ block: fresh.name, at: vec(pos), body: vec(bot.entity.position), drops: [...watch.spawned.values()].map(e => vec(e.position)) })
-          }
-        }
-      } finally {
-        watch.close()
+      if (!stand) {
+        // drops appear at the centre of the block dug (then fly): only those are ours, not the
+        // stacks of a body digging the next log of the same tree
+        const centres = []
+        stand = { watch: new ItemWatch(bot, () => centres, DROP_AT_R), centres, had: gained(), digs: 0, at: pos, name: fresh.name }
       }
+      stand.centres.push(pos.offset(0.5, 0.5, 0.5))
+      await timed(bot, 'dig_ms', digLanded(ctx, fresh))
+      ctx.check()
+      dug++
+      stand.digs++
+      // the trunk goes on above within reach and more is needed: dig on while this drop falls
+      const next = candidates(bot, ids, unreachable, pos, ceded)[0]
+      const more = Math.max(gained(), stand.had + stand.digs) < count
+      // ... when the drops land within pickup range (the foot of the trunk is beside the body)
+      const foot = stand.at.offset(0.5, 0, 0.5)
+      if (!(more && next && trunkHere(next, pos) && inPickupRange(bot.entity.position, foot))) await settle()
       return true
     }
   }
