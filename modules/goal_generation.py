@@ -8,7 +8,8 @@ for something else (:func:`modules.heuristics.goals.revise_reason`). Every regen
 appended to the goal history, from which experiments infer roles.
 
 The policy is :func:`modules.heuristics.goals.choose_goal` or the LLM prompt
-``prompts/goal_generation.md``, fed the same view.
+``prompts/goal_generation.md``, fed the same view. While the agent perceives nothing (its
+body's last observation failed) the goal is left as it is.
 """
 
 from __future__ import annotations
@@ -52,10 +53,13 @@ class GoalGeneration(Module):
 
     async def step(self, ctx: ModuleContext) -> None:
         goals = ctx.read("goals", Goals)
+        perception = ctx.read("perception", Perception)
+        if not perception.observation.connected:
+            return  # nothing perceived now (a failed observation): not a blank inventory
         view = goal_view(
             ctx.read("identity", Identity),
             goals,
-            ctx.read("perception", Perception),
+            perception,
             ctx.read("social", Social),
             ctx.read("conversation", Conversation),
             inventory_at_goal=dict(goals.inventory_at_set),

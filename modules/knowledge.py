@@ -134,7 +134,7 @@ def expected_gain(skill: str, args: dict[str, object]) -> dict[str, int]:
         item = str(args.get("item", ""))
         recipe = RECIPES.get(item)
         per = recipe.count if recipe else 1
-        return {item: per * count}
+        return {item: -(-count // per) * per}  # the body makes whole crafts of ``count`` items
     if skill == "smelt":
         item = str(args.get("item", ""))
         return {SMELTING.get(item, item): count, item: -count}

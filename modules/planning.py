@@ -20,7 +20,9 @@ the view for a conflict the agent perceived since its plan was last revised: its
 changed (re-plan the rest of the day from now), the current step's target is no longer in
 sight, one of its own actions failed or action awareness noted a discrepancy, or a
 request addressed to it was heard (re-plan the steps from now, the reason in the view).
-Without a conflict the plan is kept.
+Without a conflict the plan is kept. While the agent perceives nothing (its body's last
+observation failed: ``connected`` false, an empty inventory and sight) it does not plan:
+a blank observation is not a reason to re-plan from an empty inventory.
 
 The policy (:func:`modules.heuristics.planning.plan`, or the LLM prompts
 ``prompts/planning.md`` (day), ``planning_hours.md`` and ``planning_steps.md``) gets the
@@ -154,15 +156,16 @@ class Planning(Module):
 
     async def step(self, ctx: ModuleContext) -> None:
         goals = ctx.read("goals", Goals)
-        if not goals.current:
-            return
+        perception = ctx.read("perception", Perception)
+        if not goals.current or not perception.observation.connected:
+            return  # no goal yet, or nothing perceived now (a failed observation)
         action = ctx.read("action", Action)
         plan = self._advance(ctx, ctx.read("plan", Plan), action)
         hour = ctx.clock.game_hours()
         view = plan_view(
             ctx.read("identity", Identity),
             goals,
-            ctx.read("perception", Perception),
+            perception,
             tuple(SKILLS),
             plan=plan,
             action=action,

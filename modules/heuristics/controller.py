@@ -3,15 +3,18 @@
 It reads exactly the bottleneck view (:class:`~agent_runtime.bottleneck.BottleneckView`) and
 answers in types: an intent kind, a skill call, and an utterance goal for talking. In order:
 
-1. disconnected -> wait;
+1. disconnected (the body's last observation failed) -> wait, without a skill;
 2. someone addressed the agent and waits for an answer -> give / refuse / answer;
 3. a perceived open deposit request -> deposit its own share (:mod:`.deposit`);
 4. hungry or hurt and holding food -> eat;
    its own traits say it needs an item it holds none of -> ask someone it perceives
    (:mod:`.needs`);
-5. action awareness says recent actions failed or did not deliver -> recover;
+5. action awareness says recent actions failed or did not deliver -> recover: what the
+   body said was missing (:mod:`.recovery`), elsewhere when it was not found, and after
+   four failures in a row somewhere else (a pause only when it cannot even walk away);
 6. a skill is running -> keep it (commitment), maybe telling someone what it does;
-7. otherwise the next step of its plan or goal (tech tree).
+7. otherwise the next step of its plan (not the step its last action just did, before
+   planning has moved past it) or of its goal (tech tree).
 
 How often it starts a conversation comes from its own traits (:func:`talkativeness`).
 """
@@ -19,19 +22,20 @@ How often it starts a conversation comes from its own traits (:func:`talkativene
 from __future__ import annotations
 
 import random
-import re
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from agent_runtime.bottleneck import ActionRecord, BottleneckView
 from agent_runtime.state.sections import IntentKind, Utterance, UtteranceGoal, UtteranceKind
+from agent_runtime.world import SkillCall
 from modules.heuristics import asked
 from modules.heuristics.deposit import deposit_due
 from modules.heuristics.needs import ask
+from modules.heuristics.recovery import missing_station, missing_step
 from modules.heuristics.traits import talkativeness
 from modules.knowledge import FOODS
-from modules.techtree import adapt, craft_step, next_step
+from modules.techtree import adapt, next_step, same_step
 
 __all__ = ["ControllerOut", "decide", "failures"]
 
@@ -39,7 +43,6 @@ TALK_GAP_S = 45.0  # never start a conversation more often than this (agent's ti
 SMALL_TALK_GAP_S = 60.0  # do not answer small talk from someone spoken to this recently
 OPINION_MIN = 0.25  # an opinion this strong may be voiced
 HUNGRY, HURT = 8.0, 6.0
-_MISSING = re.compile(r"missing ingredients?: (\d+) ([a-z_]+)")
 
 
 class ControllerOut(BaseModel):
@@ -137,53 +140,86 @@ def _say_to(
     return UtteranceGoal(kind=UtteranceKind.INFORM_ACTIVITY, to=to, topic=doing)
 
 
-def _recover(view: BottleneckView, failed: list[ActionRecord], kind: str) -> ControllerOut | None:
+def _recover(view: BottleneckView, failed: list[ActionRecord]) -> ControllerOut | None:
+    """The step that answers why the last actions failed (None: the usual next step)."""
     last = failed[0]
     reason = last.reason.lower()
     if len(failed) >= 4:
-        return ControllerOut(
+        if any(r.call.skill == "explore" for r in failed):  # stuck where it stands: pause
+            return ControllerOut(
+                kind=IntentKind.RECOVER,
+                intent="pause and rethink after several failed attempts",
+                skill="idle",
+                args={"seconds": min(30.0, view.seconds(5.0) + 5.0)},
+                reason=last.reason or "repeated failures",
+            )
+        return ControllerOut(  # several things failed here: try elsewhere
             kind=IntentKind.RECOVER,
-            intent="pause and rethink after several failed attempts",
-            skill="idle",
-            args={"seconds": min(30.0, view.seconds(5.0) + 5.0)},
+            intent="look elsewhere after several failed attempts",
+            skill="explore",
+            args={"distance": 48},
             reason=last.reason or "repeated failures",
         )
     if "no path" in reason or "not found" in reason or ("no " in reason and "within" in reason):
+        st = missing_station(reason, inventory(view), view.perception.blocks)
         return ControllerOut(
             kind=IntentKind.RECOVER,
-            intent="explore to find what I need",
-            skill="explore",
-            args={"distance": 48},
+            intent=st.text if st is not None else "explore to find what I need",
+            skill=st.call.skill if st is not None else "explore",
+            args=dict(st.call.args) if st is not None else {"distance": 48},
             reason=f"last action failed: {last.reason}",
         )
-    missing = _MISSING.search(reason)
-    if missing is None:
+    st = missing_step(reason, inventory(view), view.perception.blocks)
+    if st is None:
         return None
-    need, inv, seen = missing.group(2), view.perception.inventory, view.perception.blocks
-    st = craft_step(need, {k: v for k, v in inv.items() if k != need}, seen) or next_step(
-        "gather_wood" if need.endswith(("_log", "_planks", "stick")) else kind, inv, seen
-    )
     return ControllerOut(
         kind=IntentKind.RECOVER,
         intent=st.text,
         skill=st.call.skill,
         args=dict(st.call.args),
-        item=need,
+        item=st.call.args.get("item") or st.call.args.get("block"),
         reason=f"last action failed: {last.reason}",
     )
+
+
+def _done(view: BottleneckView, step: SkillCall, inv: dict[str, int]) -> bool:
+    """The plan's step is what the agent's last action just did successfully."""
+    recent = view.action.recent
+    last = recent[-1] if recent else None
+    return bool(last and last.success and same_step(adapt(step, inv), last.call))
+
+
+def inventory(view: BottleneckView) -> dict[str, int]:
+    """Its own inventory, with the change its last action reported when the last
+    observation has not caught up with it yet (the body reported +1 crafting table, the
+    inventory seen shows none): decided on at once, a step just done is not done again.
+    What it gained counts as at least that much (never more than it may hold: a collect's
+    pickups may be half seen), what it used up as gone."""
+    inv = dict(view.perception.inventory)
+    recent = view.action.recent
+    last = recent[-1] if recent else None
+    if last is None or not last.success:
+        return inv
+    gained = {k: v for k, v in last.delta.items() if v > 0}
+    if not gained or any(inv.get(k, 0) >= v for k, v in gained.items()):
+        return inv  # seen since (or nothing to tell)
+    for k, v in last.delta.items():
+        inv[k] = max(inv.get(k, 0), v) if v > 0 else inv.get(k, 0) + v
+    return {k: v for k, v in inv.items() if v > 0}
 
 
 def decide(view: BottleneckView, rng: random.Random) -> ControllerOut:
     """The heuristic controller policy."""
     per = view.perception
-    inv = per.inventory
+    inv = inventory(view)
     goal = view.goals.current or "help out"
     kind = view.goals.kind or "gather_wood"
     running = view.action.running
-    if not per.connected:
+    if not per.connected:  # it perceives nothing now: no skill to run (not even an idle
+        # one, through the same body), it decides again once it perceives its world
         return ControllerOut(
-            kind=IntentKind.WAIT, intent="wait for the connection", skill="idle",
-            args={"seconds": 5}, reason="disconnected",
+            kind=IntentKind.WAIT, intent="wait until I perceive my surroundings again",
+            reason="disconnected: nothing perceived",
         )  # fmt: skip
     u = asked.unanswered(view)
     if u is not None and (out := _answer(view, u, goal)) is not None:
@@ -214,7 +250,7 @@ def decide(view: BottleneckView, rng: random.Random) -> ControllerOut:
         )  # fmt: skip
     to = _talk_target(view, rng)
     failed = failures(view)
-    if failed and running is None and (out := _recover(view, failed, kind)) is not None:
+    if failed and running is None and (out := _recover(view, failed)) is not None:
         return out.model_copy(update={"say": _say_to(view, to, out.intent.lower(), rng)})
     if running is not None:
         return ControllerOut(
@@ -222,8 +258,11 @@ def decide(view: BottleneckView, rng: random.Random) -> ControllerOut:
             say=_say_to(view, to, goal.lower(), rng), reason="the current action is still running",
         )  # fmt: skip
     plan = view.plan
-    stale = bool(failed) and plan.current_skill is not None
-    if plan.current_skill is not None and not stale and rng.random() < 0.7:
+    if plan.current_skill is not None and not failed and not _done(view, plan.current_skill, inv):
+        use_plan = rng.random() < 0.7
+    else:  # a failed plan step, or one just done that planning has not moved past yet
+        use_plan = False
+    if use_plan and plan.current_skill is not None:
         text, call = plan.current_step, adapt(plan.current_skill, inv)
     else:
         st = next_step(kind, inv, per.blocks)

@@ -3,14 +3,18 @@ belongings, what it sees, and the needs it perceives in the village.
 
 Each activity kind the agent may choose gets a weight, from its own state only:
 
-- fit with its own traits and community goal (``KEYWORDS`` words in its own text);
+- fit with its own traits and community goal (``KEYWORDS`` words in its own text), and
+  its vocation: the activity whose role its own traits name ("You are an explorer") weighs
+  :data:`VOCATION` times more, so what it happens to hold does not outweigh who it is;
 - what it can already do: tools and materials in its inventory (``SUPPLIES``);
 - what it sees: blocks in sight that the activity works on (``WORKS_ON``);
 - needs it heard: lines of others asking for something the activity provides
   (``PROVIDES``; e.g. "does anyone have bread?" favours farming);
 - division of labour: when its social awareness knows what others are doing, kinds few
   others do are favoured (with social awareness off it knows nothing of that, so the
-  choice can differ).
+  choice can differ);
+- one whose own traits say it works alone and who perceives nobody has nobody to guard,
+  talk or trade with: those activities get no weight.
 
 A current goal is kept until it is reached (its inventory criterion, or, for an open-ended
 activity, ``GOAL_SPAN_S`` of pursuit), or until others are heard asking for what another
@@ -31,6 +35,7 @@ from modules.views import GoalView
 __all__ = ["GoalOut", "choose_goal", "classify_activity", "goal_done", "goal_text", "weights"]
 
 GOAL_SPAN_S = 180.0  # an open-ended goal is reconsidered after this long (agent's time)
+VOCATION = 3.0  # weight factor of the activity whose role its own traits name
 MEASURED = frozenset({"gather_wood", "mine", "farm", "craft_tools", "smelt"})  # see goal_done
 
 #: activity -> items in the inventory that show the agent can do it
@@ -111,10 +116,15 @@ def classify_activity(text: str) -> str:
     return best
 
 
+def _wood(inv: dict[str, int]) -> int:
+    """Logs held, counting those made into planks (4 planks a log)."""
+    return count_of(inv, "log") + count_of(inv, "planks") // 4
+
+
 def goal_done(kind: str, inv: dict[str, int], started_inv: dict[str, int]) -> bool:
     gained = {k: inv.get(k, 0) - started_inv.get(k, 0) for k in inv}
     if kind == "gather_wood":
-        return count_of(inv, "log") - count_of(started_inv, "log") >= 16
+        return _wood(inv) - _wood(started_inv) >= 16
     if kind == "mine":
         return gained.get("cobblestone", 0) >= 16 or gained.get("iron_ore", 0) >= 3
     if kind == "farm":
@@ -148,8 +158,15 @@ def _solitary(view: GoalView) -> bool:
     return bool(set(_WORD.findall(" ".join(view.traits).lower())) & SOLITARY)
 
 
+def vocation(traits: tuple[str, ...]) -> str | None:
+    """The activity whose role its own traits name ("You are an explorer"), if any."""
+    words = set(_WORD.findall(" ".join(traits).lower()))
+    return next((k for k, (_, role) in ACTIVITIES.items() if role in words), None)
+
+
 def weights(view: GoalView, kinds: list[str]) -> dict[str, float]:
     own = set(_WORD.findall((view.community_goal + " " + " ".join(view.traits)).lower()))
+    calling = vocation(view.traits)
     needs = heard_needs(view.heard)
     others = Counter(classify_activity(a) for a in view.others.values())
     total_others = sum(others.values())
@@ -165,12 +182,15 @@ def weights(view: GoalView, kinds: list[str]) -> dict[str, float]:
             w *= 0.2  # nothing to work on in sight (e.g. no farm anywhere it has been)
         if has_fit and not fits[k] and not supplies and not sights and not needs.get(k):
             w *= 0.15  # not who it is, and nothing it perceives calls for it
-        if alone and k in WITH_OTHERS:
-            w *= 0.05  # one who works alone and perceives nobody: no village duties
+        if alone and k in WITH_OTHERS and len(set(kinds) - WITH_OTHERS) > 0:
+            out[k] = 0.0  # one who works alone and perceives nobody: nobody to do it with
+            continue
+        if k == calling:
+            w *= VOCATION  # what its own traits say it is, over what it happens to hold
         if total_others:
             w *= 1.5 - others.get(k, 0) / total_others  # favour what few others do
-        if k == view.kind and len(kinds) > 1:
-            w *= 0.5  # a finished goal is less attractive right away
+        if k == view.kind and k != calling and len(kinds) > 1:
+            w *= 0.5  # a finished goal is less attractive right away (not its vocation)
         out[k] = max(0.05, w)
     return out
 

@@ -19,14 +19,21 @@ from agent_runtime.state.sections import (
     IntentKind,
     Perception,
     PersonView,
+    Plan,
+    PlanStep,
     Social,
     Utterance,
     UtteranceKind,
 )
 from agent_runtime.world import Observation, SkillCall, SkillOutcome
 from modules.cognitive_controller import CognitiveController
-from modules.heuristics.controller import decide
+from modules.heuristics.controller import decide, inventory
 from tests.modules.helpers import NOW, bview
+
+
+def rng(seed: int = 0) -> random.Random:
+    return random.Random(seed)
+
 
 OPEN = (
     "Tax season 3 is open for 20 seconds: deposit 20% of your inventory into the community "
@@ -141,6 +148,101 @@ def test_keeps_a_running_skill_without_reason() -> None:
     )
     out = decide(v, random.Random(0))
     assert out.kind is IntentKind.CONTINUE and out.skill is None
+
+
+def test_perceiving_nothing_it_runs_no_skill() -> None:
+    """A failed observation (a loaded bridge) is waited out without an idle skill."""
+    blind = Perception(observation=Observation(connected=False))
+    out = decide(bview(perception=blind, goals=Goals(current="explore", kind="explore")), rng())
+    assert out.kind is IntentKind.WAIT and out.skill is None
+
+
+def _done(call: SkillCall, ok: bool = True, reason: str = "") -> ActionLogEntry:
+    outcome = SkillOutcome(skill=call.skill, success=ok, reason=reason, ended_at=NOW - 1)
+    return ActionLogEntry(decision_id="d", call=call, outcome=outcome, started_at=NOW - 5)
+
+
+def test_a_plan_step_just_done_is_not_done_again() -> None:
+    """Planning marks a step done at its own next step: until then the controller does not
+    take the step it has just carried out for the next one."""
+    table = SkillCall(skill="craft", args={"item": "crafting_table", "count": 1})
+    plan = Plan(goal="explore", steps=(PlanStep(text="craft crafting table", skill=table),))
+    v = bview(
+        perception=inv({"crafting_table": 1, "oak_planks": 4}),
+        goals=Goals(current="explore", kind="explore"),
+        plan=plan,
+        action=Action(log=(_done(table),)),
+    )
+    assert all(
+        decide(v, rng(i)).skill != "craft" or decide(v, rng(i)).args != table.args
+        for i in range(20)
+    )
+    fresh = bview(
+        perception=inv({"oak_planks": 4}), goals=Goals(current="explore", kind="explore"), plan=plan
+    )
+    assert any(decide(fresh, rng(i)).args == table.args for i in range(20))
+
+
+def test_a_craft_just_reported_is_not_repeated_before_perception_catches_up() -> None:
+    """The controller wakes on the skill's end, perception on its own second: the body's
+    reported change counts until the inventory seen shows it."""
+    table = SkillCall(skill="craft", args={"item": "crafting_table", "count": 1})
+    made = _done(table).model_copy(
+        update={
+            "outcome": SkillOutcome(
+                skill="craft",
+                success=True,
+                inventory_delta={"crafting_table": 1, "oak_planks": -4},
+                ended_at=NOW - 1,
+            )
+        }
+    )
+    goals = Goals(current="explore", kind="explore")
+    stale = bview(perception=inv({"oak_planks": 6}), goals=goals, action=Action(log=(made,)))
+    assert inventory(stale) == {"crafting_table": 1, "oak_planks": 2}
+    assert all(decide(stale, rng(i)).args != table.args for i in range(10))
+    seen = bview(
+        perception=inv({"crafting_table": 1, "oak_planks": 2}),
+        goals=goals,
+        action=Action(log=(made,)),
+    )
+    assert inventory(seen) == {"crafting_table": 1, "oak_planks": 2}  # not counted twice
+    ore = SkillCall(skill="collect", args={"block": "iron_ore", "count": 2})
+    dug = _done(ore).model_copy(
+        update={
+            "outcome": SkillOutcome(
+                skill="collect", success=True, inventory_delta={"iron_ore": 2}, ended_at=NOW - 1
+            )
+        }
+    )
+    half = bview(perception=inv({"iron_ore": 1}), goals=goals, action=Action(log=(dug,)))
+    assert inventory(half) == {"iron_ore": 2}  # one pickup seen of two: at least two
+
+
+def test_recovers_from_what_the_body_said_and_looks_elsewhere_after_repeated_failures() -> None:
+    stick = SkillCall(skill="craft", args={"item": "stick", "count": 1})
+    short = _done(stick, False, "missing ingredients: 1 oak_planks")
+    v = bview(
+        perception=inv({"oak_planks": 1, "birch_log": 2}),
+        goals=Goals(current="craft tools", kind="craft_tools"),
+        action=Action(log=(short,)),
+    )
+    out = decide(v, rng())
+    assert out.kind is IntentKind.RECOVER and out.args == {"item": "birch_planks", "count": 1}
+    many = bview(  # four failures in a row
+        perception=inv({"oak_planks": 1}),
+        goals=Goals(current="craft tools", kind="craft_tools"),
+        action=Action(log=(short,) * 4),
+    )
+    assert decide(many, rng()).skill == "explore"  # not a pause: try elsewhere
+    walk = SkillCall(skill="explore", args={"distance": 48})
+    stuck = _done(walk, False, "no path: could not explore 48 blocks in 4 directions")
+    boxed = bview(
+        perception=inv({}),
+        goals=Goals(current="explore", kind="explore"),
+        action=Action(log=(short, short, short, stuck)),
+    )
+    assert decide(boxed, rng()).skill == "idle"  # it cannot even walk away: pause
 
 
 async def _controller_step(**sections: object) -> tuple[Decision, list[dict[str, object]]]:

@@ -106,11 +106,14 @@ def test_what_remains_of_a_preempted_skill() -> None:
     assert resume_call(RUNNING, {}) == RUNNING
     assert resume_call(RUNNING, {"oak_log": 4}) is None  # done before it was stopped
     assert resume_call(OTHER, {"dirt": 1}) == OTHER  # no count: resumed as it was
-    craft = SkillCall(skill="craft", args={"item": "stick", "count": 3})  # 4 sticks a craft
-    assert resume_call(craft, {"stick": 4, "oak_planks": -2})
-    assert resume_call(craft, {"stick": 4}) == craft.model_copy(
-        update={"args": {"item": "stick", "count": 2}}
+    # count = items, made in whole crafts of 4 sticks (bots/body/skills/craft.js)
+    craft = SkillCall(skill="craft", args={"item": "stick", "count": 12})
+    assert resume_call(craft, {"stick": 4, "oak_planks": -2}) == craft.model_copy(
+        update={"args": {"item": "stick", "count": 8}}
     )
+    assert resume_call(craft, {"stick": 12}) is None
+    three = SkillCall(skill="craft", args={"item": "stick", "count": 3})  # one craft: 4 sticks
+    assert resume_call(three, {"stick": 4}) is None
 
 
 def _ledger_events() -> tuple[Ledger, list[tuple[str, dict[str, Any]]]]:
