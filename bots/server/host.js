@@ -31,6 +31,7 @@ const PLUGIN_ORDER = [
   'commands',
   'player_list', // tab list for joining players (flying-squid bug)
   'respawn', // respawn after death (flying-squid bug)
+  'teleport_confirm', // moves the client sent before it saw a teleport do not undo it
   'chunks', // chunks follow a teleport / jump (flying-squid skipped them while a send ran)
   'combat', // weapon damage, knockback, killed mobs removed, loot
   'village', // spawn point, animals

@@ -40,3 +40,22 @@ async def test_teleport_far_and_near_lands_sees_and_walks(
         walked = await bot.call("goto_xz", x=to_x + 0.5, z=to_z + 0.5, range=3, ms=45000, within=55)
         assert abs(walked["x"] - to_x) <= 4 and abs(walked["z"] - to_z) <= 4, (landed, walked)
     print(json.dumps({"teleport_landing_ms": landing_ms, "target_ms": 2000}))
+
+
+@pytest.mark.timeout(120)
+async def test_a_move_sent_before_the_teleport_does_not_undo_it(
+    server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
+) -> None:
+    """A client's move that was on the wire when the server teleported it arrives before
+    the client's confirmation. flying-squid applied it after the teleport and then skipped
+    the confirmation (equal to the teleport's position while the stale move was still in
+    flight): the server kept the player at the square while the client stood 400 blocks
+    away with no world around it (3-9 of 25 item-progression explorers, every run)."""
+    bot = await make_bot("racer")
+    start = await bot.call("position")
+    await bot.call("stale_move_on_next_teleport")
+    await admin.teleport("racer", 400.5, 80, -300.5)
+    landed = await bot.call("landed", x=400.5, z=-300.5, ms=20000, within=25)
+    assert landed["underfoot"] == 9, landed
+    x, _, z = await admin.position("racer")  # where the server thinks it is
+    assert abs(x - 400.5) < 13 and abs(z + 300.5) < 13, (start, x, z)

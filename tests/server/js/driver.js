@@ -323,6 +323,20 @@ const actions = {
     return { ms: Date.now() - t0, position: pos(bot.entity.position), ...columns() }
   },
 
+  // the next position the server sets is answered first by a move from where the bot
+  // stood (as a client does whose move was on the wire when the teleport was sent)
+  async stale_move_on_next_teleport () {
+    const from = bot.entity.position.clone()
+    bot._client.prependOnceListener('position', () => {
+      // one TCP write with mineflayer's confirmation that follows: the server reads both at once
+      const socket = bot._client.socket
+      socket.cork()
+      setTimeout(() => socket.uncork(), 20)
+      bot._client.write('position', { x: from.x, y: from.y, z: from.z, onGround: true })
+    })
+    return pos(from)
+  },
+
   // loaded columns near (within 6 chunks) and far (more than 8 chunks away) from the bot
   async columns () { return columns() },
   async wait_columns ({ near, ms = 15000 }) {
