@@ -37,6 +37,9 @@ class PerceptionModule(Module):
     writes: ClassVar[frozenset[str]] = frozenset({"perception"})
 
     observe_timeout = 5.0
+    # a body that does not answer this many observations in a row is perceived as cut off;
+    # before that, a missed snapshot (a starved bridge call) keeps what was last seen
+    cut_off_after = 3
 
     def __init__(self, schedule: Any) -> None:
         super().__init__(schedule)
@@ -44,6 +47,7 @@ class PerceptionModule(Module):
         self._block_kinds: set[str] = set()
         self._seen_chat: collections.deque[tuple[str, str]] = collections.deque(maxlen=64)
         self._deaths = 0
+        self._missed = 0
 
     def get_state(self) -> dict[str, Any]:
         return {"deaths": self._deaths, "block_kinds": sorted(self._block_kinds)}
@@ -58,14 +62,9 @@ class PerceptionModule(Module):
             await self._on_event(ctx, me, msg.payload)
         for msg in ctx.pending("world:event"):
             await self._on_announcement(ctx, msg.payload)
-        try:
-            async with asyncio.timeout(self.observe_timeout):
-                obs = await ctx.body.observe()
-        except TimeoutError:
-            obs = Observation(connected=False)
-        except Exception as err:  # a dead bridge must not kill the module loop
-            log.warning("agent[%s] observe failed: %s", ctx.agent, err)
-            obs = Observation(connected=False)
+        obs = await self._observe(ctx)
+        if obs is None:
+            return  # nothing new seen: the last observation stands
         near = frozenset(p.name for p in obs.players if p.distance <= NEAR_RADIUS and p.name != me)
         if near != self._near:
             arrived = sorted(near - self._near)
@@ -100,6 +99,25 @@ class PerceptionModule(Module):
                 }
             ),
         )
+
+    async def _observe(self, ctx: ModuleContext) -> Observation | None:
+        """The body's snapshot; ``None`` when it did not answer this time (what was last
+        seen stands: the agent does not forget its inventory because one bridge call was
+        slow); after ``cut_off_after`` misses in a row, the last snapshot marked not
+        connected (what it held and saw is still what it remembers)."""
+        try:
+            async with asyncio.timeout(self.observe_timeout):
+                obs = await ctx.body.observe()
+        except Exception as err:  # a timeout or a dead bridge must not kill the module loop
+            self._missed += 1
+            if self._missed == self.cut_off_after:
+                log.warning("agent[%s] observe failed %d times: %r", ctx.agent, self._missed, err)
+            if self._missed < self.cut_off_after:
+                return None
+            last = ctx.read("perception", Perception).observation
+            return last.model_copy(update={"connected": False, "players": (), "skill": None})
+        self._missed = 0
+        return obs
 
     async def _on_announcement(self, ctx: ModuleContext, ev: dict[str, Any]) -> None:
         """A world announcement becomes a public line heard from its speaker, and a memory.

@@ -74,3 +74,47 @@ async def test_a_player_joining_is_remembered_by_the_body_events_name() -> None:
         await pm.step(ctx)
         joined = [m.text for m in memory_inbox(ctx) if m.text.endswith("joined the world.")]
         assert joined == ["Bob joined the world."]
+
+
+class _SlowBridge(RecordingBody):
+    """Answers while ``answering`` is set; otherwise the bridge call fails (as a starved
+    or dead JSPyBridge call does)."""
+
+    answering = True
+
+    async def observe(self) -> Observation:
+        if not self.answering:
+            raise TimeoutError("bridge call observe timed out after 10 s")
+        return self.observation
+
+
+async def test_a_missed_observation_keeps_what_was_seen_until_the_body_is_cut_off() -> None:
+    """One slow bridge call must not make an agent forget its inventory and surroundings
+    (it then perceived nothing and its controller idled); three in a row mean the body is
+    cut off, and the agent still remembers what it held and saw."""
+    async with local_services() as svc:
+        st = agent_state(svc)
+        body = _SlowBridge(
+            "Ann",
+            Observation(
+                inventory={"oak_log": 3},
+                players=(NearbyPlayer(name="Bob", position=Vec3(x=1, y=64, z=0), distance=3.0),),
+            ),
+        )
+        pm = PerceptionModule(Schedule(cadence=1.0))
+        ctx = module_context(svc, pm, agent="Ann", body=body)
+        await pm.step(ctx)
+        body.answering = False
+        for _ in range(pm.cut_off_after - 1):
+            await pm.step(ctx)
+            per = st.get("perception", Perception)
+            assert per.observation.connected and per.observation.inventory == {"oak_log": 3}
+            assert per.others_near == ("Bob",)
+        await pm.step(ctx)
+        per = st.get("perception", Perception)
+        assert not per.observation.connected
+        assert per.observation.inventory == {"oak_log": 3} and per.others_near == ()
+        body.answering = True
+        await pm.step(ctx)
+        per = st.get("perception", Perception)
+        assert per.observation.connected and per.others_near == ("Bob",)
