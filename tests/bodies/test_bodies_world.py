@@ -300,6 +300,35 @@ async def test_smelt_contract(
     assert smelted.inventory_delta == {"iron_ore": -2, "coal": -1, "iron_ingot": 2}
 
 
+async def test_smelt_takes_out_what_an_earlier_smelt_left(
+    transport: JSPyBridgeTransport, server: EmbeddedServer, admin: AdminClient
+) -> None:
+    """A smelt cut off half way leaves its ore in the furnace; the next smelt of another
+    item takes it out first, as a player would (it failed with "destination full")."""
+    smith = await connect(transport, server, "smelter")
+    await walk_to(smith, server, "town_hall")
+    await give(admin, smith, "iron_ore", 3)
+    await give(admin, smith, "coal", 2)
+    first = asyncio.create_task(run(smith, "smelt", item="iron_ore", count=3))
+
+    async def smelting() -> bool:
+        if first.done():
+            raise AssertionError(f"the first smelt ended: {first.result()}")
+        obs = await smith.observe()
+        detail = obs.skill.detail if obs.skill is not None else ""
+        return detail.startswith(("smelted 0 of 3", "smelted 1 of 3"))  # ore left inside
+
+    await wait_until(smelting, within=60, what="the first smelt to start")
+    await smith.cancel_skill()
+    cut = await asyncio.wait_for(first, 15)
+    assert not cut.success and cut.cancelled, cut
+    await give(admin, smith, "sand", 1)
+    glass = await run(smith, "smelt", item="sand", count=1)
+    assert glass.success, glass.reason
+    assert glass.inventory_delta.get("glass") == 1, glass.inventory_delta
+    assert glass.inventory_delta.get("iron_ore", 0) >= 1, glass.inventory_delta  # taken back
+
+
 async def test_place_contract(
     transport: JSPyBridgeTransport, server: EmbeddedServer, admin: AdminClient
 ) -> None:

@@ -14,6 +14,18 @@ function fuelValue (name) {
 }
 const SMELTABLE = /(_ore|^sand$|^red_sand$|^cobblestone$|_log$|^raw_|^beef$|^porkchop$|^chicken$|^mutton$|^rabbit$|^cod$|^salmon$|^potato$|^clay_ball$|^kelp$|^cactus$|^netherrack$|^stone$|^wet_sponge$|^ancient_debris$)/
 
+// What an earlier smelt left in the furnace (its output, an input or fuel of another kind)
+// is taken out first, as a player would: putting coal on top of planks failed with
+// "destination full" (6 of 40 smelts of the item-progression explorers).
+async function clearFor (bot, furnace, input, fuelName) {
+  const name = (it) => it && bot.registry.items[it.type].name
+  if (furnace.outputItem()) await furnace.takeOutput()
+  const inSlot = furnace.inputItem()
+  if (inSlot && name(inSlot) !== input) await furnace.takeInput()
+  const fuelSlot = furnace.fuelItem()
+  if (fuelSlot && name(fuelSlot) !== fuelName) await furnace.takeFuel()
+}
+
 module.exports = {
   name: 'smelt',
   args: {
@@ -55,6 +67,7 @@ module.exports = {
     const furnace = await bot.openFurnace(block)
     let taken = 0
     try {
+      await clearFor(bot, furnace, input, fuelName)
       await furnace.putFuel(bot.registry.itemsByName[fuelName].id, null, fuelNeeded)
       await furnace.putInput(bot.registry.itemsByName[input].id, null, count)
       while (taken < count) {
