@@ -62,7 +62,11 @@ def craft_step(
     recipe = RECIPES.get(target)
     if recipe is None:
         return None
-    if recipe.table and inv.get("crafting_table", 0) == 0 and "crafting_table" not in seen:
+    if (
+        recipe.table
+        and inv.get("crafting_table", 0) == 0
+        and not station_near(seen, "crafting_table")
+    ):
         sub = craft_step("crafting_table", inv, seen, depth + 1)
         if sub is not None:
             return sub
@@ -162,13 +166,23 @@ LADDER = (
 FUELS: dict[str, float] = {"coal": 8.0, "charcoal": 8.0, **dict.fromkeys((*PLANKS, *LOGS), 1.5)}
 #: blocks that stand in the world once placed (a crafting table or furnace nearby serves)
 STATIONS = frozenset({"crafting_table", "furnace"})
+#: how far the body's craft and smelt skills look for a table or furnace
+#: (``bots/body/skills/craft.js``, ``lib/container.js``): one seen farther away does not serve
+STATION_RADIUS = 32.0
+
+
+def station_near(seen: dict[str, float], station: str) -> bool:
+    """A placed ``station`` in sight close enough for the skills to use it."""
+    return seen.get(station, float("inf")) <= STATION_RADIUS
+
+
 _EXPLORE = Step("explore the surroundings", SkillCall(skill="explore", args={"distance": 48}))
 
 
 def smelt_step(item: str, inv: dict[str, int], seen: dict[str, float]) -> Step:
     """The next step towards smelting the ``item`` held: a furnace (held or in sight), some
     fuel, then the smelt."""
-    if inv.get("furnace", 0) == 0 and "furnace" not in seen:
+    if inv.get("furnace", 0) == 0 and not station_near(seen, "furnace"):
         return craft_step("furnace", inv, seen) or _craft("furnace")
     held = {f: v for f, v in FUELS.items() if f != item and inv.get(f, 0) > 0}
     best = max(held.values(), default=0.0)  # the body burns the best fuel it holds
@@ -187,7 +201,7 @@ def climb_step(inv: dict[str, int], seen: dict[str, float]) -> Step | None:
     neither holds nor sees (iron ore for an ingot)."""
 
     def held(rung: str) -> bool:
-        return count_of(inv, rung) > 0 or (rung in STATIONS and rung in seen)
+        return count_of(inv, rung) > 0 or (rung in STATIONS and station_near(seen, rung))
 
     top = max((i for i, rung in enumerate(LADDER) if held(rung)), default=-1)
     if top + 1 >= len(LADDER):
@@ -214,7 +228,7 @@ def _new_in_sight(inv: dict[str, int], seen: dict[str, float]) -> Step | None:
 
 def _new_craft(inv: dict[str, int], seen: dict[str, float]) -> Step | None:
     """A kind of item it does not hold and can craft right now from what it holds."""
-    table = inv.get("crafting_table", 0) > 0 or "crafting_table" in seen
+    table = inv.get("crafting_table", 0) > 0 or station_near(seen, "crafting_table")
     for item, recipe in RECIPES.items():
         if item in inv or item in PLANKS or item in LADDER or (recipe.table and not table):
             continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from modules.heuristics.recovery import missing_station, missing_step
 from modules.knowledge import expected_gain
-from modules.techtree import craft_step, explore_step, next_step
+from modules.techtree import craft_step, explore_step, next_step, smelt_step
 
 TABLE = {"crafting_table": 2.0}
 
@@ -93,3 +93,18 @@ def test_recovery_reads_what_the_body_said_was_missing() -> None:
     step = missing_station(no_table, {"oak_planks": 4}, {})
     assert step is not None and step.call.args == {"item": "crafting_table", "count": 1}
     assert missing_station("no oak_log in sight within 64 blocks", {}, {}) is None
+
+
+def test_a_station_seen_beyond_the_skills_reach_does_not_serve() -> None:
+    """A furnace or table seen 40 blocks away is out of the craft/smelt skills' 32-block
+    reach: the explorer makes one (it asked to smelt at a far furnace four times in a row)."""
+    inv = {"iron_ore": 1, "coal": 2, "cobblestone": 8, "crafting_table": 1}
+    far = smelt_step("iron_ore", inv, {"furnace": 40.0})
+    assert far.call.skill == "craft" and far.call.args["item"] == "furnace"
+    near = smelt_step("iron_ore", inv, {"furnace": 10.0})
+    assert near.call.skill == "smelt"
+    tools = {"oak_planks": 7, "stick": 2}
+    far_table = craft_step("wooden_pickaxe", tools, {"crafting_table": 45.0})
+    assert far_table is not None and far_table.call.args["item"] == "crafting_table"
+    near_table = craft_step("wooden_pickaxe", tools, {"crafting_table": 5.0})
+    assert near_table is not None and near_table.call.args["item"] == "wooden_pickaxe"
