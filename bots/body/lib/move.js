@@ -127,19 +127,31 @@ async function gotoGoal (ctx, goal, what, opts = {}) {
   }
 }
 
-/** Whether a walk from here reaches fewer than 8 positions (the body is in a pit or tunnel). */
+/**
+ * Whether the body is walled in (a pit, quarry or tunnel left by digging): the positions a
+ * walk reaches from here form a closed region that never gets ESCAPE_XZ blocks away. A
+ * region still growing after ENCLOSED_NODES positions is open ground. (The first version
+ * only knew pits of fewer than 8 positions: two explorers who quarried stone around them
+ * failed every explore "in 4 directions" for 20 minutes.)
+ */
+const ESCAPE_XZ = 6
+const ENCLOSED_NODES = 400
 function enclosed (bot) {
   const m = movementsFor(bot)
   const p = bot.entity.position.floored()
   const start = new Move(p.x, p.y, p.z, 0, 0)
   const seen = new Set([start.hash])
   const queue = [start]
-  while (queue.length > 0 && seen.size < 8) {
+  while (queue.length > 0) {
+    if (seen.size >= ENCLOSED_NODES) return false
     for (const n of m.getNeighbors(queue.shift())) {
-      if (!seen.has(n.hash)) { seen.add(n.hash); queue.push(n) }
+      if (seen.has(n.hash)) continue
+      if (Math.max(Math.abs(n.x - p.x), Math.abs(n.z - p.z)) >= ESCAPE_XZ) return false
+      seen.add(n.hash)
+      queue.push(n)
     }
   }
-  return seen.size < 8
+  return true
 }
 
 // a walk whose body has not moved, searched or dug for this long has stalled (pushing into
