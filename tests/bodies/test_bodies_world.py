@@ -8,6 +8,7 @@ joining players: bots/server/BUGS_FROM_BODIES.md #1, fixed in the embedded serve
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
@@ -327,6 +328,26 @@ async def test_smelt_takes_out_what_an_earlier_smelt_left(
     assert glass.success, glass.reason
     assert glass.inventory_delta.get("glass") == 1, glass.inventory_delta
     assert glass.inventory_delta.get("iron_ore", 0) >= 1, glass.inventory_delta  # taken back
+
+
+async def test_a_furnace_that_cooks_is_not_stuck(tmp_path: Path) -> None:
+    """The smelt reports the furnace's cook progress: an item that takes longer than the
+    stuck timer (a slow server: 22 smelts of the explorers ended "stuck: no progress for
+    20 s while smelted 0 of 1") is not cut off while it cooks. Here the timer is 3 s and
+    an item takes 10 s (the vanilla 200 ticks, not the module server's quick 10)."""
+    async with (
+        EmbeddedServer(tmp_path / "world", log_path=tmp_path / "server.log") as slow,
+        AdminClient(str(slow.admin_url)) as slow_admin,
+        JSPyBridgeTransport(stuck_seconds=3.0) as quick,
+    ):
+        smith = await connect(quick, slow, "slowcook")
+        await walk_to(smith, slow, "town_hall")
+        await give(slow_admin, smith, "iron_ore", 1)
+        await give(slow_admin, smith, "coal", 1)
+        smelted = await run(smith, "smelt", item="iron_ore", count=1)
+        assert smelted.success, smelted.reason
+        assert smelted.inventory_delta.get("iron_ingot") == 1, smelted.inventory_delta
+        assert smelted.ended_at - smelted.started_at > 5.0  # it did wait for the furnace
 
 
 async def test_place_contract(

@@ -77,7 +77,10 @@ module.exports = {
           taken += out.count
           await furnace.takeOutput()
         }
-        ctx.progress(0.1 + 0.9 * taken / count, `smelted ${taken} of ${count} ${input}`)
+        // the furnace's own cook progress counts: on a slow server an item takes longer
+        // than the runner's stuck timer, and a furnace that cooks is not stuck
+        const cooking = Math.max(0, Math.min(1, Number(furnace.progress) || 0))
+        ctx.progress(0.1 + 0.9 * Math.min(1, (taken + cooking) / count), `smelted ${taken} of ${count} ${input}`)
       }
     } catch (err) {
       if (err instanceof SkillAborted || err instanceof SkillError) throw err
