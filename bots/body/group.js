@@ -38,6 +38,19 @@ class BodyGroup {
 
   observe (botId) { return this._body(botId).observe() }
 
+  /** Snapshots of several bodies in one call: ``{id: snapshot | {error}}``. */
+  async observeMany (botIds) {
+    const out = {}
+    await Promise.all(botIds.map(async (id) => {
+      try {
+        out[id] = await this._body(id).observe()
+      } catch (err) {
+        out[id] = { error: String(err && err.message ? err.message : err) }
+      }
+    }))
+    return out
+  }
+
   runSkill (botId, callId, name, args, timeoutMs) {
     this._body(botId).runner.start(callId, name, args, timeoutMs)
     return 'started'

@@ -222,6 +222,32 @@ class BodyHost {
     }
   }
 
+  /**
+   * Snapshots of several bodies in one bridge call (one message per worker): the
+   * Python side gathers every observation asked for while the previous call was
+   * in flight, so that 50 bodies cost one round trip, not 50 queued ones.
+   */
+  async observeMany (idsJson) {
+    const ids = JSON.parse(idsJson)
+    const out = {}
+    const byShard = new Map()
+    for (const id of ids) {
+      const shard = this.botShard.get(id)
+      if (!shard) { out[id] = { error: `no body "${id}"` }; continue }
+      if (!byShard.has(shard)) byShard.set(shard, [])
+      byShard.get(shard).push(id)
+    }
+    await Promise.all([...byShard].map(async ([shard, some]) => {
+      try {
+        Object.assign(out, await shard.call('observeMany', [some]))
+      } catch (err) {
+        const error = String(err && err.message ? err.message : err)
+        for (const id of some) out[id] = { error }
+      }
+    }))
+    return JSON.stringify(out)
+  }
+
   async runSkill (botId, callId, name, argsJson, timeoutMs) {
     try {
       return await this._shardOf(botId).call('runSkill', [botId, callId, name, JSON.parse(argsJson), timeoutMs])

@@ -10,7 +10,7 @@
 const readline = require('readline')
 const { createHost } = require('./host')
 
-const METHODS = new Set(['spawnBot', 'observe', 'runSkill', 'cancelSkill', 'startViewer', 'quitBot', 'shutdown', 'info'])
+const METHODS = new Set(['spawnBot', 'observe', 'observeMany', 'runSkill', 'cancelSkill', 'startViewer', 'quitBot', 'shutdown', 'info'])
 
 function write (obj) {
   return new Promise(resolve => process.stdout.write(JSON.stringify(obj) + '\n', resolve))

@@ -33,7 +33,7 @@ watchdog.install({ watchIpc: true, onGone: () => group.quitAll().catch(() => {})
 
 process.on('message', async ({ id, method, args }) => {
   try {
-    if (!['spawnBot', 'observe', 'runSkill', 'cancelSkill', 'startViewer', 'stopViewer', 'quitBot', 'quitAll'].includes(method)) {
+    if (!['spawnBot', 'observe', 'observeMany', 'runSkill', 'cancelSkill', 'startViewer', 'stopViewer', 'quitBot', 'quitAll'].includes(method)) {
       throw new Error(`unknown method ${method}`)
     }
     const value = await group[method](...args)

@@ -118,10 +118,12 @@ class MineflayerBody(Body):
     # --- Body -------------------------------------------------------------------
 
     async def observe(self) -> Observation:
-        """One snapshot (one bridge call). Raises :class:`BodyError` if the body is unreachable."""
+        """One snapshot (batched with other bodies' into one bridge call).
+
+        Raises :class:`BodyError` if the body is unreachable.
+        """
         self._check_open()
-        raw = await self._transport._call("observe", self.name)
-        data = json.loads(raw)
+        data = await self._transport._observe(self.name)
         if "error" in data:
             raise BodyError(f"{self.name}: observe failed: {data['error']}")
         return Observation.model_validate(data)

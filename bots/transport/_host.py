@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent_runtime.interfaces import BotSpec, BotTransport
+from agent_runtime.tasks import cancel_and_wait
 from agent_runtime.world import BodyEvent
 from bots.names import validate_minecraft_name
 from bots.transport._body import MineflayerBody
@@ -30,6 +31,22 @@ logger = logging.getLogger(__name__)
 node_logger = logging.getLogger("bots.body.node")
 
 __all__ = ["BODY_DIR", "HostTransport"]
+
+
+def _settle(
+    waiters: dict[str, list[asyncio.Future[dict[str, Any]]]],
+    result: dict[str, Any] | None = None,
+    *,
+    error: BaseException | None = None,
+) -> None:
+    for futs in waiters.values():
+        for fut in futs:
+            if fut.done():
+                continue
+            if error is not None:
+                fut.set_exception(error)
+            else:
+                fut.set_result(result or {})
 
 BODY_DIR = Path(__file__).resolve().parent.parent / "body"
 
@@ -109,6 +126,12 @@ class HostTransport(BotTransport):
         self.calls = 0
         self.failed_calls = 0
         self.batches = 0
+        #: Observations asked for and not yet fetched: body name -> its waiters.
+        self._obs_wanted: dict[str, list[asyncio.Future[dict[str, Any]]]] = {}
+        self._obs_task: asyncio.Task[None] | None = None
+        #: ``observeMany`` calls made and the snapshots they carried (for benchmarks).
+        self.observe_batches = 0
+        self.observe_snapshots = 0
         self._init_channel()
 
     def _init_channel(self) -> None:
@@ -120,6 +143,55 @@ class HostTransport(BotTransport):
 
     def _record(self, seconds: float) -> None:
         self.call_latencies.append(seconds)
+
+    # --- observations, batched ------------------------------------------------------
+
+    async def _observe(self, name: str) -> dict[str, Any]:
+        """``name``'s snapshot (raw JSON object; ``{"error": ...}`` when the body failed).
+
+        Every snapshot asked for while an ``observeMany`` call is in flight goes into the
+        next one: one round trip (and one message per body worker) for all the bodies
+        that want one, instead of one queued call each. Under load the batches grow
+        instead of the queue, so a busy Node side slows observations down but cannot
+        make every one of them wait out its timeout behind the others.
+        """
+        if not self._open or self._closing or self._loop is None:
+            raise BodyClosedError("transport is not open")
+        fut: asyncio.Future[dict[str, Any]] = self._loop.create_future()
+        self._obs_wanted.setdefault(name, []).append(fut)
+        if self._obs_task is None or self._obs_task.done():
+            self._obs_task = self._loop.create_task(
+                self._fetch_observations(), name="bodies.observe-batches"
+            )
+        return await fut
+
+    async def _fetch_observations(self) -> None:
+        while self._obs_wanted:
+            wanted, self._obs_wanted = self._obs_wanted, {}
+            live = {n: fs for n, fs in wanted.items() if any(not f.done() for f in fs)}
+            if not live:
+                continue
+            self.observe_batches += 1
+            self.observe_snapshots += len(live)
+            try:
+                replies = json.loads(await self._call("observeMany", json.dumps(list(live))))
+            except Exception as exc:  # every waiter of this batch gets the call's failure
+                _settle(live, error=exc)
+                continue
+            except asyncio.CancelledError:
+                _settle(live, error=BodyClosedError("transport closed"))
+                raise
+            for name, futs in live.items():
+                reply = replies.get(name)
+                _settle({name: futs}, reply if isinstance(reply, dict) else {"error": "no reply"})
+
+    async def _stop_observations(self) -> None:
+        """Teardown: stop fetching and fail every waiter (no task left behind)."""
+        task, self._obs_task = self._obs_task, None
+        if task is not None:
+            await cancel_and_wait(task)
+        wanted, self._obs_wanted = self._obs_wanted, {}
+        _settle(wanted, error=BodyClosedError("transport closed"))
 
     def _dispatch(self, batch_json: str) -> None:
         self.batches += 1

@@ -35,7 +35,8 @@ logger = logging.getLogger(__name__)
 __all__ = ["JSPyBridgeTransport"]
 
 _HOST_METHODS = (
-    "spawnBot", "observe", "runSkill", "cancelSkill", "startViewer", "quitBot", "shutdown", "info"
+    "spawnBot", "observe", "observeMany", "runSkill", "cancelSkill", "startViewer", "quitBot",
+    "shutdown", "info",
 )
 
 
@@ -93,6 +94,7 @@ class JSPyBridgeTransport(HostTransport):
 
     async def _teardown(self) -> None:
         self._closing = True
+        await self._stop_observations()
         if self._watch is not None:
             self._watch.cancel()
             with contextlib.suppress(asyncio.CancelledError):

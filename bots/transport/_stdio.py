@@ -145,6 +145,7 @@ class StdioTransport(HostTransport):
 
     async def _teardown(self) -> None:
         self._closing = True
+        await self._stop_observations()
         for body in list(self._bodies.values()):
             body._mark_closed()
         proc = self._proc
