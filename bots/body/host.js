@@ -223,12 +223,23 @@ class BodyHost {
   }
 
   /**
-   * Snapshots of several bodies in one bridge call (one message per worker): the
-   * Python side gathers every observation asked for while the previous call was
-   * in flight, so that 50 bodies cost one round trip, not 50 queued ones.
+   * Snapshots of several bodies, answered later through the sink as
+   * ``{type: 'observations', ticket, data: {id: snapshot | {error}}}``; the call itself
+   * returns at once. The Python side gathers every observation asked for while the
+   * previous batch was out, so 50 bodies cost one message per body worker, and its one
+   * JSPyBridge call thread never waits for a busy worker (with a reply per call, runSkill
+   * calls queued behind observations that waited for 25 walking bots' event loop).
    */
-  async observeMany (idsJson) {
+  observeMany (ticket, idsJson) {
     const ids = JSON.parse(idsJson)
+    this._snapshots(ids).then(
+      (data) => this.send({ type: 'observations', ticket, data }),
+      (err) => this.send({ type: 'observations', ticket, error: String(err && err.message ? err.message : err) })
+    )
+    return 'started'
+  }
+
+  async _snapshots (ids) {
     const out = {}
     const byShard = new Map()
     for (const id of ids) {
@@ -245,23 +256,36 @@ class BodyHost {
         for (const id of some) out[id] = { error }
       }
     }))
-    return JSON.stringify(out)
+    return out
   }
 
-  async runSkill (botId, callId, name, argsJson, timeoutMs) {
+  /**
+   * Start a skill; returns at once ('started', or 'error: ...' when there is no such body).
+   * The body's worker reports the outcome through the sink; if the worker cannot start it
+   * (gone, or not answering), the outcome is a failure said here.
+   */
+  runSkill (botId, callId, name, argsJson, timeoutMs) {
+    let shard, args
     try {
-      return await this._shardOf(botId).call('runSkill', [botId, callId, name, JSON.parse(argsJson), timeoutMs])
+      shard = this._shardOf(botId)
+      args = JSON.parse(argsJson)
     } catch (err) {
       return `error: ${err && err.message ? err.message : err}`
     }
+    const startedAt = Date.now() / 1000
+    shard.call('runSkill', [botId, callId, name, args, timeoutMs]).catch((err) => {
+      const reason = `body unavailable: ${err && err.message ? err.message : err}`
+      this.send({ type: 'outcome', bot: botId, call_id: callId, outcome: { skill: name, success: false, reason: reason.slice(0, 300), failure: 'disconnected', started_at: startedAt, ended_at: Date.now() / 1000 } })
+    })
+    return 'started'
   }
 
-  async cancelSkill (botId, reason) {
-    try {
-      return String(await this._shardOf(botId).call('cancelSkill', [botId, reason]))
-    } catch (err) {
-      return 'false'
-    }
+  /** Cancel the running skill (its outcome, cancelled, comes through the sink). */
+  cancelSkill (botId, reason) {
+    const shard = this.botShard.get(botId)
+    if (!shard) return 'false'
+    shard.call('cancelSkill', [botId, reason]).catch(() => {})
+    return 'true'
   }
 
   /** A 3D view from the body's eyes: ``{ok, port}`` (loopback), started once per body. */

@@ -12,6 +12,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import collections
+import itertools
 import json
 import logging
 import time
@@ -25,7 +26,7 @@ from agent_runtime.tasks import cancel_and_wait
 from agent_runtime.world import BodyEvent
 from bots.names import validate_minecraft_name
 from bots.transport._body import MineflayerBody
-from bots.transport._errors import BodyClosedError, BodyConnectError
+from bots.transport._errors import BodyClosedError, BodyConnectError, BridgeCallError
 
 logger = logging.getLogger(__name__)
 node_logger = logging.getLogger("bots.body.node")
@@ -129,6 +130,8 @@ class HostTransport(BotTransport):
         #: Observations asked for and not yet fetched: body name -> its waiters.
         self._obs_wanted: dict[str, list[asyncio.Future[dict[str, Any]]]] = {}
         self._obs_task: asyncio.Task[None] | None = None
+        self._obs_tickets = itertools.count(1)
+        self._obs_replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
         #: ``observeMany`` calls made and the snapshots they carried (for benchmarks).
         self.observe_batches = 0
         self.observe_snapshots = 0
@@ -149,11 +152,12 @@ class HostTransport(BotTransport):
     async def _observe(self, name: str) -> dict[str, Any]:
         """``name``'s snapshot (raw JSON object; ``{"error": ...}`` when the body failed).
 
-        Every snapshot asked for while an ``observeMany`` call is in flight goes into the
-        next one: one round trip (and one message per body worker) for all the bodies
-        that want one, instead of one queued call each. Under load the batches grow
-        instead of the queue, so a busy Node side slows observations down but cannot
-        make every one of them wait out its timeout behind the others.
+        Every snapshot asked for while a batch is out goes into the next one: one short
+        call (``observeMany``, answered at once) and one message per body worker for all
+        the bodies that want one; the snapshots come back through the event batches.
+        Under load the batches grow instead of a queue of calls, and the call channel
+        stays free for skills: a busy body worker slows observations down but cannot make
+        every call wait out its timeout behind the others.
         """
         if not self._open or self._closing or self._loop is None:
             raise BodyClosedError("transport is not open")
@@ -166,6 +170,7 @@ class HostTransport(BotTransport):
         return await fut
 
     async def _fetch_observations(self) -> None:
+        assert self._loop is not None
         while self._obs_wanted:
             wanted, self._obs_wanted = self._obs_wanted, {}
             live = {n: fs for n, fs in wanted.items() if any(not f.done() for f in fs)}
@@ -173,17 +178,40 @@ class HostTransport(BotTransport):
                 continue
             self.observe_batches += 1
             self.observe_snapshots += len(live)
+            ticket = next(self._obs_tickets)
+            reply: asyncio.Future[dict[str, Any]] = self._loop.create_future()
+            self._obs_replies[ticket] = reply
             try:
-                replies = json.loads(await self._call("observeMany", json.dumps(list(live))))
-            except Exception as exc:  # every waiter of this batch gets the call's failure
+                await self._call("observeMany", ticket, json.dumps(list(live)))
+                try:
+                    async with asyncio.timeout(self.call_timeout):
+                        replies = await reply
+                except TimeoutError:
+                    self.failed_calls += 1
+                    raise BridgeCallError(
+                        f"observations timed out after {self.call_timeout:.0f} s"
+                    ) from None
+            except Exception as exc:  # every waiter of this batch gets the failure
                 _settle(live, error=exc)
                 continue
             except asyncio.CancelledError:
                 _settle(live, error=BodyClosedError("transport closed"))
                 raise
+            finally:
+                self._obs_replies.pop(ticket, None)
             for name, futs in live.items():
-                reply = replies.get(name)
-                _settle({name: futs}, reply if isinstance(reply, dict) else {"error": "no reply"})
+                one = replies.get(name)
+                _settle({name: futs}, one if isinstance(one, dict) else {"error": "no reply"})
+
+    def _observations_arrived(self, item: dict[str, Any]) -> None:
+        fut = self._obs_replies.get(item.get("ticket", -1))
+        if fut is None or fut.done():
+            return
+        data = item.get("data")
+        if isinstance(data, dict):
+            fut.set_result(data)
+        else:
+            fut.set_exception(BridgeCallError(f"observations failed: {item.get('error')}"))
 
     async def _stop_observations(self) -> None:
         """Teardown: stop fetching and fail every waiter (no task left behind)."""
@@ -205,6 +233,9 @@ class HostTransport(BotTransport):
             if kind == "log":
                 level = _LOG_LEVELS.get(item.get("level", "info"), logging.INFO)
                 node_logger.log(level, "%s", item.get("msg", ""))
+                continue
+            if kind == "observations":
+                self._observations_arrived(item)
                 continue
             body = self._bodies.get(item.get("bot", ""))
             if body is None:
