@@ -11,7 +11,7 @@ import pytest
 from agent_runtime.app.skills_bench import SCENARIOS, Tally, failure_kind, percentile
 from agent_runtime.world import SkillOutcome
 
-TIMING = {"plan_ms", "plans", "nodes", "walk_ms", "dig_ms", "drops_ms"}
+TIMING = {"plan_ms", "plans", "nodes", "walk_ms", "dig_ms", "drops_ms", "unstuck"}
 SMALL = ["goto_20", "collect_dirt", "craft", "chest", "give", "eat"]
 
 

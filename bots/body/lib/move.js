@@ -19,7 +19,7 @@ const THINK_MS = 15000
  * plans), walking (wall ms inside goto, planning included), digging, waiting for drops.
  */
 function stats (bot) {
-  if (!bot.pianoStats) bot.pianoStats = { plan_ms: 0, plans: 0, nodes: 0, walk_ms: 0, dig_ms: 0, drops_ms: 0, searching_at: 0 }
+  if (!bot.pianoStats) bot.pianoStats = { plan_ms: 0, plans: 0, nodes: 0, walk_ms: 0, dig_ms: 0, drops_ms: 0, unstuck: 0, searching_at: 0 }
   return bot.pianoStats
 }
 
@@ -115,13 +115,13 @@ async function gotoGoal (ctx, goal, what, opts = {}) {
   }
   bot.on('path_update', onPlan)
   try {
-    await timed(bot, 'walk_ms', walk(ctx, goal, what, aborted))
+    await timed(bot, 'walk_ms', walk(ctx, goal, what, aborted, opts.standstillMs))
   } catch (err) {
     // walled in (a pit or tunnel left by digging): dig out through the ground, as a player
     // would; man-made and farmed blocks stay protected (BUILT)
     if (opts.canDig || !(err instanceof SkillError) || err.kind !== 'target_out_of_reach' || !enclosed(bot)) throw err
     bot.pathfinder.setMovements(movementsFor(bot, { canDig: true }))
-    await timed(bot, 'walk_ms', walk(ctx, goal, what, aborted))
+    await timed(bot, 'walk_ms', walk(ctx, goal, what, aborted, opts.standstillMs))
   } finally {
     bot.removeListener('path_update', onPlan)
   }
@@ -160,7 +160,7 @@ function enclosed (bot) {
 const STANDSTILL_MS = 8000
 
 /** A promise that rejects when the body stands still while walking; ``stop()`` when done. */
-function standstill (bot) {
+function standstill (bot, ms = STANDSTILL_MS) {
   let timer = null
   let last = bot.entity.position.clone()
   let movedAt = Date.now()
@@ -171,8 +171,8 @@ function standstill (bot) {
       if (busy || bot.entity.position.distanceTo(last) > 0.25) {
         last = bot.entity.position.clone()
         movedAt = now
-      } else if (now - movedAt > STANDSTILL_MS) {
-        reject(new SkillError(`stuck: no step for ${STANDSTILL_MS / 1000} s on the way`, {}, 'stuck'))
+      } else if (now - movedAt > ms) {
+        reject(new SkillError(`stuck: no step for ${ms / 1000} s on the way`, {}, 'stuck'))
       }
     }, 500)
   })
@@ -180,19 +180,58 @@ function standstill (bot) {
   return { promise, stop: () => clearInterval(timer) }
 }
 
-async function walk (ctx, goal, what, aborted) {
+/**
+ * Get loose the way a player does when walking into a block corner or edge (a known
+ * mineflayer-pathfinder failure: the body presses against the side of a block and never
+ * gets up): let go, step back with a jump, a little to one side, land, then plan again
+ * from where it stands.
+ */
+async function unstick (ctx) {
+  const bot = ctx.bot
+  try { bot.pathfinder.setGoal(null) } catch (e) {}
+  bot.clearControlStates()
+  const side = ctx.random() < 0.5 ? 'left' : 'right'
+  bot.setControlState('back', true)
+  bot.setControlState('jump', true)
+  bot.setControlState(side, true)
+  try {
+    await sleep(450, ctx.signal)
+  } finally {
+    bot.clearControlStates()
+  }
+  const deadline = Date.now() + 1500
+  while (!bot.entity.onGround && !bot.entity.isInWater && Date.now() < deadline) {
+    await new Promise(resolve => bot.once('physicsTick', resolve))
+  }
+}
+
+// standstills a walk gets loose from (step back, plan again) before it fails as "stuck"
+const UNSTICK_TRIES = 2
+
+async function walk (ctx, goal, what, aborted, standstillMs = STANDSTILL_MS) {
   const bot = ctx.bot
   // goto() also resolves when the planner returns an empty path without reaching the
   // goal (e.g. planning from a half block such as farmland): retry that a few times.
   const t0 = Date.now()
+  let unstuck = 0
   for (let attempt = 1; ; attempt++) {
-    const still = standstill(bot)
+    const still = standstill(bot, standstillMs)
     try {
       await Promise.race([bot.pathfinder.goto(goal), aborted, still.promise])
     } catch (err) {
       if (err instanceof SkillAborted) throw err
       if (ctx.signal.aborted) throw new SkillAborted(String(ctx.signal.reason || 'aborted'))
-      if (err instanceof SkillError && err.kind === 'stuck') throw new SkillError(`${err.reason} to ${what}`, { planned_ms: Date.now() - t0 }, 'stuck')
+      if (err instanceof SkillError && err.kind === 'stuck') {
+        if (unstuck < UNSTICK_TRIES) {
+          unstuck++
+          stats(bot).unstuck++
+          still.stop()
+          await unstick(ctx)
+          attempt--
+          continue
+        }
+        throw new SkillError(`${err.reason} to ${what} (${unstuck} times got loose and planned again)`, { planned_ms: Date.now() - t0 }, 'stuck')
+      }
       if (err && err.name === 'NoPath') throw new SkillError(`no path to ${what}`, { planned_ms: Date.now() - t0 }, 'target_out_of_reach')
       if (err && err.name === 'Timeout') {
         // the planner ran out of wall time (A* gets a slice per tick; a busy CPU starves it):
@@ -255,4 +294,4 @@ async function awaitPlayerEntity (ctx, name, ms = 3000) {
   return entity
 }
 
-module.exports = { goals, GoalReachBlock, movementsFor, gotoGoal, digLanded, playerEntity, awaitPlayerEntity, stats, timed }
+module.exports = { goals, GoalReachBlock, movementsFor, gotoGoal, walk, digLanded, playerEntity, awaitPlayerEntity, stats, timed }
