@@ -35,7 +35,7 @@ from modules.memory.columns import KIND_CODE, Columns
 from modules.memory.encoder import Encoder, FloatArray, HashingEncoder
 from modules.memory.forgetting import forget_routine
 from modules.memory.importance import ImportanceRater, heuristic_importance
-from modules.memory.offload import offload_gate
+from modules.memory.offload import encode_queue
 from modules.memory.persistence import KEY_NAMES, decode, read_stream, stream_prefix
 from modules.memory.records import MemoryKind, MemoryRecord, NewMemory
 from modules.memory.retrieval import DEFAULT_DECAY, DEFAULT_WEIGHTS, ScoredMemory, score, select
@@ -141,12 +141,13 @@ class MemoryStream:
         async with asyncio.timeout(self.io_timeout):
             return await aw
 
-    async def _encode(self, texts: Sequence[str]) -> FloatArray:
+    async def _encode(self, texts: Sequence[str], *, urgent: bool = False) -> FloatArray:
+        """Embeddings of ``texts``; offloaded ones go through the loop's batched queue
+        (``urgent``: a retrieval query, encoded before waiting stores)."""
         if not texts:
             return np.zeros((0, self.encoder.dim), dtype=np.float32)
         if self.offload_encoding:
-            async with offload_gate():
-                return await asyncio.to_thread(self.encoder.encode, list(texts))
+            return await encode_queue().encode(self.encoder, texts, urgent=urgent)
         return self.encoder.encode(list(texts))
 
     async def load(self) -> None:
@@ -300,7 +301,7 @@ class MemoryStream:
         """
         self._check()
         if isinstance(query, str):
-            qvec = (await self._encode([query]))[0]
+            qvec = (await self._encode([query], urgent=True))[0]
         else:
             qvec = np.asarray(query, dtype=np.float32).reshape(-1)
         now = self.clock() if now is None else float(now)

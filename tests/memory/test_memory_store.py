@@ -296,40 +296,49 @@ async def test_semantic_retrieval_with_minilm(
     assert hits[0].record.text == "Bob fought a zombie at night"
 
 
-async def test_offloaded_encodings_are_gated_and_cancel_at_once() -> None:
-    """At most OFFLOAD_JOBS encodings run in worker threads; the rest wait in asyncio and a
-    stop cancels them without running them (a stopped MiniLM village used to wait minutes
-    at exit for every queued encoding)."""
+async def test_offloaded_encodings_are_batched_queries_first_and_cancel_at_once() -> None:
+    """Encodings waiting while one batch runs go to the worker thread together, retrieval
+    queries before stores; a stop cancels the waiting ones without running them (a stopped
+    MiniLM village used to wait minutes at exit for every queued encoding)."""
     import threading
 
-    from modules.memory.offload import OFFLOAD_JOBS
+    from modules.memory.offload import BATCH_TEXTS
 
-    running, most, done = 0, 0, 0
-    lock = threading.Lock()
-    release = threading.Event()
+    calls: list[list[str]] = []
+    passes = threading.Semaphore(0)  # one release = one batch may finish
 
     class Slow(HashingEncoder):
         def encode(self, texts: Sequence[str]) -> FloatArray:
-            nonlocal running, most, done
-            with lock:
-                running += 1
-                most = max(most, running)
-            release.wait(5)
-            with lock:
-                running -= 1
-                done += 1
+            calls.append(list(texts))
+            assert passes.acquire(timeout=5)
             return super().encode(texts)
 
     s = MemoryStream(
         fakeredis.aioredis.FakeRedis(), run="r", agent="a", encoder=Slow(),
         clock=lambda: 0.0, offload_encoding=True,
     )
-    tasks = [asyncio.create_task(s._encode([f"line {i}"])) for i in range(20)]
-    await wait_until(lambda: running == OFFLOAD_JOBS, 5, "the gate's jobs running")
-    for t in tasks:
+    first = asyncio.create_task(s._encode(["first"]))
+    await wait_until(lambda: len(calls) == 1, 5, "the first batch in the thread")
+    stores = [asyncio.create_task(s._encode([f"store {i}", f"more {i}"])) for i in range(40)]
+    query = asyncio.create_task(s._encode(["where is the farm?"], urgent=True))
+    await asyncio.sleep(0)
+    passes.release()
+    await first
+    await wait_until(lambda: len(calls) == 2, 5, "the second batch in the thread")
+    # the second pass: the query first, then as many stores as fit in one batch
+    assert calls[1][0] == "where is the farm?"
+    assert len(calls[1]) == 1 + 2 * ((BATCH_TEXTS - 1) // 2)
+    # a stop while that batch runs: the stores still waiting are cancelled, never encoded
+    batched, waiting = stores[: (BATCH_TEXTS - 1) // 2], stores[(BATCH_TEXTS - 1) // 2 :]
+    for t in waiting:
         t.cancel()
-    release.set()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    await wait_until(lambda: done == OFFLOAD_JOBS, 5, "the running jobs end")
+    await asyncio.gather(*waiting, return_exceptions=True)
+    passes.release()
+    got = await query
+    assert got.shape == (1, s.encoder.dim)
+    np.testing.assert_allclose(got[0], HashingEncoder().encode(["where is the farm?"])[0])
+    assert [len(v) for v in await asyncio.gather(*batched)] == [2] * len(batched)
+    for _ in range(3):
+        passes.release()
     await asyncio.sleep(0.2)  # nothing else starts after them
-    assert most == OFFLOAD_JOBS and done == OFFLOAD_JOBS
+    assert len(calls) == 2
