@@ -128,8 +128,9 @@ def draw(folder: Path, figs: Mapping[str, Mapping[str, Any]]) -> list[Path]:
                                xlabel="protocol s", ylabel="memes per agent"))
         ct = [r["t"] for r in f["converts_over_time"]]
         out.append(plots.lines(pd / f"converts_over_time_{run}.png",
-                               {k: (ct, [r[k] for r in f["converts_over_time"]])
-                                for k in ("indirect", "direct", "any")},
+                               {label: (ct, [r[k] for r in f["converts_over_time"]])
+                                for k, label in (("indirect", "indirect only"),
+                                                 ("direct", "direct"), ("any", "either level"))},
                                title=f"Converts over time (priests excluded) ({run})",
                                xlabel="protocol s", ylabel="agents"))
         it = [r["t"] for r in f["influence_over_time"]]
