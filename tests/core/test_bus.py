@@ -77,3 +77,24 @@ async def test_own_messages_are_delivered_in_process_once(
         async with asyncio.timeout(10):
             nxt = await mine.get()
         assert nxt.payload == {"n": 2}  # no second copy of n=1 came back from the broker
+
+
+@pytest.mark.services
+async def test_a_burst_reaches_the_broker_whole_and_in_order(
+    mqtt_broker: MosquittoBroker, run_id: str
+) -> None:
+    """Hundreds of publications queued at once leave in batches: all arrive, in order."""
+    assert mqtt_broker.port is not None
+    async with (
+        MqttBus("127.0.0.1", mqtt_broker.port, run_id) as a,
+        MqttBus("127.0.0.1", mqtt_broker.port, run_id) as b,
+    ):
+        theirs = b.subscribe(topics.run_wildcard(run_id), maxsize=2000)
+        for i in range(600):
+            await a.publish(topics.agent(run_id, f"A{i % 7}", "decision"), {"n": i})
+        got: list[int] = []
+        async with asyncio.timeout(20):
+            while len(got) < 600:
+                got.append(int((await theirs.get()).payload["n"]))
+        assert got == list(range(600))
+        assert a.sent == 600
