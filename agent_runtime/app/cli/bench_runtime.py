@@ -24,6 +24,7 @@ from typing import Any
 
 import psutil
 
+from agent_runtime import event_loop
 from agent_runtime.app.metrics import percentiles
 from agent_runtime.app.progress import tick
 from agent_runtime.config.loader import parse_config
@@ -203,6 +204,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         result: dict[str, Any] = {
             "agents": args.agents,
             "llm": "heuristic" if args.heuristic else f"simulated {args.llm_latency:.0f} ms",
+            "event_loop": event_loop.loop_name(),
             "duration_s": round(wall, 2),
             "startup_s": round(startup_s, 2),
             "module_steps_per_s": round((b["steps"] - a["steps"]) / wall, 1),
@@ -251,8 +253,8 @@ def run(args: argparse.Namespace) -> int:
 
         cfg = _config(args.agents, args.llm_latency, args.heuristic)
         warmup = args.warmup if args.warmup is not None else 5.0 + 0.1 * args.duration
-        result = asyncio.run(bench_workers(args, cfg, warmup))
+        result = event_loop.run(bench_workers(args, cfg, warmup))
     else:
-        result = asyncio.run(bench(args))
+        result = event_loop.run(bench(args))
     print(json.dumps(result, indent=2))
     return 0

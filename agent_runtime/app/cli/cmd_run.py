@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import math
 import os
 import re
@@ -12,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent_runtime import event_loop
 from agent_runtime.app.run_folder import RunFolderBusy, resume_config
 from agent_runtime.app.world_setup import WorldError
 from agent_runtime.config.errors import ConfigError
@@ -160,8 +160,8 @@ def run(args: argparse.Namespace) -> int:
                 if not args.quiet:
                     print(progress_line(info), flush=True)
 
-            return asyncio.run(run_workers(cfg, run_id, run_dir, args, workers, progress))
-        return asyncio.run(_run(cfg, run_id, run_dir, args))
+            return event_loop.run(run_workers(cfg, run_id, run_dir, args, workers, progress))
+        return event_loop.run(_run(cfg, run_id, run_dir, args))
     except STARTUP_ERRORS as err:
         print(f"piano run: {err}", file=sys.stderr)
         return 2

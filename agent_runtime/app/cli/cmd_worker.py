@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_runtime import event_loop
 from agent_runtime.app.cli.cmd_run import STARTUP_ERRORS, apply_cli
 from agent_runtime.app.shards import SHARDS_ENV, attach_shards
 from agent_runtime.app.workers import ADMIN_URL_ENV, parse_shard
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     run_dir = Path(args.run_dir or Path(cfg.run.out) / args.run_id / "workers" / str(shard[0]))
     try:
-        return asyncio.run(_run(cfg, args, shard, run_dir))
+        return event_loop.run(_run(cfg, args, shard, run_dir))
     except STARTUP_ERRORS as err:
         print(f"piano worker {args.shard}: {err}", file=sys.stderr)
         return 2
