@@ -5,6 +5,12 @@ sections (and module checkpoints) after a process restart. Within a process,
 reads come from the cache (no round trip per field) and writes update the
 cache at once and are flushed to Redis in pipelined batches by one background
 task every ``flush_interval`` seconds, coalescing repeated writes of a section.
+
+Other per-agent writes join the same flush: :meth:`StateStore.pipelined` queues a
+caller's commands (e.g. a memory stream's new records) for the next flush and returns
+their replies, so one tick's writes of every agent of the process travel in one
+MULTI/EXEC transaction, one round trip, instead of one or more round trips per agent
+(see ``agent_runtime/app/BENCH.md``).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from redis.asyncio import Redis
+from redis.asyncio.client import Pipeline
 from redis.exceptions import RedisError
 from redis.typing import EncodableT, FieldT
 
@@ -33,6 +40,8 @@ log = logging.getLogger(__name__)
 
 S = TypeVar("S", bound=Section)
 Listener = Callable[[str], None]
+#: adds a caller's commands to the flush's pipeline (see :meth:`StateStore.pipelined`)
+Commands = Callable[[Pipeline], object]
 
 
 class SectionOwnershipError(RuntimeError):
@@ -138,6 +147,7 @@ class StateStore:
         self.flush_interval = flush_interval
         self._agents: dict[str, AgentState] = {}
         self._dirty: set[tuple[str, str]] = set()
+        self._queued: list[tuple[Commands, asyncio.Future[list[Any]]]] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
@@ -196,11 +206,32 @@ class StateStore:
         self._dirty.add((agent, field))
         self._wake.set()
 
+    async def pipelined(self, commands: Commands) -> list[Any]:
+        """Run ``commands(pipe)`` in the next flush's transaction; their replies, in order.
+
+        The flush comes within ``flush_interval``; a failed flush raises its error here (the
+        commands are not retried: the caller decides). Without a running flusher (before
+        ``__aenter__`` or after ``__aexit__``) the commands run at once in their own
+        transaction."""
+        if self._task is None or self._stopping:
+            pipe = self.redis.pipeline(transaction=True)
+            commands(pipe)
+            n = len(pipe)
+            replies = await pipe.execute() if n else []
+            self.ops += n
+            return list(replies)
+        fut: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        self._queued.append((commands, fut))
+        self._wake.set()
+        return await fut
+
     async def flush(self) -> int:
-        """Write every dirty section in one pipeline; returns the number of fields written."""
-        if not self._dirty:
+        """Write every dirty section and every queued caller's commands in one transaction;
+        returns the number of state fields written."""
+        if not self._dirty and not self._queued:
             return 0
         dirty, self._dirty = self._dirty, set()
+        queued, self._queued = self._queued, []
         by_key: dict[str, dict[FieldT, EncodableT]] = {}
         for agent, field in dirty:
             st = self._agents[agent]
@@ -211,16 +242,39 @@ class StateStore:
             else:
                 key = keys.state(self.run_id, agent)
                 by_key.setdefault(key, {})[field] = st._sections[field].model_dump_json()
+        spans: list[tuple[asyncio.Future[list[Any]], int, int]] = []
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
+            async with self.redis.pipeline(transaction=True) as pipe:
                 for key, mapping in by_key.items():
                     pipe.hset(key, mapping=mapping)
-                await pipe.execute()
-        except (RedisError, OSError):
+                for commands, fut in queued:
+                    start = len(pipe)
+                    try:
+                        commands(pipe)
+                    except Exception as err:  # a caller's bug fails that caller only
+                        del pipe.command_stack[start:]
+                        if not fut.done():
+                            fut.set_exception(err)
+                        continue
+                    spans.append((fut, start, len(pipe)))
+                replies = await pipe.execute() if len(pipe) else []
+        except (RedisError, OSError) as err:
             self._dirty |= dirty  # keep them for the next attempt
             self.errors += 1
+            for _, fut in queued:
+                if not fut.done():
+                    fut.set_exception(err)
             raise
-        self.ops += len(by_key)
+        except BaseException:
+            self._dirty |= dirty
+            for _, fut in queued:
+                if not fut.done():
+                    fut.cancel()
+            raise
+        for fut, start, end in spans:
+            if not fut.done():  # (a caller that timed out no longer waits)
+                fut.set_result(list(replies[start:end]))
+        self.ops += len(replies)
         self.flushes += 1
         return len(dirty)
 
