@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ProgressBar",
     "RunView",
+    "bench_counters",
     "default_web_port",
     "format_duration",
     "tick",
@@ -80,6 +81,20 @@ def village_figures(v: Village) -> dict[str, Any]:
                 positions[name] = [round(pos.x, 2), round(pos.y, 2), round(pos.z, 2)]
         out["positions"] = positions
     return out
+
+
+def bench_counters(v: Village) -> dict[str, Any]:
+    """Running totals a benchmark takes deltas of between two progress records of one
+    process: messages this process published (each one goes to the broker), and per
+    module the timed steps, the agents running it and its configured mean interval (so a
+    benchmark over workers reports each module's cadence as the one-process bench does)."""
+    totals = v.metrics.module_totals()
+    return {
+        "bus_published": int(getattr(v.bus, "published", 0)),
+        "module_timed": {k: int(m["timed"]) for k, m in totals.items()},
+        "module_agents": {k: int(m["agents"]) for k, m in totals.items()},
+        "module_interval": dict(v.metrics.expected_interval),
+    }
 
 
 def format_duration(seconds: float) -> str:

@@ -101,6 +101,21 @@ async def _memories(v: Any) -> int:
     return int(sum(await pipe.execute()))
 
 
+def cadence_errors(
+    achieved: dict[str, float], expected: dict[str, float]
+) -> tuple[dict[str, float], float]:
+    """Timed steps achieved vs expected: the signed error per module (%) and the overall
+    absolute error (%) over every cadenced module."""
+    per_module = {
+        name: round(100 * (achieved.get(name, 0.0) - exp) / exp, 2) if exp else 0.0
+        for name, exp in expected.items()
+    }
+    total_exp = sum(expected.values())
+    total_got = sum(achieved.get(name, 0.0) for name in expected)
+    overall = round(100 * abs(total_got - total_exp) / total_exp, 2) if total_exp else 0.0
+    return per_module, overall
+
+
 def llm_figures(v: Any) -> tuple[int, int]:
     """(LLM calls, calls shed to the heuristic) so far, from the LLM service's accounting."""
     llm = None if v.services is None else v.services.llm
@@ -192,14 +207,12 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 web = await lag_with_and_without_page(v, args.duration)
             ticker.cancel()  # progress on stderr (issue 15)
         wall = b["t"] - a["t"]
-        achieved = expected_total = 0.0
-        per_module = {}
+        expected_steps: dict[str, float] = {}
+        achieved: dict[str, float] = {}
         for name, interval in expected.items():
-            exp = n_with.get(name, 0) * wall / interval
-            got = b[f"timed:{name}"] - a[f"timed:{name}"]
-            per_module[name] = round(100 * (got - exp) / exp, 2) if exp else 0.0
-            achieved += got
-            expected_total += exp
+            expected_steps[name] = n_with.get(name, 0) * wall / interval
+            achieved[name] = b[f"timed:{name}"] - a[f"timed:{name}"]
+        per_module, cadence_error = cadence_errors(achieved, expected_steps)
         pct = percentiles(lags, (50, 99))
         result: dict[str, Any] = {
             "agents": args.agents,
@@ -209,9 +222,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             "startup_s": round(startup_s, 2),
             "module_steps_per_s": round((b["steps"] - a["steps"]) / wall, 1),
             "cc_decisions_per_s": round((b["decisions"] - a["decisions"]) / wall, 2),
-            "cadence_error_pct": round(100 * abs(achieved - expected_total) / expected_total, 2)
-            if expected_total
-            else 0.0,
+            "cadence_error_pct": cadence_error,
             "cadence_error_by_module_pct": per_module,
             "sched_lag_ms_p50": pct["p50"],
             "sched_lag_ms_p99": pct["p99"],
