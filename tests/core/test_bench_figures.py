@@ -50,3 +50,19 @@ def test_workers_figures_use_each_workers_own_window() -> None:
     # a worker without a first record (it came up late) is left out, not divided by zero
     del first["1"]
     assert _rates(first, last, "decisions") == [10.0]
+
+
+def test_workers_auto_is_one_per_core_with_at_least_100_agents_each() -> None:
+    from agent_runtime.app.workers import worker_count
+
+    assert worker_count("auto", 1000, cores=2) == 2  # the 1000-agent bench on 2 cores
+    assert worker_count("auto", 1000, cores=8) == 8
+    assert worker_count("auto", 250, cores=8) == 2
+    assert worker_count("auto", 5, cores=2) == 1  # a small village stays in one process
+    assert worker_count("3", 5, cores=2) == 3
+    for bad in ("0", "-1", "many"):
+        try:
+            worker_count(bad, 100, cores=2)
+        except ValueError:
+            continue
+        raise AssertionError(f"--workers {bad} accepted")

@@ -27,6 +27,7 @@ import psutil
 from agent_runtime import event_loop
 from agent_runtime.app.metrics import percentiles
 from agent_runtime.app.progress import tick
+from agent_runtime.app.workers import WORKERS_HELP, worker_count
 from agent_runtime.config.loader import parse_config
 from agent_runtime.gc_settings import settle_after_startup
 from modules.memory.persistence import stream_prefix
@@ -49,12 +50,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         action="store_true",
         help="also measure scheduling lag with the live page open in headless Chromium",
     )
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=1,
-        help="worker processes sharing Redis and the broker (1: all agents in this process)",
-    )
+    p.add_argument("--workers", default="auto", help=WORKERS_HELP)
 
 
 MAX_TEMPLATE_AGENTS = 2000
@@ -216,6 +212,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         pct = percentiles(lags, (50, 99))
         result: dict[str, Any] = {
             "agents": args.agents,
+            "workers": 1,
             "llm": "heuristic" if args.heuristic else f"simulated {args.llm_latency:.0f} ms",
             "event_loop": event_loop.loop_name(),
             "duration_s": round(wall, 2),
@@ -256,8 +253,13 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.agents < 1 or args.duration <= 0 or args.workers < 1:
-        print("--agents and --workers must be >= 1 and --duration > 0")
+    if args.agents < 1 or args.duration <= 0:
+        print("--agents must be >= 1 and --duration > 0")
+        return 2
+    try:
+        args.workers = worker_count(str(args.workers), args.agents)
+    except ValueError:
+        print(f"--workers {args.workers!r}: use a positive number or auto")
         return 2
     if args.workers > 1:
         from agent_runtime.app.cli.bench_workers import bench_workers
