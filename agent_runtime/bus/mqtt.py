@@ -82,6 +82,7 @@ class MqttBus(LocalDispatch):
         self._to_unsubscribe: set[str] = set()
         self._subs_changed = asyncio.Event()
         self._subs_ready = asyncio.Event()
+        self._closing = False
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(maxsize=outbox_size)
         self._client: aiomqtt.Client | None = None
         self._connected = asyncio.Event()
@@ -111,6 +112,7 @@ class MqttBus(LocalDispatch):
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        self._closing = True
         # give queued publications a moment to leave before closing
         if self._connected.is_set():
             with contextlib.suppress(TimeoutError):
@@ -145,6 +147,8 @@ class MqttBus(LocalDispatch):
             return
         self._wanted.pop(sub.pattern, None)
         self._to_subscribe.discard(sub.pattern)
+        if self._closing:  # the session ends anyway: no unsubscribing on the way out
+            return
         self._to_unsubscribe.add(sub.pattern)
         self._subs_ready.clear()
         self._subs_changed.set()
@@ -204,8 +208,13 @@ class MqttBus(LocalDispatch):
 
     async def _sync_subscriptions(self, client: aiomqtt.Client) -> None:
         """Tell the broker what changed, in batches; ready once nothing is left."""
+        task = asyncio.current_task()
         self._subs_changed.clear()
         while self._to_subscribe or self._to_unsubscribe:
+            if task is not None and task.cancelling():
+                # a cancel can be swallowed inside aiomqtt's (un)subscribe (asyncio.wait_for
+                # in Python 3.11, as in the sender): honour it, or stopping the bus hangs
+                raise asyncio.CancelledError
             if self._to_subscribe:
                 batch = sorted(self._to_subscribe)[:SUBSCRIBE_BATCH]
                 self._to_subscribe.difference_update(batch)
@@ -218,9 +227,12 @@ class MqttBus(LocalDispatch):
         self._subs_ready.set()
 
     async def _subscriber(self, client: aiomqtt.Client) -> None:
+        task = asyncio.current_task()
         while True:
             await self._subs_changed.wait()
             await self._sync_subscriptions(client)
+            if task is not None and task.cancelling():  # (see _sync_subscriptions)
+                raise asyncio.CancelledError
 
     async def _reader(self, client: aiomqtt.Client) -> None:
         async for message in client.messages:

@@ -69,3 +69,33 @@ async def test_the_sender_hands_over_everything_queued_and_waits_only_for_the_la
     await asyncio.wait({sender}, timeout=5)
     assert client.published == topics  # in order, each once
     assert bus.sent == 5
+
+
+class SwallowingSubscribeClient:
+    """A client whose (un)subscribe finishes even when cancelled, as wait_for's race does."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+        self.started = asyncio.Event()
+
+    async def subscribe(self, topics: list[tuple[str, Any]]) -> None:
+        self.calls.append([t for t, _ in topics])
+        self.started.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(10)
+
+    async def unsubscribe(self, topics: list[str]) -> None:
+        self.calls.append(topics)
+
+
+async def test_the_subscriber_stops_when_its_cancel_was_swallowed_by_subscribe() -> None:
+    bus = MqttBus("127.0.0.1", 1, "r1")
+    client: Any = SwallowingSubscribeClient()
+    bus.subscribe("piano/r1/agent/Ann/heard")
+    bus.subscribe("piano/r1/agent/Bob/heard")
+    task = asyncio.create_task(bus._subscriber(client))
+    await asyncio.wait_for(client.started.wait(), 5)
+    task.cancel()
+    await asyncio.wait({task}, timeout=5)
+    assert task.done() and task.cancelled()
+    assert client.calls == [["piano/r1/agent/Ann/heard", "piano/r1/agent/Bob/heard"]]
