@@ -23,6 +23,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from agent_runtime import gc_settings
 from agent_runtime.run.coherence import CoherenceTracker
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ def bench_counters(v: Village) -> dict[str, Any]:
         "module_timed": {k: int(m["timed"]) for k, m in totals.items()},
         "module_agents": {k: int(m["agents"]) for k, m in totals.items()},
         "module_interval": dict(v.metrics.expected_interval),
+        "gc": gc_settings.STATS.figures(),
     }
 
 

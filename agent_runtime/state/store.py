@@ -44,6 +44,35 @@ Listener = Callable[[str], None]
 Commands = Callable[[Pipeline], object]
 
 
+#: state fields plus queued callers' commands per flush transaction (see StateStore.flush)
+FLUSH_CHUNK = 200
+
+
+def _chunks(
+    agents: list[tuple[str, list[str]]],
+    callers: list[tuple[Commands, asyncio.Future[list[Any]]]],
+) -> list[tuple[list[tuple[str, list[str]]], list[tuple[Commands, asyncio.Future[list[Any]]]]]]:
+    """Agents' dirty fields, then callers, in runs of about FLUSH_CHUNK (never splitting one
+    agent's fields or one caller's commands; a caller counts as 5)."""
+    out: list[
+        tuple[list[tuple[str, list[str]]], list[tuple[Commands, asyncio.Future[list[Any]]]]]
+    ] = [([], [])]
+    size = 0
+    for unit in agents:
+        if size >= FLUSH_CHUNK:
+            out.append(([], []))
+            size = 0
+        out[-1][0].append(unit)
+        size += len(unit[1])
+    for caller in callers:
+        if size >= FLUSH_CHUNK:
+            out.append(([], []))
+            size = 0
+        out[-1][1].append(caller)
+        size += 5
+    return out
+
+
 class SectionOwnershipError(RuntimeError):
     """A module tried to write a state section it does not own."""
 
@@ -226,57 +255,83 @@ class StateStore:
         return await fut
 
     async def flush(self) -> int:
-        """Write every dirty section and every queued caller's commands in one transaction;
-        returns the number of state fields written."""
+        """Write every dirty section and every queued caller's commands; returns the number
+        of state fields written.
+
+        In transactions of at most :data:`FLUSH_CHUNK` fields and commands each (a caller's
+        commands are never split), each serialised just before it is sent: one transaction
+        is a synchronous stretch of the event loop (serialising sections, packing and
+        parsing commands), and a flush of a thousand fields in one went up to 70 ms."""
         if not self._dirty and not self._queued:
             return 0
         dirty, self._dirty = self._dirty, set()
         queued, self._queued = self._queued, []
-        by_key: dict[str, dict[FieldT, EncodableT]] = {}
+        by_agent: dict[str, list[str]] = {}
         for agent, field in dirty:
-            st = self._agents[agent]
-            if field.startswith("module:"):
-                mod = field.removeprefix("module:")
-                key = keys.modules(self.run_id, agent)
-                by_key.setdefault(key, {})[mod] = json.dumps(st._module_states.get(mod, {}))
-            else:
-                key = keys.state(self.run_id, agent)
-                by_key.setdefault(key, {})[field] = st._sections[field].model_dump_json()
-        spans: list[tuple[asyncio.Future[list[Any]], int, int]] = []
-        try:
-            async with self.redis.pipeline(transaction=True) as pipe:
-                for key, mapping in by_key.items():
-                    pipe.hset(key, mapping=mapping)
-                for commands, fut in queued:
-                    start = len(pipe)
-                    try:
-                        commands(pipe)
-                    except Exception as err:  # a caller's bug fails that caller only
-                        del pipe.command_stack[start:]
-                        if not fut.done():
+            by_agent.setdefault(agent, []).append(field)
+        chunks = _chunks(list(by_agent.items()), queued)
+        written = 0
+        for i, (agents, callers) in enumerate(chunks):
+            try:
+                written += await self._write_chunk(agents, callers)
+            except BaseException as err:
+                unsent: list[tuple[Commands, asyncio.Future[list[Any]]]] = []
+                for j, (agents_left, callers_left) in enumerate(chunks[i:], start=i):
+                    # nothing of these was written: the next flush writes them
+                    self._dirty.update((a, f) for a, fields in agents_left for f in fields)
+                    if j > i:
+                        unsent += callers_left
+                self._queued[:0] = unsent
+                for _, fut in callers:
+                    if not fut.done():
+                        if isinstance(err, RedisError | OSError):
                             fut.set_exception(err)
-                        continue
-                    spans.append((fut, start, len(pipe)))
-                replies = await pipe.execute() if len(pipe) else []
-        except (RedisError, OSError) as err:
-            self._dirty |= dirty  # keep them for the next attempt
-            self.errors += 1
-            for _, fut in queued:
-                if not fut.done():
-                    fut.set_exception(err)
-            raise
-        except BaseException:
-            self._dirty |= dirty
-            for _, fut in queued:
-                if not fut.done():
-                    fut.cancel()
-            raise
+                        else:
+                            fut.cancel()
+                if isinstance(err, RedisError | OSError):
+                    self.errors += 1
+                raise
+        self.flushes += 1
+        return written
+
+    async def _write_chunk(
+        self,
+        agents: list[tuple[str, list[str]]],
+        callers: list[tuple[Commands, asyncio.Future[list[Any]]]],
+    ) -> int:
+        """One transaction: these agents' dirty fields, then these callers' commands."""
+        spans: list[tuple[asyncio.Future[list[Any]], int, int]] = []
+        async with self.redis.pipeline(transaction=True) as pipe:
+            for agent, fields in agents:
+                st = self._agents[agent]
+                state: dict[FieldT, EncodableT] = {}
+                mods: dict[FieldT, EncodableT] = {}
+                for field in fields:
+                    if field.startswith("module:"):
+                        mod = field.removeprefix("module:")
+                        mods[mod] = json.dumps(st._module_states.get(mod, {}))
+                    else:
+                        state[field] = st._sections[field].model_dump_json()
+                if state:
+                    pipe.hset(keys.state(self.run_id, agent), mapping=state)
+                if mods:
+                    pipe.hset(keys.modules(self.run_id, agent), mapping=mods)
+            for commands, fut in callers:
+                start = len(pipe)
+                try:
+                    commands(pipe)
+                except Exception as err:  # a caller's bug fails that caller only
+                    del pipe.command_stack[start:]
+                    if not fut.done():
+                        fut.set_exception(err)
+                    continue
+                spans.append((fut, start, len(pipe)))
+            replies = await pipe.execute() if len(pipe) else []
         for fut, start, end in spans:
             if not fut.done():  # (a caller that timed out no longer waits)
                 fut.set_result(list(replies[start:end]))
         self.ops += len(replies)
-        self.flushes += 1
-        return len(dirty)
+        return sum(len(fields) for _, fields in agents)
 
     async def _flusher(self) -> None:
         backoff = self.flush_interval

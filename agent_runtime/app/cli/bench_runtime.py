@@ -24,7 +24,7 @@ from typing import Any
 
 import psutil
 
-from agent_runtime import event_loop
+from agent_runtime import event_loop, gc_settings
 from agent_runtime.app.metrics import percentiles
 from agent_runtime.app.progress import tick
 from agent_runtime.app.workers import WORKERS_HELP, worker_count
@@ -181,16 +181,20 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 if p
             ]
             await asyncio.sleep(warmup)
+            # the bench's own round trips (one reply per agent) stall the loop: outside the
+            # window, before its start and after its figures are taken
+            mem_a = await _memories(v)
+            redis_a = await redis_commands(v.services and v.services.redis)
             v.metrics.reset_lags()
+            gc_settings.STATS.reset()
             proc.cpu_percent(None)
             a = _snapshot(v, proc, services)
-            redis_a = await redis_commands(v.services and v.services.redis)
-            mem_a = await _memories(v)
             await asyncio.sleep(args.duration)
             b = _snapshot(v, proc, services)
+            lags = list(v.metrics.lags_ms)
+            gc_figures = gc_settings.STATS.figures()
             redis_b = await redis_commands(v.services and v.services.redis)
             mem_b = await _memories(v)
-            lags = list(v.metrics.lags_ms)
             expected = dict(v.metrics.expected_interval)
             rss_mb = proc.memory_info().rss / 2**20
             svc_rss = sum(s.memory_info().rss for s in services) / 2**20
@@ -243,6 +247,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 (mem_b - mem_a) / max(1, args.agents) / (wall / 3600.0), 1
             ),
             "overrun_steps": int(b["overruns"] - a["overruns"]),
+            "gc": gc_figures,
             "llm_calls_total": llm.get("accounting", {}).get("total", {}).get("calls")
             if llm
             else 0,

@@ -178,4 +178,5 @@ async def bench_workers(
             "unresponsive_agents": unresponsive,
             "errors": errors,
             "worker_restarts": merged["workers"]["restarts"],
+            "gc_per_worker": [p.get("gc") for _, p in sorted(last.items())],
         }
