@@ -93,7 +93,7 @@ class ModuleRunner:
     _wake: asyncio.Event = field(default_factory=asyncio.Event, init=False)
     _installed: bool = field(default=False, init=False)
     _fired: bool = field(default=False, init=False)
-    _armed: int = field(default=0, init=False)  # the wake-up being waited for (see _arm)
+    _armed: float | None = field(default=None, init=False)  # the due time waited for (_arm)
 
     def __post_init__(self) -> None:
         sched, scale = self.module.schedule, self.time_scale
@@ -101,6 +101,7 @@ class ModuleRunner:
         self.cadence_max = sched.cadence_max * scale if sched.cadence_max else None
         self.min_interval = sched.min_interval * scale
         self._tick = TICK_S * scale
+        self._on_tick = self._timer_fired  # bound once: no allocation per wait
         self.metrics.stats[self.module.name].append(self.ctx.stats)
         if self.cadence:
             self.metrics.expected_interval[self.module.name] = (
@@ -122,11 +123,11 @@ class ModuleRunner:
         self._wake.set()
 
     def _arm(self, when: float) -> None:
-        armed = self._armed
-        self._wakeups.at(when, lambda: self._timer_fired(armed))
+        self._armed = when
+        self._wakeups.at(when, self._on_tick)
 
-    def _timer_fired(self, armed: int) -> None:
-        if armed != self._armed:  # woken otherwise meanwhile: this wake-up is not wanted
+    def _timer_fired(self, when: float) -> None:
+        if when != self._armed:  # woken otherwise meanwhile: this wake-up is not wanted
             return
         self._fired = True
         self._wake.set()
@@ -207,7 +208,7 @@ class ModuleRunner:
                     try:
                         await self._wake.wait()
                     finally:
-                        self._armed += 1  # the wake-up armed above is stale from now on
+                        self._armed = None  # the wake-up armed above is stale from now on
                     timed = self._fired
                 elif next_due <= loop.time():
                     timed = True

@@ -11,7 +11,9 @@ never early; it is at most one tick late, and that delay is part of the scheduli
 the runner measures against its true due time.
 
 Registrations cannot be cancelled: a waiter that no longer wants its wake-up ignores it
-(see :class:`agent_runtime.scheduling.ModuleRunner`).
+(see :class:`agent_runtime.scheduling.ModuleRunner`). A callback gets the due time it was
+registered for, so a waiter can register one pre-bound method for all its waits (nothing
+allocated per wait: fewer objects for the garbage collector to walk).
 """
 
 from __future__ import annotations
@@ -37,11 +39,11 @@ class Wakeups:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
-        self._due: dict[float, list[Callable[[], None]]] = {}
+        self._due: dict[float, list[Callable[[float], None]]] = {}
         self.timers = 0  # loop timers created (one per distinct due time)
 
-    def at(self, when: float, callback: Callable[[], None]) -> None:
-        """Call ``callback()`` from the loop at ``when`` (``loop.time()`` clock)."""
+    def at(self, when: float, callback: Callable[[float], None]) -> None:
+        """Call ``callback(when)`` from the loop at ``when`` (``loop.time()`` clock)."""
         group = self._due.get(when)
         if group is None:
             group = self._due[when] = []
@@ -54,7 +56,7 @@ class Wakeups:
 
     def _fire(self, when: float) -> None:
         for callback in self._due.pop(when, ()):
-            callback()
+            callback(when)
 
 
 _BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Wakeups] = (

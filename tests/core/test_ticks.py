@@ -28,12 +28,13 @@ async def test_wakeups_due_in_one_tick_share_one_loop_timer() -> None:
     done = asyncio.Event()
     when = round_up(loop.time() + 0.02, TICK_S)
     for i in range(50):
-        w.at(when, lambda i=i: fired.append((i, loop.time())))
-    w.at(when + TICK_S, done.set)
+        w.at(when, lambda at, i=i: fired.append((i, at)))
+    w.at(when + TICK_S, lambda _: done.set())
     assert w.timers == 2 and w.pending() == 51
     await asyncio.wait_for(done.wait(), 5)
     assert [i for i, _ in fired] == list(range(50))  # all of them, in the order registered
-    assert all(t >= when for _, t in fired)  # never early
+    assert all(t == when for _, t in fired)  # each told the due time it asked for
+    assert loop.time() >= when  # never early
     assert w.pending() == 0
 
 
