@@ -1,4 +1,4 @@
-"""The event loop a village process runs on: uvloop's, else the standard library's.
+"""The event loop a village process runs on: the standard library's, or uvloop's on request.
 
 A village process is mostly event-loop work: thousands of module tasks waking, awaiting
 futures, and sockets to Redis and the broker. uvloop (libuv) does that bookkeeping in C:
@@ -7,8 +7,13 @@ standard loop for the same work (see ``agent_runtime/app/BENCH.md``). Its clock
 (``loop.time()``) and timers have millisecond resolution, which is finer than anything the
 scheduler needs (wake-ups are grouped on a 5 ms grid, :mod:`agent_runtime.ticks`).
 
-``PIANO_EVENT_LOOP=asyncio`` in the environment selects the standard loop (for debugging
-or comparison); so does a machine without uvloop installed.
+It is not the default: libuv starts a child process with fork(), which runs every atfork
+handler, and OpenBLAS's waits for its thread pool while another thread is inside a BLAS
+call: a process that starts a child (Redis, the broker, a body, the web view) while memory
+encodings run in worker threads can hang for good (``tests/core/test_child_spawn_blas.py``
+hangs on uvloop; asyncio's loop uses vfork and does not). ``PIANO_EVENT_LOOP=uvloop``
+selects it for processes that start no children while they run (e.g. ``piano worker
+--world none``) or with ``OPENBLAS_NUM_THREADS=1`` (no pool to wait for).
 """
 
 from __future__ import annotations
@@ -20,15 +25,15 @@ from typing import Any, TypeVar
 
 __all__ = ["LOOP_ENV", "loop_factory", "loop_name", "run"]
 
-#: ``asyncio`` selects the standard event loop; anything else (or unset): uvloop if installed
+#: ``uvloop`` selects uvloop's event loop (if installed); anything else: the standard loop
 LOOP_ENV = "PIANO_EVENT_LOOP"
 
 T = TypeVar("T")
 
 
 def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop's loop constructor, or None for the standard loop."""
-    if os.environ.get(LOOP_ENV, "").strip().lower() == "asyncio":
+    """uvloop's loop constructor when asked for and installed, else None (the standard loop)."""
+    if os.environ.get(LOOP_ENV, "").strip().lower() != "uvloop":
         return None
     try:
         import uvloop
