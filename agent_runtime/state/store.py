@@ -52,24 +52,25 @@ def _chunks(
     agents: list[tuple[str, list[str]]],
     callers: list[tuple[Commands, asyncio.Future[list[Any]]]],
 ) -> list[tuple[list[tuple[str, list[str]]], list[tuple[Commands, asyncio.Future[list[Any]]]]]]:
-    """Agents' dirty fields, then callers, in runs of about FLUSH_CHUNK (never splitting one
-    agent's fields or one caller's commands; a caller counts as 5)."""
+    """Callers first (a module step waits for them; a section only has to reach Redis), then
+    agents' dirty fields, in runs of about FLUSH_CHUNK (never splitting one caller's commands
+    or one agent's fields; a caller counts as 5)."""
     out: list[
         tuple[list[tuple[str, list[str]]], list[tuple[Commands, asyncio.Future[list[Any]]]]]
     ] = [([], [])]
     size = 0
-    for unit in agents:
-        if size >= FLUSH_CHUNK:
-            out.append(([], []))
-            size = 0
-        out[-1][0].append(unit)
-        size += len(unit[1])
     for caller in callers:
         if size >= FLUSH_CHUNK:
             out.append(([], []))
             size = 0
         out[-1][1].append(caller)
         size += 5
+    for unit in agents:
+        if size >= FLUSH_CHUNK:
+            out.append(([], []))
+            size = 0
+        out[-1][0].append(unit)
+        size += len(unit[1])
     return out
 
 
@@ -299,7 +300,7 @@ class StateStore:
         agents: list[tuple[str, list[str]]],
         callers: list[tuple[Commands, asyncio.Future[list[Any]]]],
     ) -> int:
-        """One transaction: these agents' dirty fields, then these callers' commands."""
+        """One transaction: these agents' dirty fields and these callers' commands."""
         spans: list[tuple[asyncio.Future[list[Any]], int, int]] = []
         async with self.redis.pipeline(transaction=True) as pipe:
             for agent, fields in agents:

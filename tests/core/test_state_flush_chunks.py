@@ -14,6 +14,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from agent_runtime.state import StateStore, keys
 from agent_runtime.state.sections import Goals
 from agent_runtime.state.store import FLUSH_CHUNK
+from tests.core.helpers import wait_until
 
 
 class CountingRedis:
@@ -66,5 +67,23 @@ async def test_a_failed_transaction_keeps_the_rest_for_the_next_flush(run_id: st
     # the first transaction was written; the failed one and the one after are dirty again
     assert len(store._dirty) == FLUSH_CHUNK + 10
     assert await store.flush() == FLUSH_CHUNK + 10
+    for i in range(2 * FLUSH_CHUNK + 10):
+        assert await fake.hexists(keys.state(run_id, f"A{i}"), "goals")
+
+
+async def test_callers_go_first_so_a_backlog_of_sections_does_not_hold_them(run_id: str) -> None:
+    """A module step waits for its commands; sections only have to reach Redis: with more
+    dirty fields than one transaction holds, the caller is in the first one (here the second
+    transaction fails and the caller is not affected; the sections follow later)."""
+    fake = fakeredis.FakeAsyncRedis()
+    counting: Any = CountingRedis(fake, fail_at=2)
+    async with StateStore(counting, run_id, flush_interval=0.01) as store:
+        _dirty_agents(store, 2 * FLUSH_CHUNK + 10)
+        replies = await store.pipelined(lambda p: p.incrby("ids", 7))
+        # answered by the first transaction (at most the failing second one has started),
+        # not after the sections' transactions and the retry of the failed one
+        assert replies == [7] and counting.pipelines <= 2
+        await wait_until(lambda: not store._dirty and store.flushes > 0, 10, "the rest")
+    assert store.errors == 1
     for i in range(2 * FLUSH_CHUNK + 10):
         assert await fake.hexists(keys.state(run_id, f"A{i}"), "goals")
