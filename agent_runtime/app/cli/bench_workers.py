@@ -27,6 +27,7 @@ import psutil
 import yaml
 from redis.asyncio import Redis
 
+from agent_runtime import event_loop
 from agent_runtime.app.cli.bench_runtime import cadence_errors, redis_commands
 from agent_runtime.app.workers import WorkerPool, WorkerSpec
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
@@ -157,6 +158,7 @@ async def bench_workers(
         return {
             "agents": args.agents,
             "workers": args.workers,
+            "event_loop": event_loop.loop_name(),  # the workers' (they inherit the environment)
             "llm": "heuristic" if args.heuristic else f"simulated {args.llm_latency:.0f} ms",
             "duration_s": round(wall, 2),
             "startup_s": round(startup_s, 2),
