@@ -2,8 +2,9 @@
 
 A village process is mostly event-loop work: thousands of module tasks waking, awaiting
 futures, and sockets to Redis and the broker. uvloop (libuv) does that bookkeeping in C:
-at 300 agents in one process it took about 15% less CPU per agent-second than the
-standard loop for the same work (see ``agent_runtime/app/BENCH.md``). Its clock
+at 300 agents in one process it took 15% less CPU per agent-second than the standard loop
+in one back-to-back comparison, and made no clear difference in another (see
+``agent_runtime/app/BENCH.md``). Its clock
 (``loop.time()``) and timers have millisecond resolution, which is finer than anything the
 scheduler needs (wake-ups are grouped on a 5 ms grid, :mod:`agent_runtime.ticks`).
 
