@@ -379,6 +379,29 @@ def _conversation(s: Conversation, spec: BottleneckSection) -> Summary:
     )
 
 
+#: the record of each live log entry, keyed by id(entry): entries are immutable and carried
+#: from one Action section to the next, so a new section re-uses the records of the entries
+#: it kept; a record goes with its entry (weak reference)
+_RECORDS: dict[int, tuple[weakref.ref[ActionLogEntry], ActionRecord]] = {}
+
+
+def _record(e: ActionLogEntry) -> ActionRecord:
+    key = id(e)
+    hit = _RECORDS.get(key)
+    if hit is not None and hit[0]() is e:
+        return hit[1]
+    rec = ActionRecord(
+        call=e.call,
+        started_at=e.started_at,
+        success=e.outcome.success if e.outcome else None,
+        ended_at=e.outcome.ended_at if e.outcome else 0.0,
+        reason=e.outcome.reason if e.outcome else "",
+        delta=dict(e.outcome.inventory_delta) if e.outcome else {},
+    )
+    _RECORDS[key] = (weakref.ref(e, lambda _: _RECORDS.pop(key, None)), rec)
+    return rec
+
+
 def _action(s: Action, spec: BottleneckSection) -> Summary:
     lines = []
     if s.running is not None:
@@ -388,22 +411,12 @@ def _action(s: Action, spec: BottleneckSection) -> Summary:
         res = "succeeded" if o.success else f"failed: {o.reason}"
         lines.append(f"Last action {o.skill} {res}")
 
-    def record(e: ActionLogEntry) -> ActionRecord:
-        return ActionRecord(
-            call=e.call,
-            started_at=e.started_at,
-            success=e.outcome.success if e.outcome else None,
-            ended_at=e.outcome.ended_at if e.outcome else 0.0,
-            reason=e.outcome.reason if e.outcome else "",
-            delta=dict(e.outcome.inventory_delta) if e.outcome else {},
-        )
-
     return lines, ActionData(
         running=s.running,
         started_at=s.started_at,
         last_outcome=s.last_outcome,
-        recent=tuple(map(record, s.log[-max(spec.max_items, 20) :])),
-        gifts=tuple(map(record, s.gifts)),
+        recent=tuple(map(_record, s.log[-max(spec.max_items, 20) :])),
+        gifts=tuple(map(_record, s.gifts)),
         completed=s.completed,
         failed=s.failed,
     )
@@ -458,7 +471,8 @@ def _section_view(section: Section, spec: BottleneckSection) -> SectionView:
         return hit[2]
     lines, data = _SUMMARISERS[spec.section](section, spec)
     text, cut = _clip("\n".join(lines), spec.max_chars)
-    view = SectionView(name=spec.section, text=text, data=data, truncated=cut)
+    # built from validated parts: no re-validation (a hot path: every controller step)
+    view = SectionView.model_construct(name=spec.section, text=text, data=data, truncated=cut)
     _MEMO[key] = (weakref.ref(section, lambda _: _MEMO.pop(key, None)), spec, view)
     return view
 
@@ -493,7 +507,8 @@ def build_view(
         else:
             dropped.append(spec.section)
     order = [s.section for s, _ in built if s.section in chosen]
-    return BottleneckView(
+    # every part is already a validated model or a plain value: no re-validation
+    return BottleneckView.model_construct(
         sections={n: chosen[n] for n in order},
         dropped=tuple(dropped),
         chars=used,

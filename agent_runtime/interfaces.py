@@ -96,6 +96,11 @@ class Bus(abc.ABC):
     @abc.abstractmethod
     def subscribe(self, pattern: str, maxsize: int = 256) -> Subscription: ...
 
+    async def subscriptions_ready(self) -> None:
+        """Return once other processes' messages reach every subscription made so far
+        (at once for an in-process bus; the MQTT bus waits for the broker's acknowledgement)."""
+        return None
+
 
 class Subscription(abc.ABC):
     """A bounded queue of messages matching one pattern; oldest dropped when full."""

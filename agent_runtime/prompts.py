@@ -90,11 +90,13 @@ def render_text(path: Path, variables: Mapping[str, object]) -> str:
     return p.system.substitute(_strs(variables))
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def untrusted(text: str, limit: int = 600) -> str:
     """Words of others as one quoted line of data: fences neutralised, length capped.
 
     The result is a JSON string literal, so newlines and quotes cannot break out of it,
-    and no fence marker of ours survives inside it."""
+    and no fence marker of ours survives inside it. Cached: the same memories and lines
+    are quoted again on every controller step while they stay in view."""
     clean = " ".join(str(text).split())
     for marker in ("<<<", ">>>", FENCE_OPEN, FENCE_CLOSE, SEPARATOR):
         clean = clean.replace(marker, " ".join(marker))

@@ -4,6 +4,8 @@ A :class:`ModuleRunner` is the body of one named task ``agent[<name>].<module>``
 It sleeps until the module is due or a trigger fires (a watched state section
 was written, or a bus message arrived for a ``topic:``/``world:`` trigger),
 steps the module, and records how late the step started against its due time.
+Due-time wake-ups go through :mod:`agent_runtime.ticks` (rounded up to a 5 ms grid, one
+loop timer per tick for all runners): the rounding is part of the lag measured.
 An exception in ``step`` is logged and recorded, the runner backs off
 (capped exponential with jitter), calls ``setup`` again ("restart") and goes on;
 the agent's other modules are not affected. A first ``setup`` that times out or loses its
@@ -24,6 +26,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from agent_runtime.bus import topics
 from agent_runtime.interfaces import Module
 from agent_runtime.module_context import ModuleContext, ModuleStats
+from agent_runtime.ticks import TICK_S, round_up, wakeups
 
 log = logging.getLogger(__name__)
 
@@ -90,12 +93,15 @@ class ModuleRunner:
     _wake: asyncio.Event = field(default_factory=asyncio.Event, init=False)
     _installed: bool = field(default=False, init=False)
     _fired: bool = field(default=False, init=False)
+    _armed: float | None = field(default=None, init=False)  # the due time waited for (_arm)
 
     def __post_init__(self) -> None:
         sched, scale = self.module.schedule, self.time_scale
         self.cadence = sched.cadence * scale if sched.cadence else None
         self.cadence_max = sched.cadence_max * scale if sched.cadence_max else None
         self.min_interval = sched.min_interval * scale
+        self._tick = TICK_S * scale
+        self._on_tick = self._timer_fired  # bound once: no allocation per wait
         self.metrics.stats[self.module.name].append(self.ctx.stats)
         if self.cadence:
             self.metrics.expected_interval[self.module.name] = (
@@ -116,7 +122,13 @@ class ModuleRunner:
     def wake(self, *_: object) -> None:
         self._wake.set()
 
-    def _timer_fired(self) -> None:
+    def _arm(self, when: float) -> None:
+        self._armed = when
+        self._wakeups.at(when, self._on_tick)
+
+    def _timer_fired(self, when: float) -> None:
+        if when != self._armed:  # woken otherwise meanwhile: this wake-up is not wanted
+            return
         self._fired = True
         self._wake.set()
 
@@ -163,6 +175,7 @@ class ModuleRunner:
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
+        self._wakeups = wakeups()
         module, ctx = self.module, self.ctx
         self.install_triggers()
         try:
@@ -188,24 +201,19 @@ class ModuleRunner:
                 waited = False  # False: the previous step overran this due time
                 if interval is None:
                     await self._wake.wait()
-                else:
-                    delay = next_due - loop.time()
-                    if not has_triggers:
-                        if delay > 0:
-                            waited = True
-                            await asyncio.sleep(delay)
-                        timed = True
-                    elif not self._wake.is_set() and delay > 0:
-                        waited = True
-                        # one timer handle per wait (cheaper than asyncio.timeout at scale)
-                        timer = loop.call_at(next_due, self._timer_fired)
-                        try:
-                            await self._wake.wait()
-                        finally:
-                            timer.cancel()
-                        timed = self._fired
-                    elif delay <= 0:
-                        timed = True
+                elif not self._wake.is_set() and next_due > loop.time():
+                    waited = True
+                    # one shared loop timer per tick for every runner due in it
+                    self._arm(round_up(next_due, self._tick))
+                    try:
+                        await self._wake.wait()
+                    finally:
+                        self._armed = None  # the wake-up armed above is stale from now on
+                    timed = self._fired
+                elif next_due <= loop.time():
+                    timed = True
+                if self.stopping:
+                    break
                 woke = self._wake.is_set() and not (timed and self._fired)
                 self._fired = False
                 self._wake.clear()

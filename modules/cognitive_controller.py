@@ -128,6 +128,7 @@ class CognitiveController(Module):
         self.ledger = Ledger()  # preempted skills held for resuming; what became of replaced ones
         self._thinking = False  # a model call of this agent is in flight
         self._model_after = 0.0  # the model is not asked before this time (after a shed)
+        self._view: tuple[int, BottleneckView] | None = None  # (state version, view)
 
     def get_state(self) -> dict[str, Any]:
         return {
@@ -151,9 +152,16 @@ class CognitiveController(Module):
         return self._thinking
 
     def view(self, ctx: ModuleContext) -> BottleneckView:
+        now = ctx.clock.now()
+        version = ctx.state.version  # counts every write of the agent's state
+        cached = self._view
+        if cached is not None and cached[0] == version:  # no section written since
+            return cached[1].model_copy(update={"now": now})
         settings = ctx.services.config.bottleneck
         snapshot = ctx.state.snapshot([s.section for s in settings.sections])
-        return build_view(snapshot, settings, now=ctx.clock.now(), time_scale=ctx.clock.time_scale)
+        view = build_view(snapshot, settings, now=now, time_scale=ctx.clock.time_scale)
+        self._view = (version, view)
+        return view
 
     def policy(self, ctx: ModuleContext) -> Policy[BottleneckView, ControllerChoice]:
         return module_policy(

@@ -16,6 +16,7 @@ agree).
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, get_args
@@ -195,8 +196,9 @@ def skill_args(choice: ControllerChoice) -> dict[str, Any]:
     return out
 
 
+@functools.cache
 def skill_list() -> str:
-    """The skills and which fields each reads, one line each (for the prompt)."""
+    """The skills and which fields each reads, one line each (for the prompt; built once)."""
     lines = []
     for name in CHOICE_SKILLS:
         fields = dict.fromkeys(_ARG_SOURCE.get(a, "") for a in SKILLS[name].model_fields)

@@ -75,6 +75,7 @@ class Memory(Module):
             agent=ctx.agent,
             encoder=svc.embedder,
             clock=ctx.clock.game_hours,
+            writer=svc.store.pipelined,  # this tick's writes of every agent in one round trip
             **rater_kwargs,
         )
         ident = ctx.read("identity", Identity)

@@ -23,6 +23,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from agent_runtime import gc_settings
 from agent_runtime.run.coherence import CoherenceTracker
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ProgressBar",
     "RunView",
+    "bench_counters",
     "default_web_port",
     "format_duration",
     "tick",
@@ -80,6 +82,21 @@ def village_figures(v: Village) -> dict[str, Any]:
                 positions[name] = [round(pos.x, 2), round(pos.y, 2), round(pos.z, 2)]
         out["positions"] = positions
     return out
+
+
+def bench_counters(v: Village) -> dict[str, Any]:
+    """Running totals a benchmark takes deltas of between two progress records of one
+    process: messages this process published (each one goes to the broker), and per
+    module the timed steps, the agents running it and its configured mean interval (so a
+    benchmark over workers reports each module's cadence as the one-process bench does)."""
+    totals = v.metrics.module_totals()
+    return {
+        "bus_published": int(getattr(v.bus, "published", 0)),
+        "module_timed": {k: int(m["timed"]) for k, m in totals.items()},
+        "module_agents": {k: int(m["agents"]) for k, m in totals.items()},
+        "module_interval": dict(v.metrics.expected_interval),
+        "gc": gc_settings.STATS.figures(),
+    }
 
 
 def format_duration(seconds: float) -> str:

@@ -31,7 +31,7 @@ from redis.exceptions import RedisError
 from agent_runtime.agent import Agent
 from agent_runtime.agent_services import AgentServices
 from agent_runtime.app.metrics import Cancellations, collect_metrics
-from agent_runtime.app.progress import village_figures  # web view (issue 15)
+from agent_runtime.app.progress import bench_counters, village_figures  # issues 14, 15
 from agent_runtime.app.run_folder import RunFolderLock
 from agent_runtime.app.world_setup import WorldHandle, open_world
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
@@ -55,6 +55,9 @@ def in_shard(index: int, k: int, n: int) -> bool:
 
 
 log = logging.getLogger(__name__)
+
+#: longest wait at start-up for the broker to confirm the agents' subscriptions
+SUBSCRIBE_TIMEOUT_S = 30.0
 
 S = TypeVar("S", bound=LoopbackService)
 
@@ -250,6 +253,11 @@ class Village:
             from agent_runtime.app.view3d import ViewDesk
 
             await stack.enter_async_context(ViewDesk(bus, self.run_id, self.bodies))
+        try:  # the agents' topics at the broker before the village says it runs
+            async with asyncio.timeout(SUBSCRIBE_TIMEOUT_S):
+                await bus.subscriptions_ready()
+        except TimeoutError:
+            log.warning("the broker has not confirmed every subscription yet; going on")
         await bus.publish(
             topics.run_status(self.run_id), {"status": "running", "agents": len(self.agents)}
         )
@@ -405,6 +413,7 @@ class Village:
             "unresponsive": len(self.unresponsive()),
         }
         info.update(village_figures(self))  # lag, LLM use, coherence, positions (issue 15)
+        info.update(bench_counters(self))  # what benchmarks take deltas of (issue 14)
         if self.options.shard is not None:
             info["shard"] = list(self.options.shard)
         self.events.emit("progress", None, **info)

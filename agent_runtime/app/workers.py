@@ -34,13 +34,45 @@ from typing import Any
 
 from agent_runtime.services.process import ChildProcess
 
-__all__ = ["ADMIN_URL_ENV", "WorkerPool", "WorkerSpec", "merge_metrics", "parse_shard"]
+__all__ = [
+    "ADMIN_URL_ENV",
+    "AGENTS_PER_WORKER",
+    "WORKERS_HELP",
+    "WorkerPool",
+    "WorkerSpec",
+    "merge_metrics",
+    "parse_shard",
+    "worker_count",
+]
 
 #: The embedded server's admin API (with its token) reaches workers in this variable,
 #: never on their command line.
 ADMIN_URL_ENV = "PIANO_ADMIN_URL"
 
 log = logging.getLogger(__name__)
+
+
+#: ``--workers auto`` gives no worker fewer agents than this (a small village stays in one
+#: process: a worker costs a process, a broker connection and a merge at the end)
+AGENTS_PER_WORKER = 100
+
+WORKERS_HELP = (
+    "worker processes sharing Redis and the broker: a number, or auto (the default: one per "
+    f"core, with at least {AGENTS_PER_WORKER} agents each, so a small village runs in one "
+    "process; 1 = all agents in this process)"
+)
+
+
+def worker_count(value: str, agents: int, cores: int | None = None) -> int:
+    """``--workers``: a positive number, or ``auto`` (one per core, at least
+    :data:`AGENTS_PER_WORKER` agents each); ``ValueError`` otherwise."""
+    if value == "auto":
+        cores = cores if cores is not None else os.cpu_count() or 1
+        return max(1, min(cores, agents // AGENTS_PER_WORKER))
+    n = int(value)  # ValueError for anything else
+    if n < 1:
+        raise ValueError("--workers must be at least 1")
+    return n
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -1,15 +1,22 @@
 """The MQTT bus: one aiomqtt client per process, shared by all its agents.
 
-On entry it connects (MQTT 5) and subscribes once to the run's wildcard
-(``piano/{run}/#``) with *no local*: the broker delivers every message of the run
-published by other processes (other workers, observers, the web view, experiments),
-decoded and routed to local subscriptions. This process's own publications are delivered
-to its local subscribers at once, in process (the modules of one agent talk without a
-broker round trip), and are also sent to the broker, so for everyone outside the process
-a decision is still a broadcast on MQTT. Outgoing messages go through a bounded outbox
+On entry it connects (MQTT 5). Every pattern a local subscription asks for is subscribed
+at the broker too (batched, with *no local*), and only those: the broker delivers the
+messages of other processes (other workers, observers, the web view, experiments) that
+some subscriber of this process wants, decoded and routed to local subscriptions; a
+worker does not receive (and parse) every other worker's traffic. A subscription made
+while the process runs is at the broker shortly after (``await subscriptions_ready()``
+waits for it). This process's own publications are delivered to its local subscribers at
+once, in process (the modules of one agent talk without a broker round trip), and are
+also sent to the broker, so for everyone outside the process a decision is still a
+broadcast on MQTT (an observer subscribes to ``piano/{run}/#``). Outgoing messages go through a bounded outbox
 (oldest dropped and counted when full) drained by a sender task, so a slow broker never
-blocks an agent. If the connection drops, both loops reconnect with capped, jittered
-backoff; local delivery goes on meanwhile.
+blocks an agent. The sender takes everything queued at once (up to ``SEND_BATCH``) and
+hands it to the client in one go, waiting only for the last message of the batch to be
+written: one socket write-ready wake-up per batch instead of one per message (awaiting each
+publication alone cost ~70 µs of CPU per message; see ``agent_runtime/app/BENCH.md``).
+If the connection drops, both loops reconnect with capped, jittered backoff; local delivery
+goes on meanwhile.
 """
 
 from __future__ import annotations
@@ -24,13 +31,20 @@ from typing import Any
 from urllib.parse import urlparse
 
 import aiomqtt
+import paho.mqtt.client as mqtt
 from paho.mqtt.subscribeoptions import SubscribeOptions
 from pydantic import BaseModel
 
-from agent_runtime.bus.local import LocalDispatch, encode
+from agent_runtime.bus.local import LocalDispatch, QueueSubscription, encode
 from agent_runtime.bus.topics import matches, run_wildcard
+from agent_runtime.interfaces import Subscription
 
 log = logging.getLogger(__name__)
+
+#: the most queued messages the sender hands to the client before waiting for the socket
+SEND_BATCH = 256
+#: the most topic filters in one SUBSCRIBE / UNSUBSCRIBE packet
+SUBSCRIBE_BATCH = 500
 
 
 def parse_mqtt_url(url: str) -> tuple[str, int]:
@@ -62,6 +76,13 @@ class MqttBus(LocalDispatch):
         self.max_backoff = max_backoff
         self._rng = rng or random.Random()
         self._wildcard = run_wildcard(run_id)
+        # patterns local subscriptions want (-> how many), and what the broker has yet to hear
+        self._wanted: dict[str, int] = {}
+        self._to_subscribe: set[str] = set()
+        self._to_unsubscribe: set[str] = set()
+        self._subs_changed = asyncio.Event()
+        self._subs_ready = asyncio.Event()
+        self._closing = False
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(maxsize=outbox_size)
         self._client: aiomqtt.Client | None = None
         self._connected = asyncio.Event()
@@ -91,6 +112,7 @@ class MqttBus(LocalDispatch):
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        self._closing = True
         # give queued publications a moment to leave before closing
         if self._connected.is_set():
             with contextlib.suppress(TimeoutError):
@@ -102,6 +124,38 @@ class MqttBus(LocalDispatch):
             stack, self._stack = self._stack, None
             with contextlib.suppress(asyncio.CancelledError):
                 await stack.aclose()
+
+    def subscribe(self, pattern: str, maxsize: int = 256) -> Subscription:
+        sub = super().subscribe(pattern, maxsize)
+        n = self._wanted.get(pattern, 0)
+        self._wanted[pattern] = n + 1
+        if n == 0:
+            self._to_unsubscribe.discard(pattern)
+            self._to_subscribe.add(pattern)
+            self._subs_ready.clear()
+            self._subs_changed.set()
+        return sub
+
+    def _remove(self, sub: QueueSubscription) -> None:
+        registered = sub in self._wild or sub in self._exact.get(sub.pattern, ())
+        super()._remove(sub)
+        if not registered:
+            return
+        n = self._wanted.get(sub.pattern, 0) - 1
+        if n > 0:
+            self._wanted[sub.pattern] = n
+            return
+        self._wanted.pop(sub.pattern, None)
+        self._to_subscribe.discard(sub.pattern)
+        if self._closing:  # the session ends anyway: no unsubscribing on the way out
+            return
+        self._to_unsubscribe.add(sub.pattern)
+        self._subs_ready.clear()
+        self._subs_changed.set()
+
+    async def subscriptions_ready(self) -> None:
+        """Return once the broker has acknowledged every (un)subscription made so far."""
+        await self._subs_ready.wait()
 
     async def publish(self, topic: str, payload: Mapping[str, Any] | BaseModel) -> None:
         self.published += 1
@@ -127,9 +181,10 @@ class MqttBus(LocalDispatch):
             )
             try:
                 async with client:
-                    await client.subscribe(
-                        self._wildcard, options=SubscribeOptions(qos=0, noLocal=True)
-                    )
+                    # a new session: the broker knows none of our patterns yet
+                    self._to_subscribe = set(self._wanted)
+                    self._to_unsubscribe.clear()
+                    await self._sync_subscriptions(client)
                     self._client = client
                     self._connected.set()
                     self._ever_connected = True
@@ -137,6 +192,9 @@ class MqttBus(LocalDispatch):
                     async with asyncio.TaskGroup() as tg:
                         tg.create_task(self._reader(client), name=f"mqtt[{self.run_id}].reader")
                         tg.create_task(self._sender(client), name=f"mqtt[{self.run_id}].sender")
+                        tg.create_task(
+                            self._subscriber(client), name=f"mqtt[{self.run_id}].subscriber"
+                        )
             except* aiomqtt.MqttError as group:
                 # before the first connection the caller reports the failure itself
                 report = log.warning if self._ever_connected else log.debug
@@ -148,6 +206,34 @@ class MqttBus(LocalDispatch):
             backoff = min(self.max_backoff, backoff * 2)
             await asyncio.sleep(delay)
 
+    async def _sync_subscriptions(self, client: aiomqtt.Client) -> None:
+        """Tell the broker what changed, in batches; ready once nothing is left."""
+        task = asyncio.current_task()
+        self._subs_changed.clear()
+        while self._to_subscribe or self._to_unsubscribe:
+            if task is not None and task.cancelling():
+                # a cancel can be swallowed inside aiomqtt's (un)subscribe (asyncio.wait_for
+                # in Python 3.11, as in the sender): honour it, or stopping the bus hangs
+                raise asyncio.CancelledError
+            if self._to_subscribe:
+                batch = sorted(self._to_subscribe)[:SUBSCRIBE_BATCH]
+                self._to_subscribe.difference_update(batch)
+                options = SubscribeOptions(qos=0, noLocal=True)
+                await client.subscribe([(p, options) for p in batch])
+            else:
+                batch = sorted(self._to_unsubscribe)[:SUBSCRIBE_BATCH]
+                self._to_unsubscribe.difference_update(batch)
+                await client.unsubscribe(batch)
+        self._subs_ready.set()
+
+    async def _subscriber(self, client: aiomqtt.Client) -> None:
+        task = asyncio.current_task()
+        while True:
+            await self._subs_changed.wait()
+            await self._sync_subscriptions(client)
+            if task is not None and task.cancelling():  # (see _sync_subscriptions)
+                raise asyncio.CancelledError
+
     async def _reader(self, client: aiomqtt.Client) -> None:
         async for message in client.messages:
             payload = message.payload
@@ -156,14 +242,35 @@ class MqttBus(LocalDispatch):
 
     async def _sender(self, client: aiomqtt.Client) -> None:
         task = asyncio.current_task()
+        outbox = self._outbox
         while True:
-            topic, data = await self._outbox.get()
+            batch = [await outbox.get()]
+            while len(batch) < SEND_BATCH and not outbox.empty():
+                batch.append(outbox.get_nowait())
             try:
-                await client.publish(topic, data, qos=0)
-                self.sent += 1
+                await _publish_batch(client, batch)
+                self.sent += len(batch)
             finally:
-                self._outbox.task_done()
+                for _ in batch:
+                    outbox.task_done()
             if task is not None and task.cancelling():
                 # a cancel that arrived while publish finished can be swallowed inside it
                 # (asyncio.wait_for in Python 3.11): honour it, or stopping the bus hangs
                 raise asyncio.CancelledError
+
+
+async def _publish_batch(client: aiomqtt.Client, batch: list[tuple[str, bytes]]) -> None:
+    """Queue every message of ``batch`` on the client's socket and wait for the last one.
+
+    All but the last go straight to paho's ``publish`` (aiomqtt's ``_client``: paho queues
+    the packet and asks the event loop for one write-ready callback); the last goes through
+    aiomqtt's ``publish``, which returns once that packet, and so every packet queued before
+    it, is written. A message paho refuses (not connected) raises as aiomqtt's own would.
+    """
+    paho = client._client
+    for topic, data in batch[:-1]:
+        info = paho.publish(topic, data, 0)
+        if info.rc != mqtt.MQTT_ERR_SUCCESS:
+            raise aiomqtt.MqttCodeError(info.rc, "Could not publish message")
+    topic, data = batch[-1]
+    await client.publish(topic, data, qos=0)

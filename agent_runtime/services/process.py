@@ -24,7 +24,7 @@ import signal
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from agent_runtime.config.urls import public_url
 
@@ -79,16 +79,25 @@ class ChildProcess:
             out = asyncio.subprocess.PIPE
         elif self._log_file is not None:
             out = self._log_file
-        self.proc = await asyncio.create_subprocess_exec(
-            *_pdeathsig_prefix(),
-            *self.argv,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=out,
-            stderr=asyncio.subprocess.STDOUT,
-            env=self.env,
-            cwd=self.cwd,
-            process_group=0,
-        )
+
+        async def spawn(**group: Any) -> asyncio.subprocess.Process:
+            return await asyncio.create_subprocess_exec(
+                *_pdeathsig_prefix(),
+                *self.argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=out,
+                stderr=asyncio.subprocess.STDOUT,
+                env=self.env,
+                cwd=self.cwd,
+                **group,
+            )
+
+        if isinstance(asyncio.get_running_loop(), asyncio.BaseEventLoop):
+            self.proc = await spawn(process_group=0)
+        else:
+            # uvloop (opt-in, agent_runtime/event_loop.py) has no process_group: a new
+            # session is a new group too (libuv forks with the atfork handlers: see there)
+            self.proc = await spawn(start_new_session=True)
         shown = " ".join(public_url(a) for a in self.argv)  # no secrets in logs
         log.info("started %s (pid %s): %s", self.name, self.proc.pid, shown)
 

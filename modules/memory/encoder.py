@@ -247,14 +247,19 @@ class HashingEncoder:
         if isinstance(texts, str):
             raise TypeError("encode() takes a sequence of texts, not a single str")
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        dim = self._dim
         for row, text in enumerate(texts):
             words = _WORD.findall(text.lower())
             features = list(words)
             if self.bigrams:
                 features += [f"{a} {b}" for a, b in itertools.pairwise(words)]
-            for feat in features:
-                h = zlib.crc32(feat.encode("utf-8"))
-                out[row, h % self._dim] += 1.0 if (h >> 31) & 1 else -1.0
+            if not features:
+                continue
+            hashes = [zlib.crc32(feat.encode("utf-8")) for feat in features]
+            # one vectorised sum per text (the same sums as adding feature by feature:
+            # small integers are exact in float32)
+            weights = [1.0 if (h >> 31) & 1 else -1.0 for h in hashes]
+            out[row] = np.bincount([h % dim for h in hashes], weights=weights, minlength=dim)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
         return out

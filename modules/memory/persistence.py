@@ -8,7 +8,7 @@ key                           type    content
 ``P records``                 hash    record id -> record JSON (:class:`MemoryRecord`)
 ``P emb``                     hash    record id -> embedding, float32 little-endian bytes
 ``P order``                   list    record ids in insertion order (for external readers)
-``P seq``                     string  last allocated record id (``INCR``)
+``P seq``                     string  last allocated record id (set with each write)
 ``P since_reflection``        string  importance summed since the last reflection (float)
 ``P meta``                    hash    ``encoder`` name, ``dim``, ``reflections`` count,
                                       ``last_reflection`` (game hours)
@@ -53,6 +53,7 @@ class Stored:
     since_reflection: float
     reflections: int
     last_reflection: float | None
+    last_id: int = 0  # the highest id ever handed out (the counter, or the newest record)
 
 
 async def read_stream(
@@ -102,10 +103,12 @@ async def read_stream(
             mapping={str(r.id): vectors[r.id].astype("<f4").tobytes() for r in missing},
         )
         await io(pipe.execute())
-    if records and (raw_seq is None or int(decode(raw_seq)) < records[-1].id):
+    last_id = int(decode(raw_seq)) if raw_seq is not None else 0
+    if records and last_id < records[-1].id:
         # never hand out an id twice, even if the counter was lost or restored from older data
         log.warning("%s: id counter behind the records; repairing", k["records"])
-        await io(redis.set(k["seq"], records[-1].id))
+        last_id = records[-1].id
+        await io(redis.set(k["seq"], last_id))
     if not same_space:
         await io(redis.hset(k["meta"], mapping={"encoder": encoder.name, "dim": dim}))
     last = meta.get("last_reflection")
@@ -115,4 +118,5 @@ async def read_stream(
         since_reflection=float(decode(raw_since)) if raw_since is not None else 0.0,
         reflections=int(meta.get("reflections", "0")),
         last_reflection=float(last) if last else None,
+        last_id=last_id,
     )

@@ -13,7 +13,13 @@ encoder are re-encoded on load). The stream is bounded: see
 The Redis client must return bytes (``decode_responses=False``): embeddings
 are binary. Every Redis round trip runs under ``io_timeout`` seconds; retries
 are the client's own policy (``redis.asyncio.Redis(retry=...)``) since
-``INCR``/``INCRBYFLOAT`` must not be replayed blindly.
+``INCRBYFLOAT`` must not be replayed blindly.
+
+Record ids are allocated in process (the owner holds the highest id, read on load, and
+writes it to ``seq`` with the records), so storing memories takes no round trip of its
+own. Given a ``writer`` (the village passes :meth:`agent_runtime.state.store.StateStore.pipelined`),
+a stream's writes join the process's per-tick transaction with every other agent's;
+without one, each write is its own MULTI/EXEC transaction.
 
 Times are game hours (see :mod:`modules.memory.records`); ``clock`` returns
 the current game time and is used whenever ``created``/``now`` is omitted.
@@ -30,6 +36,8 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 from redis.asyncio import Redis
+from redis.asyncio.client import Pipeline
+from redis.typing import EncodableT, FieldT
 
 from modules.memory.columns import KIND_CODE, Columns
 from modules.memory.encoder import Encoder, FloatArray, HashingEncoder
@@ -53,6 +61,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+#: runs ``commands(pipe)`` in a transaction and returns their replies
+Writer = Callable[[Callable[[Pipeline], object]], Awaitable[list[Any]]]
 
 #: Default bound on one stream (about 15 MB with MiniLM vectors; hours of a busy agent).
 DEFAULT_MAX_RECORDS = 10_000
@@ -81,6 +91,8 @@ class MemoryStream:
         max_records: the bound on the stream (see :mod:`modules.memory.forgetting`);
             ``None`` keeps everything.
         keep_recent: the newest records that are never forgotten.
+        writer: runs a caller's commands in a shared transaction and returns their
+            replies (:meth:`StateStore.pipelined`); None: one transaction per write.
     """
 
     redis: Redis
@@ -95,6 +107,7 @@ class MemoryStream:
     counted_kinds: frozenset[MemoryKind] = REFLECTION_COUNTED_KINDS
     max_records: int | None = DEFAULT_MAX_RECORDS
     keep_recent: int = 500
+    writer: Writer | None = None
     forgotten: int = field(default=0, init=False)
     #: Held by the reflection pipeline so that one agent never reflects twice at once.
     reflection_lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
@@ -102,6 +115,7 @@ class MemoryStream:
     _since_reflection: float = field(default=0.0, init=False)
     _reflections: int = field(default=0, init=False)
     _last_reflection: float | None = field(default=None, init=False)
+    _last_id: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
         if self.max_records is not None and self.max_records < 10:
@@ -141,6 +155,14 @@ class MemoryStream:
         async with asyncio.timeout(self.io_timeout):
             return await aw
 
+    async def _write(self, commands: Callable[[Pipeline], object]) -> list[Any]:
+        """``commands`` in one transaction (the shared one when there is a writer)."""
+        if self.writer is not None:
+            return await self.io(self.writer(commands))
+        pipe = self.redis.pipeline(transaction=True)
+        commands(pipe)
+        return list(await self.io(pipe.execute()))
+
     async def _encode(self, texts: Sequence[str], *, urgent: bool = False) -> FloatArray:
         """Embeddings of ``texts``; offloaded ones go through the loop's batched queue
         (``urgent``: a retrieval query, encoded before waiting stores)."""
@@ -160,6 +182,7 @@ class MemoryStream:
         self._since_reflection = stored.since_reflection
         self._reflections = stored.reflections
         self._last_reflection = stored.last_reflection
+        self._last_id = stored.last_id
         self._loaded = True
         log.debug("loaded %d memories of %s/%s", self.columns.n, self.run, self.agent)
 
@@ -200,8 +223,10 @@ class MemoryStream:
                 raise ValueError(f"evidence ids {unknown} are not in {self.agent}'s stream")
         vecs = await self._encode([it.text for it in items])
         k = self.keys
-        last_id = int(await self.io(self.redis.incrby(k["seq"], len(items))))
-        first_id = last_id - len(items) + 1
+        # ids in process (one owner per stream): no round trip; no await until queued below,
+        # so concurrent writers of this stream queue in the order of their ids
+        first_id = self._last_id + 1
+        last_id = self._last_id = self._last_id + len(items)
         now = self.clock()
         records: list[MemoryRecord] = []
         for offset, item in enumerate(items):
@@ -225,18 +250,20 @@ class MemoryStream:
                 )
             )
         counted = float(sum(r.importance for r in records if r.kind in self.counted_kinds))
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.hset(k["records"], mapping={str(r.id): r.model_dump_json() for r in records})
-        pipe.hset(
-            k["emb"],
-            mapping={
-                str(r.id): v.astype("<f4").tobytes() for r, v in zip(records, vecs, strict=True)
-            },
-        )
-        pipe.rpush(k["order"], *[r.id for r in records])
-        if counted:
-            pipe.incrbyfloat(k["since_reflection"], counted)
-        await self.io(pipe.execute())
+        record_json: dict[FieldT, EncodableT] = {str(r.id): r.model_dump_json() for r in records}
+        emb: dict[FieldT, EncodableT] = {
+            str(r.id): v.astype("<f4").tobytes() for r, v in zip(records, vecs, strict=True)
+        }
+
+        def commands(pipe: Pipeline) -> None:
+            pipe.hset(k["records"], mapping=record_json)
+            pipe.hset(k["emb"], mapping=emb)
+            pipe.rpush(k["order"], *[r.id for r in records])
+            pipe.set(k["seq"], last_id)
+            if counted:
+                pipe.incrbyfloat(k["since_reflection"], counted)
+
+        await self._write(commands)
         for r, v in zip(records, vecs, strict=True):
             self.columns.append(r, v)
         self._since_reflection += counted
@@ -329,12 +356,8 @@ class MemoryStream:
             if new is not None:
                 touched.append(new)
         if touched:
-            await self.io(
-                self.redis.hset(
-                    self.keys["records"],
-                    mapping={str(r.id): r.model_dump_json() for r in touched},
-                )
-            )
+            mapping: dict[FieldT, EncodableT] = {str(r.id): r.model_dump_json() for r in touched}
+            await self._write(lambda pipe: pipe.hset(self.keys["records"], mapping=mapping))
         return results
 
     async def importance_since_reflection(self) -> float:
@@ -362,14 +385,16 @@ class MemoryStream:
         self._check()
         now = self.clock() if now is None else float(now)
         k = self.keys
-        pipe = self.redis.pipeline(transaction=True)
-        if consumed is None:
-            pipe.set(k["since_reflection"], 0)
-        else:
-            pipe.incrbyfloat(k["since_reflection"], -float(consumed))
-        pipe.hincrby(k["meta"], "reflections", 1)
-        pipe.hset(k["meta"], "last_reflection", repr(now))
-        res = await self.io(pipe.execute())
+
+        def commands(pipe: Pipeline) -> None:
+            if consumed is None:
+                pipe.set(k["since_reflection"], 0)
+            else:
+                pipe.incrbyfloat(k["since_reflection"], -float(consumed))
+            pipe.hincrby(k["meta"], "reflections", 1)
+            pipe.hset(k["meta"], "last_reflection", repr(now))
+
+        res = await self._write(commands)
         if consumed is None:
             self._since_reflection = 0.0
         else:

@@ -40,6 +40,7 @@ async def test_mqtt_broadcast_through_real_broker(
         talk = a.subscribe(topics.agent(run_id, "Ann", "decision"))
         motor = a.subscribe(topics.agent(run_id, "Ann", "decision"))
         observer = b.subscribe(topics.run_wildcard(run_id))
+        await b.subscriptions_ready()
         await a.publish(topics.agent(run_id, "Ann", "decision"), {"intent": "give bread to Bob"})
         async with asyncio.timeout(10):
             for sub in (talk, motor, observer):
@@ -68,6 +69,8 @@ async def test_own_messages_are_delivered_in_process_once(
     ):
         mine = a.subscribe(topic)
         theirs = b.subscribe(topics.run_wildcard(run_id))
+        await b.subscriptions_ready()
+        await a.subscriptions_ready()
         await a.publish(topic, {"n": 1})
         first = mine.get_nowait()  # delivered before publish() returned
         assert first is not None and first.payload == {"n": 1}
@@ -77,3 +80,62 @@ async def test_own_messages_are_delivered_in_process_once(
         async with asyncio.timeout(10):
             nxt = await mine.get()
         assert nxt.payload == {"n": 2}  # no second copy of n=1 came back from the broker
+
+
+@pytest.mark.services
+async def test_a_burst_reaches_the_broker_whole_and_in_order(
+    mqtt_broker: MosquittoBroker, run_id: str
+) -> None:
+    """Hundreds of publications queued at once leave in batches: all arrive, in order."""
+    assert mqtt_broker.port is not None
+    async with (
+        MqttBus("127.0.0.1", mqtt_broker.port, run_id) as a,
+        MqttBus("127.0.0.1", mqtt_broker.port, run_id) as b,
+    ):
+        theirs = b.subscribe(topics.run_wildcard(run_id), maxsize=2000)
+        await b.subscriptions_ready()
+        for i in range(600):
+            await a.publish(topics.agent(run_id, f"A{i % 7}", "decision"), {"n": i})
+        got: list[int] = []
+        async with asyncio.timeout(20):
+            while len(got) < 600:
+                got.append(int((await theirs.get()).payload["n"]))
+        assert got == list(range(600))
+        assert a.sent == 600
+
+
+@pytest.mark.services
+async def test_a_process_receives_only_what_its_subscribers_want(
+    mqtt_broker: MosquittoBroker, run_id: str
+) -> None:
+    """The broker sends a bus only the topics it has subscribers for (a worker does not
+    parse every other worker's traffic); a subscription made later is honoured once ready,
+    and a closed one is dropped at the broker."""
+    assert mqtt_broker.port is not None
+    async with (
+        MqttBus("127.0.0.1", mqtt_broker.port, run_id) as a,
+        MqttBus("127.0.0.1", mqtt_broker.port, run_id) as b,
+    ):
+        bob = b.subscribe(topics.agent(run_id, "Bob", "heard"))
+        await b.subscriptions_ready()
+        for i in range(50):  # traffic b has no subscriber for
+            await a.publish(topics.agent(run_id, "Ann", "decision"), {"n": i})
+        await a.publish(topics.agent(run_id, "Bob", "heard"), {"n": "for Bob"})
+        async with asyncio.timeout(10):
+            assert (await bob.get()).payload == {"n": "for Bob"}
+        assert b.received == 1  # Ann's decisions never reached b (ordered before Bob's)
+        later = b.subscribe(topics.agent(run_id, "+", "decision"))
+        await b.subscriptions_ready()
+        await a.publish(topics.agent(run_id, "Ann", "decision"), {"n": "now"})
+        async with asyncio.timeout(10):
+            assert (await later.get()).payload == {"n": "now"}
+        later.close()
+        bob.close()
+        await b.subscriptions_ready()
+        await a.publish(topics.agent(run_id, "Bob", "heard"), {"n": "gone"})
+        marker = b.subscribe(topics.agent(run_id, "Cy", "heard"))
+        await b.subscriptions_ready()
+        await a.publish(topics.agent(run_id, "Cy", "heard"), {"n": "marker"})
+        async with asyncio.timeout(10):
+            assert (await marker.get()).payload == {"n": "marker"}
+        assert b.received == 3  # for Bob, now, marker: not "gone"

@@ -323,3 +323,33 @@ async def test_a_replacement_on_its_way_is_not_sent_or_counted_twice() -> None:
             await cc.step(ctx)
         assert sum(e["type"] == "skill_preempted" for e in seen) == 1
         assert sum(e["type"] == "decision" for e in seen) == 1
+
+
+async def test_the_view_is_built_again_only_after_a_write() -> None:
+    """Reflex checks while the model thinks read the view again and again: with nothing
+    written since, the controller reuses the last view (with the time moved on)."""
+    import modules.cognitive_controller as cc_module
+
+    async with local_services() as svc:
+        st = svc.store.agent("Ann")
+        st.set("identity", Identity(name="Ann"), writer="runtime")
+        cc = CognitiveController(Schedule(cadence=3.0))
+        ctx = module_context(svc, cc, agent="Ann")
+        built: list[int] = []
+        real = cc_module.build_view
+
+        def counting(*a: object, **kw: object) -> object:
+            built.append(1)
+            return real(*a, **kw)  # type: ignore[arg-type]
+
+        cc_module.build_view = counting  # type: ignore[assignment]
+        try:
+            first = cc.view(ctx)
+            second = cc.view(ctx)
+            assert len(built) == 1 and second.sections == first.sections
+            assert second.now >= first.now
+            st.set("goals", Goals(current="farm wheat", kind="farm"), writer="goal_generation")
+            third = cc.view(ctx)
+            assert len(built) == 2 and third.goals.current == "farm wheat"
+        finally:
+            cc_module.build_view = real

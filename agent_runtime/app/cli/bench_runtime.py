@@ -24,8 +24,10 @@ from typing import Any
 
 import psutil
 
+from agent_runtime import event_loop, gc_settings
 from agent_runtime.app.metrics import percentiles
 from agent_runtime.app.progress import tick
+from agent_runtime.app.workers import WORKERS_HELP, worker_count
 from agent_runtime.config.loader import parse_config
 from agent_runtime.gc_settings import settle_after_startup
 from modules.memory.persistence import stream_prefix
@@ -48,12 +50,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         action="store_true",
         help="also measure scheduling lag with the live page open in headless Chromium",
     )
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=1,
-        help="worker processes sharing Redis and the broker (1: all agents in this process)",
-    )
+    p.add_argument("--workers", default="auto", help=WORKERS_HELP)
 
 
 MAX_TEMPLATE_AGENTS = 2000
@@ -98,6 +95,21 @@ async def _memories(v: Any) -> int:
     for name in v.agents:
         pipe.hlen(stream_prefix(v.run_id, name) + "records")
     return int(sum(await pipe.execute()))
+
+
+def cadence_errors(
+    achieved: dict[str, float], expected: dict[str, float]
+) -> tuple[dict[str, float], float]:
+    """Timed steps achieved vs expected: the signed error per module (%) and the overall
+    absolute error (%) over every cadenced module."""
+    per_module = {
+        name: round(100 * (achieved.get(name, 0.0) - exp) / exp, 2) if exp else 0.0
+        for name, exp in expected.items()
+    }
+    total_exp = sum(expected.values())
+    total_got = sum(achieved.get(name, 0.0) for name in expected)
+    overall = round(100 * abs(total_got - total_exp) / total_exp, 2) if total_exp else 0.0
+    return per_module, overall
 
 
 def llm_figures(v: Any) -> tuple[int, int]:
@@ -169,16 +181,20 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 if p
             ]
             await asyncio.sleep(warmup)
-            v.metrics.reset_lags()
+            # the bench's own round trips (one reply per agent) stall the loop: outside the
+            # window, before its start and after its figures are taken
+            mem_a = await _memories(v)
+            redis_a = await redis_commands(v.services and v.services.redis)
             proc.cpu_percent(None)
             a = _snapshot(v, proc, services)
-            redis_a = await redis_commands(v.services and v.services.redis)
-            mem_a = await _memories(v)
+            v.metrics.reset_lags()
+            gc_settings.STATS.reset()
             await asyncio.sleep(args.duration)
+            lags = list(v.metrics.lags_ms)
+            gc_figures = gc_settings.STATS.figures()
             b = _snapshot(v, proc, services)
             redis_b = await redis_commands(v.services and v.services.redis)
             mem_b = await _memories(v)
-            lags = list(v.metrics.lags_ms)
             expected = dict(v.metrics.expected_interval)
             rss_mb = proc.memory_info().rss / 2**20
             svc_rss = sum(s.memory_info().rss for s in services) / 2**20
@@ -191,25 +207,23 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 web = await lag_with_and_without_page(v, args.duration)
             ticker.cancel()  # progress on stderr (issue 15)
         wall = b["t"] - a["t"]
-        achieved = expected_total = 0.0
-        per_module = {}
+        expected_steps: dict[str, float] = {}
+        achieved: dict[str, float] = {}
         for name, interval in expected.items():
-            exp = n_with.get(name, 0) * wall / interval
-            got = b[f"timed:{name}"] - a[f"timed:{name}"]
-            per_module[name] = round(100 * (got - exp) / exp, 2) if exp else 0.0
-            achieved += got
-            expected_total += exp
+            expected_steps[name] = n_with.get(name, 0) * wall / interval
+            achieved[name] = b[f"timed:{name}"] - a[f"timed:{name}"]
+        per_module, cadence_error = cadence_errors(achieved, expected_steps)
         pct = percentiles(lags, (50, 99))
         result: dict[str, Any] = {
             "agents": args.agents,
+            "workers": 1,
             "llm": "heuristic" if args.heuristic else f"simulated {args.llm_latency:.0f} ms",
+            "event_loop": event_loop.loop_name(),
             "duration_s": round(wall, 2),
             "startup_s": round(startup_s, 2),
             "module_steps_per_s": round((b["steps"] - a["steps"]) / wall, 1),
             "cc_decisions_per_s": round((b["decisions"] - a["decisions"]) / wall, 2),
-            "cadence_error_pct": round(100 * abs(achieved - expected_total) / expected_total, 2)
-            if expected_total
-            else 0.0,
+            "cadence_error_pct": cadence_error,
             "cadence_error_by_module_pct": per_module,
             "sched_lag_ms_p50": pct["p50"],
             "sched_lag_ms_p99": pct["p99"],
@@ -233,6 +247,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                 (mem_b - mem_a) / max(1, args.agents) / (wall / 3600.0), 1
             ),
             "overrun_steps": int(b["overruns"] - a["overruns"]),
+            "gc": gc_figures,
             "llm_calls_total": llm.get("accounting", {}).get("total", {}).get("calls")
             if llm
             else 0,
@@ -243,16 +258,21 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.agents < 1 or args.duration <= 0 or args.workers < 1:
-        print("--agents and --workers must be >= 1 and --duration > 0")
+    if args.agents < 1 or args.duration <= 0:
+        print("--agents must be >= 1 and --duration > 0")
+        return 2
+    try:
+        args.workers = worker_count(str(args.workers), args.agents)
+    except ValueError:
+        print(f"--workers {args.workers!r}: use a positive number or auto")
         return 2
     if args.workers > 1:
         from agent_runtime.app.cli.bench_workers import bench_workers
 
         cfg = _config(args.agents, args.llm_latency, args.heuristic)
         warmup = args.warmup if args.warmup is not None else 5.0 + 0.1 * args.duration
-        result = asyncio.run(bench_workers(args, cfg, warmup))
+        result = event_loop.run(bench_workers(args, cfg, warmup))
     else:
-        result = asyncio.run(bench(args))
+        result = event_loop.run(bench(args))
     print(json.dumps(result, indent=2))
     return 0

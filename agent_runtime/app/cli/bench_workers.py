@@ -1,13 +1,15 @@
 """``piano bench runtime --workers N`` (N > 1): the same village as the one-process bench,
 spread over N ``piano worker`` processes that share one redis-server and one mosquitto.
 
-Figures come from the workers themselves: decisions and unresponsive agents from their
-``run/progress`` messages (deltas over the measured window), scheduling lag from each
-worker's ``metrics.json`` (lags before the warm-up are dropped by ``--measure-after``; the
-p50/p99 printed is the worst worker's, an upper bound), CPU and RSS summed over the worker
+Figures come from the workers themselves: decisions, LLM calls, shed calls, messages
+published (each goes to the broker), timed steps per module and unresponsive agents from
+their ``run/progress`` messages (each worker's deltas over its own clock between its first
+and last record of the measured window, summed), scheduling lag from each worker's
+``metrics.json`` (lags before the warm-up are dropped by ``--measure-after``; the p50/p99
+printed is the worst worker's, an upper bound), CPU and RSS summed over the worker
 processes, the services measured as in the one-process bench; Redis commands/s from the
-server's INFO, broker messages/s as received by this process (every worker's publications),
-LLM calls and shed calls from the progress messages.
+server's INFO. This process subscribes to the progress topic only: it does not receive
+(and pay for) the village's traffic.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import copy
 import tempfile
 import time
 from pathlib import Path
@@ -24,7 +27,8 @@ import psutil
 import yaml
 from redis.asyncio import Redis
 
-from agent_runtime.app.cli.bench_runtime import redis_commands
+from agent_runtime import event_loop
+from agent_runtime.app.cli.bench_runtime import cadence_errors, redis_commands
 from agent_runtime.app.workers import WorkerPool, WorkerSpec
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
 from agent_runtime.config.models import VillageConfig
@@ -52,9 +56,39 @@ def _rss_mb(procs: list[psutil.Process]) -> float:
     return total / 2**20
 
 
-def _sums(latest: dict[str, dict[str, Any]], *keys: str) -> list[int]:
-    """Each key summed over the workers' latest progress records."""
-    return [sum(int(p.get(k, 0) or 0) for p in latest.values()) for k in keys]
+Records = dict[str, dict[str, Any]]  # worker (shard K) -> its latest progress record
+
+
+def _rates(first: Records, last: Records, *keys: str) -> list[float]:
+    """Each counter's rate per second, summed over workers: every worker's delta over
+    the time between its own two records."""
+    out = [0.0] * len(keys)
+    for shard, b in last.items():
+        a = first.get(shard)
+        dt = float(b.get("elapsed_s", 0)) - float(a.get("elapsed_s", 0)) if a else 0.0
+        if a is None or dt <= 0:
+            continue
+        for i, k in enumerate(keys):
+            out[i] += (float(b.get(k, 0) or 0) - float(a.get(k, 0) or 0)) / dt
+    return out
+
+
+def _cadence(first: Records, last: Records) -> tuple[dict[str, float], float]:
+    """Timed steps achieved vs configured per module, over every worker's window."""
+    achieved: dict[str, float] = {}
+    expected: dict[str, float] = {}
+    for shard, b in last.items():
+        a = first.get(shard)
+        dt = float(b.get("elapsed_s", 0)) - float(a.get("elapsed_s", 0)) if a else 0.0
+        if a is None or dt <= 0:
+            continue
+        for name, interval in (b.get("module_interval") or {}).items():
+            agents = int((b.get("module_agents") or {}).get(name, 0))
+            got = int((b.get("module_timed") or {}).get(name, 0))
+            before = int((a.get("module_timed") or {}).get(name, 0))
+            achieved[name] = achieved.get(name, 0.0) + got - before
+            expected[name] = expected.get(name, 0.0) + agents * dt / float(interval)
+    return cadence_errors(achieved, expected)
 
 
 async def bench_workers(
@@ -104,12 +138,12 @@ async def bench_workers(
                     await asyncio.sleep(warmup)
                     procs = [psutil.Process(p) for p in pool.pids() if p]
                     services = [psutil.Process(p) for p in (redis.pid, broker.pid) if p]
-                    a_dec, a_llm, a_shed = _sums(latest, "decisions", "llm_calls", "llm_shed")
-                    a_redis, a_mqtt = await redis_commands(client), bus.received
+                    first = copy.deepcopy(latest)
+                    a_redis = await redis_commands(client)
                     a_cpu, a_svc, a_t = _cpu(procs), _cpu(services), time.monotonic()
                     await asyncio.sleep(args.duration)
-                    b_dec, b_llm, b_shed = _sums(latest, "decisions", "llm_calls", "llm_shed")
-                    b_redis, b_mqtt = await redis_commands(client), bus.received
+                    last = copy.deepcopy(latest)
+                    b_redis = await redis_commands(client)
                     b_cpu, b_svc, b_t = _cpu(procs), _cpu(services), time.monotonic()
                     unresponsive = sum(int(p.get("unresponsive", 0)) for p in latest.values())
                     errors = sum(int(p.get("errors", 0)) for p in latest.values())
@@ -117,20 +151,27 @@ async def bench_workers(
                 merged = pool.merge_into(run_dir)
         wall = b_t - a_t
         lag = merged.get("sched_lag_ms", {})
+        dec, llm_calls, shed, published = _rates(
+            first, last, "decisions", "llm_calls", "llm_shed", "bus_published"
+        )
+        per_module, cadence_error = _cadence(first, last)
         return {
             "agents": args.agents,
             "workers": args.workers,
+            "event_loop": event_loop.loop_name(),  # the workers' (they inherit the environment)
             "llm": "heuristic" if args.heuristic else f"simulated {args.llm_latency:.0f} ms",
             "duration_s": round(wall, 2),
             "startup_s": round(startup_s, 2),
-            "cc_decisions_per_s": round((b_dec - a_dec) / wall, 2),
+            "cc_decisions_per_s": round(dec, 2),
+            "cadence_error_pct": cadence_error,
+            "cadence_error_by_module_pct": per_module,
             "sched_lag_ms_p50": lag.get("p50"),
             "sched_lag_ms_p99": lag.get("p99"),
             "sched_lag_ms_per_worker": [w.get("sched_lag_ms") for w in merged["per_worker"]],
             "redis_ops_per_s": round((b_redis - a_redis) / wall, 1),
-            "mqtt_msgs_per_s": round((b_mqtt - a_mqtt) / wall, 1),
-            "llm_calls_per_agent_s": round((b_llm - a_llm) / wall / args.agents, 4),
-            "llm_shed_per_s": round((b_shed - a_shed) / wall, 2),
+            "mqtt_msgs_per_s": round(published, 1),
+            "llm_calls_per_agent_s": round(llm_calls / args.agents, 4),
+            "llm_shed_per_s": round(shed, 2),
             "cpu_pct": round(100 * (b_cpu - a_cpu) / wall, 1),
             "cpu_us_per_agent_s": round(1e6 * (b_cpu - a_cpu) / wall / args.agents, 1),
             "services_cpu_pct": round(100 * (b_svc - a_svc) / wall, 1),
@@ -139,4 +180,5 @@ async def bench_workers(
             "unresponsive_agents": unresponsive,
             "errors": errors,
             "worker_restarts": merged["workers"]["restarts"],
+            "gc_per_worker": [p.get("gc") for _, p in sorted(last.items())],
         }

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import math
-import os
 import re
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from agent_runtime import event_loop
 from agent_runtime.app.run_folder import RunFolderBusy, resume_config
+from agent_runtime.app.workers import WORKERS_HELP, worker_count
 from agent_runtime.app.world_setup import WorldError
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents, with_overrides
@@ -45,15 +44,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     # web view (issue 15): the live page, served on loopback by its own process
     p.add_argument("--web-port", type=int, default=0, help="port of the live page (0: a free one)")
     p.add_argument("--no-web", action="store_true", help="do not serve the live page")
-    p.add_argument(
-        "--workers",
-        default="auto",
-        help="worker processes sharing Redis and the broker: a number, or auto (one per "
-        f"{AGENTS_PER_WORKER} agents, at most one per core; 1 = all agents in this process)",
-    )
+    p.add_argument("--workers", default="auto", help=WORKERS_HELP)
 
-
-AGENTS_PER_WORKER = 100
 
 #: What a user can fix (a service, the world, a key, an install): one line, exit status 2.
 STARTUP_ERRORS: tuple[type[Exception], ...] = (
@@ -63,16 +55,6 @@ STARTUP_ERRORS: tuple[type[Exception], ...] = (
     NodeNotFoundError,
     RunFolderBusy,
 )
-
-
-def worker_count(value: str, agents: int) -> int:
-    """``--workers``: a positive number, or ``auto``."""
-    if value == "auto":
-        return max(1, min(os.cpu_count() or 1, math.ceil(agents / AGENTS_PER_WORKER)))
-    n = int(value)  # ValueError for anything else
-    if n < 1:
-        raise ValueError("--workers must be at least 1")
-    return n
 
 
 def apply_cli(cfg: VillageConfig, args: argparse.Namespace, file: str) -> VillageConfig:
@@ -160,8 +142,8 @@ def run(args: argparse.Namespace) -> int:
                 if not args.quiet:
                     print(progress_line(info), flush=True)
 
-            return asyncio.run(run_workers(cfg, run_id, run_dir, args, workers, progress))
-        return asyncio.run(_run(cfg, run_id, run_dir, args))
+            return event_loop.run(run_workers(cfg, run_id, run_dir, args, workers, progress))
+        return event_loop.run(_run(cfg, run_id, run_dir, args))
     except STARTUP_ERRORS as err:
         print(f"piano run: {err}", file=sys.stderr)
         return 2

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_runtime import event_loop, gc_settings
 from agent_runtime.app.cli.cmd_run import STARTUP_ERRORS, apply_cli
 from agent_runtime.app.shards import SHARDS_ENV, attach_shards
 from agent_runtime.app.workers import ADMIN_URL_ENV, parse_shard
@@ -80,10 +81,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     run_dir = Path(args.run_dir or Path(cfg.run.out) / args.run_id / "workers" / str(shard[0]))
     try:
-        return asyncio.run(_run(cfg, args, shard, run_dir))
+        return event_loop.run(_run(cfg, args, shard, run_dir))
     except STARTUP_ERRORS as err:
         print(f"piano worker {args.shard}: {err}", file=sys.stderr)
         return 2
+
+
+def _measure_from_now(village: Any) -> None:
+    """Benchmarks' warm-up is over: lags and collector figures count from now."""
+    village.metrics.reset_lags()
+    gc_settings.STATS.reset()
 
 
 async def _run(
@@ -102,7 +109,7 @@ async def _run(
         settle_after_startup()  # one village for the life of this process
         print(f"worker {args.shard}: {len(village.agents)} agents running", flush=True)
         if args.measure_after:
-            asyncio.get_running_loop().call_later(args.measure_after, village.metrics.reset_lags)
+            asyncio.get_running_loop().call_later(args.measure_after, _measure_from_now, village)
         reason = await village.run(cfg.run.duration)
     print(f"worker {args.shard} stopped ({reason})", flush=True)
     return 0
