@@ -275,9 +275,7 @@ def next_step(kind: str, inv: dict[str, int], seen: dict[str, float]) -> Step:
         return _collect("stone", 4, "in the hills")
     if kind == "smelt":
         if inv.get("iron_ore", 0) > 0:
-            return craft_step("iron_pickaxe", inv, seen) or Step(
-                "smelt iron ore", SkillCall(skill="smelt", args={"item": "iron_ore", "count": 1})
-            )
+            return craft_step("iron_pickaxe", inv, seen) or smelt_step("iron_ore", inv, seen)
         return next_step("mine", inv, seen)
     if kind == "farm":
         if inv.get("wheat", 0) >= 3:

@@ -108,3 +108,14 @@ def test_a_station_seen_beyond_the_skills_reach_does_not_serve() -> None:
     assert far_table is not None and far_table.call.args["item"] == "crafting_table"
     near_table = craft_step("wooden_pickaxe", tools, {"crafting_table": 5.0})
     assert near_table is not None and near_table.call.args["item"] == "wooden_pickaxe"
+
+
+def test_the_smelt_goal_finds_a_furnace_before_it_smelts() -> None:
+    """An agent with an iron pickaxe who walked away from its furnace: its smelt goal makes a
+    furnace first (item progression: 64 smelts failed "no furnace within 32 blocks", the
+    smelt goal's step asked to smelt wherever the agent stood)."""
+    inv = {"iron_ore": 2, "coal": 3, "cobblestone": 8, "iron_pickaxe": 1, "crafting_table": 1}
+    away = next_step("smelt", inv, {})
+    assert away.call.skill == "craft" and away.call.args["item"] == "furnace"
+    there = next_step("smelt", inv, {"furnace": 6.0})
+    assert there.call.skill == "smelt" and there.call.args["item"] == "iron_ore"
