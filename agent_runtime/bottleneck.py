@@ -80,6 +80,7 @@ class PerceptionData(_Data):
     player_distance: dict[str, float] = Field(default_factory=dict)
     blocks: dict[str, float] = Field(default_factory=dict)  # kind -> nearest distance
     connected: bool = True
+    observed_at: float = 0.0  # when the body took the snapshot (unix s)
 
 
 class GoalsData(_Data):
@@ -284,7 +285,7 @@ def _perception(s: Perception, spec: BottleneckSection) -> Summary:
         spec.fields or ("position", "health", "food", "inventory", "players", "blocks", "time")
     )
     lines: list[str] = []
-    data: dict[str, Any] = {"connected": o.connected}
+    data: dict[str, Any] = {"connected": o.connected, "observed_at": o.at}
     if "position" in fields and o.position is not None:
         lines.append(f"Position: {o.position}")
         data["position"] = o.position

@@ -190,21 +190,24 @@ def _done(view: BottleneckView, step: SkillCall, inv: dict[str, int]) -> bool:
 
 
 def inventory(view: BottleneckView) -> dict[str, int]:
-    """Its own inventory, with the change its last action reported when the last
-    observation has not caught up with it yet (the body reported +1 crafting table, the
-    inventory seen shows none): decided on at once, a step just done is not done again.
-    What it gained counts as at least that much (never more than it may hold: a collect's
-    pickups may be half seen), what it used up as gone."""
+    """Its own inventory: what it last saw, changed by what its own actions reported since
+    (the controller wakes on a skill's end, perception on its own second: after two quick
+    crafts the inventory seen showed neither, and counting only the last one made an
+    explorer craft a crafting table four times in a row). An action that was running when
+    it looked may show in the inventory seen in part (a collect's pickups): its gains count
+    as at least that much; gains of actions started after it looked add up; what an action
+    used up is gone."""
     inv = dict(view.perception.inventory)
-    recent = view.action.recent
-    last = recent[-1] if recent else None
-    if last is None or not last.success:
-        return inv
-    gained = {k: v for k, v in last.delta.items() if v > 0}
-    if not gained or any(inv.get(k, 0) >= v for k, v in gained.items()):
-        return inv  # seen since (or nothing to tell)
-    for k, v in last.delta.items():
-        inv[k] = max(inv.get(k, 0), v) if v > 0 else inv.get(k, 0) + v
+    looked = view.perception.observed_at
+    for rec in view.action.recent:
+        if not rec.success or rec.ended_at <= looked:
+            continue  # failed, or already in what it saw
+        overlapped = rec.started_at < looked
+        for k, v in rec.delta.items():
+            if v > 0 and overlapped:
+                inv[k] = max(inv.get(k, 0), v)
+            else:
+                inv[k] = inv.get(k, 0) + v
     return {k: v for k, v in inv.items() if v > 0}
 
 

@@ -41,8 +41,8 @@ OPEN = (
 )
 
 
-def inv(items: dict[str, int]) -> Perception:
-    return Perception(observation=Observation(inventory=items))
+def inv(items: dict[str, int], at: float = NOW) -> Perception:
+    return Perception(observation=Observation(inventory=items, at=at))
 
 
 def asked(text: str, at: float = NOW - 1) -> Conversation:
@@ -183,40 +183,51 @@ def test_a_plan_step_just_done_is_not_done_again() -> None:
     assert any(decide(fresh, rng(i)).args == table.args for i in range(20))
 
 
-def test_a_craft_just_reported_is_not_repeated_before_perception_catches_up() -> None:
-    """The controller wakes on the skill's end, perception on its own second: the body's
-    reported change counts until the inventory seen shows it."""
-    table = SkillCall(skill="craft", args={"item": "crafting_table", "count": 1})
-    made = _done(table).model_copy(
-        update={
-            "outcome": SkillOutcome(
-                skill="craft",
-                success=True,
-                inventory_delta={"crafting_table": 1, "oak_planks": -4},
-                ended_at=NOW - 1,
-            )
-        }
+def _made(call: SkillCall, delta: dict[str, int], started: float, ended: float) -> ActionLogEntry:
+    outcome = SkillOutcome(
+        skill=call.skill, success=True, inventory_delta=delta, started_at=started, ended_at=ended
     )
+    return ActionLogEntry(decision_id="d", call=call, outcome=outcome, started_at=started)
+
+
+def test_a_craft_just_reported_is_not_repeated_before_perception_catches_up() -> None:
+    """The controller wakes on the skill's end, perception on its own second: the changes
+    the body reported after the inventory seen count until it shows them."""
+    table = SkillCall(skill="craft", args={"item": "crafting_table", "count": 1})
+    made = _made(table, {"crafting_table": 1, "oak_planks": -4}, NOW - 1.5, NOW - 1)
     goals = Goals(current="explore", kind="explore")
-    stale = bview(perception=inv({"oak_planks": 6}), goals=goals, action=Action(log=(made,)))
+    stale = bview(perception=inv({"oak_planks": 6}, at=NOW - 2), goals=goals,
+                  action=Action(log=(made,)))  # fmt: skip
     assert inventory(stale) == {"crafting_table": 1, "oak_planks": 2}
     assert all(decide(stale, rng(i)).args != table.args for i in range(10))
     seen = bview(
-        perception=inv({"crafting_table": 1, "oak_planks": 2}),
+        perception=inv({"crafting_table": 1, "oak_planks": 2}, at=NOW - 0.5),
         goals=goals,
         action=Action(log=(made,)),
     )
     assert inventory(seen) == {"crafting_table": 1, "oak_planks": 2}  # not counted twice
     ore = SkillCall(skill="collect", args={"block": "iron_ore", "count": 2})
-    dug = _done(ore).model_copy(
-        update={
-            "outcome": SkillOutcome(
-                skill="collect", success=True, inventory_delta={"iron_ore": 2}, ended_at=NOW - 1
-            )
-        }
-    )
-    half = bview(perception=inv({"iron_ore": 1}), goals=goals, action=Action(log=(dug,)))
+    dug = _made(ore, {"iron_ore": 2}, NOW - 8, NOW - 1)
+    half = bview(perception=inv({"iron_ore": 1}, at=NOW - 3), goals=goals,
+                 action=Action(log=(dug,)))  # fmt: skip
     assert inventory(half) == {"iron_ore": 2}  # one pickup seen of two: at least two
+
+
+def test_every_change_since_it_looked_counts_not_only_the_last() -> None:
+    """Planks, a table, planks again within a second, the inventory seen from before them
+    all: the table made two actions ago is still held (an explorer crafted a table four
+    times in a row while only the last action's change was counted)."""
+    planks = SkillCall(skill="craft", args={"item": "spruce_planks", "count": 1})
+    table = SkillCall(skill="craft", args={"item": "crafting_table", "count": 1})
+    log = (
+        _made(planks, {"spruce_log": -1, "spruce_planks": 4}, NOW - 2.0, NOW - 1.9),
+        _made(table, {"spruce_planks": -4, "crafting_table": 1}, NOW - 1.8, NOW - 1.5),
+        _made(planks, {"spruce_log": -1, "spruce_planks": 4}, NOW - 1.4, NOW - 1.2),
+    )
+    v = bview(perception=inv({"spruce_log": 4}, at=NOW - 2.5),
+              goals=Goals(current="explore", kind="explore"), action=Action(log=log))  # fmt: skip
+    assert inventory(v) == {"spruce_log": 2, "spruce_planks": 4, "crafting_table": 1}
+    assert all(decide(v, rng(i)).args != table.args for i in range(20))
 
 
 def test_recovers_from_what_the_body_said_and_looks_elsewhere_after_repeated_failures() -> None:
