@@ -2,15 +2,24 @@
 
 Children get ``PR_SET_PDEATHSIG`` (Linux) so they are signalled if the Python
 parent dies without cleaning up (e.g. SIGKILL), leaving no orphans.
+
+No Python code runs between fork and exec (no ``preexec_fn``): the process group is
+``process_group=0`` and the parent-death signal is set by util-linux's ``setpriv``, which
+then execs the command. A ``preexec_fn`` makes CPython fork() with every atfork handler,
+and OpenBLAS's handler waits for its thread pool: a village encoding memories with numpy
+in worker threads while it started a child hung forever in ``blas_thread_shutdown_``
+(seen in CI: ``piano experiment`` stuck starting its Redis). Without one, CPython uses
+vfork(), which runs no atfork handlers.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
+import functools
 import logging
 import os
+import shutil
 import signal
 import sys
 from collections.abc import Mapping, Sequence
@@ -21,17 +30,14 @@ from agent_runtime.config.urls import public_url
 
 log = logging.getLogger(__name__)
 
-_PR_SET_PDEATHSIG = 1
 
-
-def _child_setup() -> None:  # runs in the child between fork and exec
-    os.setpgid(0, 0)
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL("libc.so.6", use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-        except OSError:
-            pass
+@functools.cache
+def _pdeathsig_prefix() -> tuple[str, ...]:
+    """``setpriv --pdeathsig TERM --`` where it exists (Linux, util-linux), else nothing."""
+    if not sys.platform.startswith("linux"):
+        return ()
+    setpriv = shutil.which("setpriv")
+    return (setpriv, "--pdeathsig", "TERM", "--") if setpriv else ()
 
 
 class ChildProcess:
@@ -74,13 +80,14 @@ class ChildProcess:
         elif self._log_file is not None:
             out = self._log_file
         self.proc = await asyncio.create_subprocess_exec(
+            *_pdeathsig_prefix(),
             *self.argv,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=out,
             stderr=asyncio.subprocess.STDOUT,
             env=self.env,
             cwd=self.cwd,
-            preexec_fn=_child_setup,
+            process_group=0,
         )
         shown = " ".join(public_url(a) for a in self.argv)  # no secrets in logs
         log.info("started %s (pid %s): %s", self.name, self.proc.pid, shown)
