@@ -1,12 +1,20 @@
-"""EventFollower: the workers' event records reach the run's own log while they are written."""
+"""Workers seen from the coordinator: their event records reach the run's own log while they
+are written (EventFollower), and workers that cannot start are reported."""
 
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from agent_runtime.app.cli.coordinator import WorkersNotReady, coordinate, village_agents
+from agent_runtime.app.village import VillageOptions
 from agent_runtime.app.workers import EventFollower
+from agent_runtime.config.loader import parse_config
 from agent_runtime.run.events import EventLog
 from tests.core.helpers import wait_until
 
@@ -64,3 +72,20 @@ async def test_a_file_that_shrank_is_read_again_from_its_start(tmp_path: Path) -
     (folder / "events.jsonl").write_text(json.dumps({"t": 9.0, "type": "goal", "agent": "B"}) + "\n")
     assert follower.poll() == 1
     assert [r["agent"] for r in seen] == ["A", "B"]
+
+
+@pytest.mark.services
+async def test_workers_that_cannot_start_are_reported_not_waited_for(tmp_path: Path) -> None:
+    """A worker that keeps exiting before its agents run (here: its village file is missing)
+    ends the wait with the reason and its log, long before the start-up deadline."""
+    cfg = parse_config({"run": {"seed": 1, "embedder": "hashing"}, "world": {"kind": "none"},
+                        "agents": [{"name": "Ann"}, {"name": "Bob"}]}, "two agents")
+    opts = VillageOptions(run_dir=tmp_path / "run", run_id=f"t{os.getpid()}")
+    started = time.monotonic()
+    async with coordinate(cfg, opts, workers=2, config=tmp_path / "missing.yaml") as coord:
+        assert coord.village.world is not None
+        agents = village_agents(cfg, coord.village.world, None)
+        assert [a.name for a in agents] == ["Ann", "Bob"]
+        with pytest.raises(WorkersNotReady, match=r"exited 3 times[\s\S]*file not found"):
+            await coord.ready(agents, within=120)
+    assert time.monotonic() - started < 60
