@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 EXPERIMENTS_DIR = Path(__file__).resolve().parent
 SHUTDOWN_GRACE_S = 10.0  # then stuck agent tasks are cancelled again (a runtime bug)
 CANCEL_AGAIN_S = 1.0  # a protocol task still running this long after its cancel gets another
+WORKERS_STOP_S = 30.0  # workers checkpoint and exit on SIGTERM (WorkerPool's stop_timeout)
 
 
 class Strict(BaseModel):
@@ -299,7 +300,8 @@ async def run_village(
             await after(village, tl)
         village.events.emit("experiment_stopped", protocol_s=round(tl.now(), 3))
         view.close()
-        watchdog = asyncio.create_task(_report_slow_shutdown(spec.label, SHUTDOWN_GRACE_S),
+        grace = SHUTDOWN_GRACE_S + (WORKERS_STOP_S if opts.workers > 1 else 0.0)
+        watchdog = asyncio.create_task(_report_slow_shutdown(spec.label, grace),
                                        name=f"experiment[{spec.label}].shutdown_watchdog")
     watchdog.cancel()
     with contextlib.suppress(asyncio.CancelledError):
