@@ -69,6 +69,7 @@ async def test_culture_on_two_workers(tmp_path: Path) -> None:
     assert {m["agent"] for m in read_csv(out / "memes.csv")} == set(names)
     assert metrics["workers"] == 2 and metrics["figures"]["full-r0"]["agents"] == 6
     assert "| workers | 2 |" in (out / "report.md").read_text()
+    assert json.loads((out / "options.json").read_text())["workers"] == 2
     from experiments.culture import recompute
 
     figs = recompute.figures(out)
