@@ -46,6 +46,8 @@ log = logging.getLogger(__name__)
 
 EXPERIMENTS_DIR = Path(__file__).resolve().parent
 SHUTDOWN_GRACE_S = 10.0  # then stuck agent tasks are cancelled again (a runtime bug)
+CANCEL_AGAIN_S = 1.0  # a protocol task still running this long after its cancel gets another
+WORKERS_STOP_S = 30.0  # workers checkpoint and exit on SIGTERM (WorkerPool's stop_timeout)
 
 
 class Strict(BaseModel):
@@ -114,6 +116,10 @@ class ExperimentOptions:
     scale: float | None = None  # culture: the paper's protocol times this (--scale)
     conditions: tuple[str, ...] = ()  # run only these conditions
     seed: int | None = None
+    # agents hosted by this many worker processes sharing Redis, the broker and the world
+    # (experiments/workers.py); 1 = in this process
+    workers: int = 1
+    shards: int | None = None  # culture: Minecraft servers the area is split over (--shards)
     embedder: Any = None  # tests: a cheap encoder instead of MiniLM
     llm_override: Any = None  # tests: a LanguageModel (e.g. scripted) used by every module
     progress: Callable[[str], None] | None = None
@@ -247,7 +253,13 @@ async def run_village(
     agent_limit: int | None = None,
 ) -> None:
     """Open the run's village, run ``during`` next to it for ``duration_s`` protocol seconds,
-    then ``after`` (final measurements) before the village shuts down."""
+    then ``after`` (final measurements) before the village shuts down.
+
+    With ``opts.workers`` > 1 the agents live in worker processes (experiments/workers.py):
+    the protocols get the coordinating village, whose ``resolved`` lists every agent
+    (:func:`agent_names`), whose store is brought up to date by :func:`fresh_state`, and
+    whose ``events`` (``events.jsonl`` and listeners) receive every worker's records; the
+    protocol's clock starts when every agent runs, as it does in process."""
     from agent_runtime.app.progress import RunView, default_web_port
     from agent_runtime.app.village import Village, VillageOptions
 
@@ -262,12 +274,18 @@ async def run_village(
         llm_override=opts.llm_override,
         **view.options(),
     )
-    async with Village(spec.config, vopts) as village:
+    if opts.workers > 1:
+        from experiments.workers import worker_village
+
+        opened: contextlib.AbstractAsyncContextManager[Village] = worker_village(spec, opts, vopts)
+    else:
+        opened = Village(spec.config, vopts)
+    async with opened as village:
         view.started(village)
         tl = Timeline(spec.time_scale)
         village.events.emit("experiment_started", experiment=spec.experiment,
                             condition=spec.condition.name, repeat=spec.repeat,
-                            time_scale=spec.time_scale)
+                            time_scale=spec.time_scale, workers=opts.workers)
         async with asyncio.TaskGroup() as tg:
             task = (
                 tg.create_task(during(village, tl), name=f"experiment[{spec.label}].protocol")
@@ -275,17 +293,55 @@ async def run_village(
                 else None
             )
             await village.run(tl.seconds(duration_s), stop=opts.stop)
-            if task is not None and not task.done():
+            while task is not None and not task.done():  # again if a library swallowed it
                 task.cancel()
+                await asyncio.wait([task], timeout=CANCEL_AGAIN_S)
         if after is not None:
             await after(village, tl)
         village.events.emit("experiment_stopped", protocol_s=round(tl.now(), 3))
         view.close()
-        watchdog = asyncio.create_task(_report_slow_shutdown(spec.label, SHUTDOWN_GRACE_S),
+        grace = SHUTDOWN_GRACE_S + (WORKERS_STOP_S if opts.workers > 1 else 0.0)
+        watchdog = asyncio.create_task(_report_slow_shutdown(spec.label, grace),
                                        name=f"experiment[{spec.label}].shutdown_watchdog")
     watchdog.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await watchdog
+
+
+def agent_names(village: Village) -> list[str]:
+    """Every agent of the run (in the village file's order), whether this process hosts it
+    or a worker does: what a protocol iterates over (``village.agents`` holds only the
+    agents of this process)."""
+    return [a.name for a in village.resolved]
+
+
+async def fresh_state(village: Village) -> None:
+    """Bring the state store up to date before a protocol reads the agents' state. In process
+    the store's cache *is* the agents' state; with workers the agents write to Redis from
+    other processes, so the coordinator reloads every agent from Redis (pipelined).
+
+    The reload is shielded: redis-py (8.1) can turn a cancellation that lands inside a
+    command into a connection error it retries, so the protocol task would go on after the
+    run ended; cancelled here, the task stops at once and the (finite) reload completes."""
+    if village.options.host_agents or village.store is None:
+        return
+    reload = asyncio.ensure_future(village.store.load_agents(agent_names(village)))
+    _reloads.add(reload)
+    reload.add_done_callback(_reloads.discard)
+    await asyncio.shield(reload)
+
+
+_reloads: set[asyncio.Future[None]] = set()  # shielded reloads still running
+
+
+def admin_apis(world: Any) -> list[tuple[str, str]]:
+    """The admin API of every Minecraft server of the run as (shard name, URL): one per shard
+    of ``world.shards``, else the embedded world's with the name "" (none without one)."""
+    router = getattr(world, "router", None)
+    if router is not None:
+        return [(str(s.name), str(s.world.admin_url)) for s in router.shards if s.world.admin_url]
+    url = getattr(world, "admin_url", None)
+    return [("", str(url))] if url else []
 
 
 async def _report_slow_shutdown(label: str, after_s: float) -> None:

@@ -44,6 +44,7 @@ async def run(name: str, config: Path | None, opts: ExperimentOptions) -> tuple[
         "experiment": name, "config": str(path), "llm": opts.llm, "repeats": opts.repeats,
         "time_scale": opts.time_scale, "world": opts.world, "agents": opts.agents,
         "conditions": list(opts.conditions), "seed": opts.seed, "scale": opts.scale,
+        "workers": opts.workers, "shards": opts.shards,
     })
     runner = importlib.import_module(EXPERIMENTS[name])
     metrics: dict[str, Any] = await runner.run_experiment(exp, opts, out)

@@ -272,6 +272,8 @@ class ShardedBody(Body):
         if pos is None or self._running or self._inside(pos.x, pos.z):
             return obs
         dest = self.router.holding(pos.x, pos.z)
+        if dest is self.shard:  # outside every region, and this one is the nearest: stay
+            return obs
         if await self.transfer(dest, pos.x, pos.y, pos.z, idle_only=True):
             obs = await self.inner.observe()
         return obs

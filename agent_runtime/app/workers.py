@@ -14,7 +14,9 @@ world), then runs N ``piano worker`` children and supervises them: a worker that
 before the run ends is started again with capped backoff, and its agents resume from
 Redis. Each worker writes its own run folder ``<run>/workers/<K>``; at the end the
 coordinator merges their ``metrics.json`` into the run's and concatenates their
-``events.jsonl``.
+``events.jsonl`` (or, with :class:`EventFollower`, copies every worker's records into the
+run's own ``events.jsonl`` while the run goes on, so the run's log and its in-process
+listeners see the whole village).
 
 Workers report progress on ``piano/{run}/run/progress`` (see :mod:`agent_runtime.bus.topics`).
 """
@@ -30,14 +32,19 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_runtime.services.process import ChildProcess
+from agent_runtime.tasks import cancel_and_wait
+
+if TYPE_CHECKING:
+    from agent_runtime.run.events import EventLog
 
 __all__ = [
     "ADMIN_URL_ENV",
     "AGENTS_PER_WORKER",
     "WORKERS_HELP",
+    "EventFollower",
     "WorkerPool",
     "WorkerSpec",
     "merge_metrics",
@@ -234,19 +241,24 @@ class WorkerPool:
 
     def merge_into(self, run_dir: Path) -> dict[str, Any]:
         """Concatenate the workers' events into ``run_dir/events.workers.jsonl``; merged metrics."""
-        parts: list[dict[str, Any]] = []
         with (run_dir / "events.workers.jsonl").open("w", encoding="utf-8") as out:
             for w in self.workers:
-                folder = self.spec.folder(w.k)
-                events = folder / "events.jsonl"
+                events = self.spec.folder(w.k) / "events.jsonl"
                 if events.exists():
                     with events.open(encoding="utf-8") as src:
                         for line in src:
                             out.write(line)
-                metrics = folder / "metrics.json"
-                if metrics.exists():
-                    with contextlib.suppress(ValueError):
-                        parts.append(json.loads(metrics.read_text()))
+        return self.metrics()
+
+    def metrics(self) -> dict[str, Any]:
+        """The run's figures from the workers' ``metrics.json`` (see :func:`merge_metrics`),
+        with the pool's own: workers, restarts and every worker's exit codes."""
+        parts: list[dict[str, Any]] = []
+        for w in self.workers:
+            metrics = self.spec.folder(w.k) / "metrics.json"
+            if metrics.exists():
+                with contextlib.suppress(ValueError):
+                    parts.append(json.loads(metrics.read_text()))
         merged = merge_metrics(parts)
         merged["workers"] = {
             "count": len(self.workers),
@@ -288,3 +300,93 @@ def merge_metrics(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         for part in parts
     ]
     return out
+
+
+#: Records about a worker process itself, not about the village: they stay in the worker's
+#: own log (the run's log has the coordinator's).
+WORKER_ONLY_EVENTS = frozenset({"run_started", "run_stopped"})
+
+
+class EventFollower:
+    """Copies what every worker appends to its ``events.jsonl`` into one :class:`EventLog`
+    (the coordinator's) while the run goes on, so that the run's ``events.jsonl`` and the
+    listeners of that log see the records of every agent, wherever it is hosted.
+
+    A copied record keeps its fields (its ``t`` too) and gains ``worker: K``; records of the
+    worker process itself (:data:`WORKER_ONLY_EVENTS`) are not copied. An async context
+    manager: ``__aenter__`` starts one task that reads every file's new complete lines every
+    ``every`` seconds; ``__aexit__`` stops it and reads what is left, so exit it after the
+    workers have stopped (they flush their logs on SIGTERM). A worker restarted on its folder
+    appends to the same file; a file that shrank is read again from its start.
+    """
+
+    def __init__(self, folders: Sequence[Path], into: EventLog, *, every: float = 0.25) -> None:
+        if every <= 0:
+            raise ValueError("every must be positive")
+        self.files = [Path(f) / "events.jsonl" for f in folders]
+        self.into = into
+        self.every = every
+        self.copied = 0
+        self.broken = 0  # lines that were not JSON objects
+        self._offsets = [0] * len(self.files)
+        self._task: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> EventFollower:
+        self._task = asyncio.create_task(self._follow(), name="workers.events")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            await cancel_and_wait(task)
+        self.poll()
+
+    async def _follow(self) -> None:
+        while True:
+            self.poll()
+            await asyncio.sleep(self.every)
+
+    def poll(self) -> int:
+        """Copy every complete line written since the last call; returns how many."""
+        n = 0
+        for k, path in enumerate(self.files):
+            for record in self._new_records(k, path):
+                kind = record.pop("type", None)
+                if not isinstance(kind, str) or kind in WORKER_ONLY_EVENTS:
+                    continue
+                agent = record.pop("agent", None)
+                self.into.emit(kind, agent if isinstance(agent, str) else None,
+                               **{**record, "worker": k})  # fmt: skip
+                n += 1
+        self.copied += n
+        return n
+
+    def _new_records(self, k: int, path: Path) -> list[dict[str, Any]]:
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            return []
+        if size < self._offsets[k]:
+            self._offsets[k] = 0
+        if size == self._offsets[k]:
+            return []
+        with path.open("rb") as f:
+            f.seek(self._offsets[k])
+            chunk = f.read(size - self._offsets[k])
+        end = chunk.rfind(b"\n")
+        if end < 0:  # a line still being written
+            return []
+        self._offsets[k] += end + 1
+        out: list[dict[str, Any]] = []
+        for line in chunk[:end].splitlines():
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = None
+            if isinstance(record, dict):
+                out.append(record)
+            else:
+                self.broken += 1
+        return out

@@ -110,6 +110,8 @@ async def food_held(village: Any, names: list[str], food: tuple[str, ...]) -> tu
         for it in items:
             counts[n][str(it["name"])] += int(it["count"])
     how = "admin_api" if len(counts) == len(names) else "perception" if not counts else "mixed"
+    if len(counts) < len(names):
+        await common.fresh_state(village)  # agents in workers: their state from Redis
     for n in names:
         if n not in counts:
             obs = village.store.agent(n).get("perception", Perception).observation
@@ -153,6 +155,7 @@ async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions,
         data["end"], how = await food_held(village, everyone, p.food)
         if how != data.get("measured_by", how):
             data["measured_by"] = "mixed"
+        await common.fresh_state(village)
         st = village.store.agent(p.chef.name)
         llm = village.services.llm if p.score_with != "heuristic" else None
         data["valuations"] = await valuations(llm, p.chef.name, names, st.get("social", Social),

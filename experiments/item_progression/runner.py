@@ -116,7 +116,9 @@ async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions, p: Item
 
     async def sample(village: Any, acq: Acquisitions, admin: Any) -> None:
         t = round(acq.tl.now(), 3)
-        for name in village.agents:
+        if admin is None:
+            await common.fresh_state(village)  # agents in workers: their state from Redis
+        for name in common.agent_names(village):
             inv: dict[str, int] = {}
             if admin is not None:
                 try:

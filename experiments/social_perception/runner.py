@@ -123,14 +123,15 @@ async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions, p: Perc
         llm = village.services.llm if p.score_with != "heuristic" else None
         impressions: list[dict[str, Any]] = []
         graph: dict[str, dict[str, float]] = {}
-        names = list(village.agents)
+        await common.fresh_state(village)  # agents in workers: their state from Redis
+        names = common.agent_names(village)
         for a in names:
             st = village.store.agent(a)
             social = st.get("social", Social)
             conv = st.get("conversation", Conversation)
             graph[a] = {b: pv.sentiment for b, pv in social.people.items()
-                        if b in village.agents and b != a and pv.summary}
-            heard = heard_by(conv, village.agents, a)
+                        if b in names and b != a and pv.summary}
+            heard = heard_by(conv, names, a)
             for b in names:
                 if b == a:
                     continue
@@ -146,7 +147,7 @@ async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions, p: Perc
         data["agents"] = [
             {"agent": r.name, "true_likeability": r.likeability, "extroversion": r.extroversion,
              "traits": " ".join(r.traits)}
-            for r in village.resolved if r.name in village.agents
+            for r in village.resolved
         ]
 
     await common.run_village(spec, opts, p.duration_s, None, after, agent_limit=opts.agents)

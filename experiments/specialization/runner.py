@@ -47,9 +47,10 @@ async def _one_run(
     roles: list[dict[str, Any]] = []
     state: dict[str, Any] = {}
 
-    def sample(village: Any, tl: common.Timeline) -> None:
+    async def sample(village: Any, tl: common.Timeline) -> None:
+        await common.fresh_state(village)  # agents in workers: their state from Redis
         store = village.store
-        for name in village.agents:
+        for name in common.agent_names(village):
             g = store.agent(name).get("goals", Goals)
             for e in g.history:
                 goals[name][(e.at, e.goal)] = {
@@ -61,17 +62,17 @@ async def _one_run(
         k = 1
         while True:
             await tl.until(k * p.sample_every_s)
-            sample(village, tl)
+            await sample(village, tl)
             k += 1
 
     async def after(village: Any, tl: common.Timeline) -> None:
-        sample(village, tl)
+        await sample(village, tl)
         state["start"], state["scale"] = tl.start, tl.scale
-        state["agents"] = list(village.agents)
+        state["agents"] = common.agent_names(village)
         use_llm = p.role_classifier != "heuristic"
         clf = RoleClassifier(village.services.llm, spec.config.community_goal, use_llm=use_llm)
         steps = math.floor(p.duration_s / p.role_every_s + 1e-9)
-        for name in village.agents:
+        for name in state["agents"]:
             entries = sorted(goals[name].values(), key=lambda e: e["at"])
             ats = [e["at"] for e in entries]
             for k in range(1, steps + 1):

@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import Field
 
-from experiments.common import RunSpec, Strict, Timeline
+from experiments.common import RunSpec, Strict, Timeline, fresh_state
 from experiments.tax.announcements import (
     Chest,
     announcement,
@@ -151,6 +151,7 @@ class TaxRun:
                     chest_c[str(it["name"])] += int(it["count"])
             chest = dict(chest_c)
         else:
+            await fresh_state(village)  # agents in workers: their state from Redis
             for m in self.members:
                 obs = village.store.agent(m.name).get("perception", Perception).observation
                 inv[m.name] = dict(obs.inventory)
@@ -267,6 +268,7 @@ class TaxRun:
 
     async def _feedback(self, village: Any, demo: Democracy) -> dict[str, FeedbackOut]:
         out: dict[str, FeedbackOut] = {}
+        await fresh_state(village)  # the members' views: their state (from Redis with workers)
         for m in self.members:
             view = await member_view(village, m.name, self.told_constitution, self.p.heuristic)
             fb, brain = await demo.feedback(view)
@@ -282,6 +284,7 @@ class TaxRun:
     async def _votes(self, village: Any, demo: Democracy, drafts: list[Any]) -> dict[str, list[Vote]]:
         ballots: dict[str, list[Vote]] = {}
         texts = tuple(d.text for d in drafts)
+        await fresh_state(village)
         for m in self.members:
             if m.role != "constituent":
                 continue  # influencers do not vote (paper: only the constituents vote and pay)

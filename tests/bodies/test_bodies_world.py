@@ -64,7 +64,8 @@ async def test_two_agents_observe_chat_collect_craft_and_deposit(
         x, y, z = chest
         stored = await run(body, "deposit", item="crafting_table", count=1, x=x, y=y, z=z)
         assert stored.success, f"{body.name}: {stored.reason}"
-        assert stored.inventory_delta == {"crafting_table": -1}
+        # the delta is the inventory before vs after: a sapling picked up on the way counts too
+        assert stored.inventory_delta.get("crafting_table") == -1
         contents = await admin.chest(x, y, z)
         assert any(i["name"] == "crafting_table" for i in contents)
 

@@ -213,3 +213,23 @@ async def test_an_observation_during_a_skill_does_not_move_the_body(tmp_path: An
     body._running = 0
     await body.observe()
     assert router.transfers == 1 and body.shard is router.shards[1]
+
+
+async def test_a_body_outside_every_region_near_its_own_observes_once(tmp_path: Any) -> None:
+    """Beyond the regions' outer edge, on the side of its own shard: nothing to move, so the
+    observation is not taken a second time."""
+    body, router, _ = await ann(tmp_path)
+    inner = body.inner
+    assert isinstance(inner, WalkingBody)
+    inner.position = Vec3(x=-150, y=64, z=0)  # west of the west region, which is the nearest
+    calls: list[int] = []
+    observe = inner.observe
+
+    async def counted() -> Observation:
+        calls.append(1)
+        return await observe()
+
+    inner.observe = counted  # type: ignore[method-assign]
+    obs = await body.observe()
+    assert obs.position == Vec3(x=-150, y=64, z=0) and body.shard is router.shards[0]
+    assert len(calls) == 1 and router.transfers == 0

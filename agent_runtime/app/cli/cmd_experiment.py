@@ -38,8 +38,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--conditions", help="comma-separated subset of the file's conditions")
     p.add_argument("--seed", type=int, help="base seed (default: the file's run.seed)")
     p.add_argument(
-        "--scale", type=float,
+        "--scale",
+        type=float,
         help="culture: run the paper's protocol at this scale (agents, area, duration)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="host the agents in N worker processes sharing Redis, the broker and the world "
+        "(default 1: all agents in this process)",
+    )
+    p.add_argument(
+        "--shards",
+        type=int,
+        help="culture: split the area over K Minecraft servers, one rectangle each "
+        "(default: the file's protocol.shards)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress lines")
 
@@ -60,6 +74,16 @@ def run(args: argparse.Namespace) -> int:
     if args.agents is not None and args.agents < 1:
         print("--agents must be at least 1", file=sys.stderr)
         return 2
+    if args.workers < 1:
+        print("--workers must be at least 1", file=sys.stderr)
+        return 2
+    if args.shards is not None and not (1 <= args.shards <= 64 and args.name == "culture"):
+        print(
+            "--shards: 1 to 64, for culture only (other experiments: world.shards in "
+            "the village section of their file)",
+            file=sys.stderr,
+        )
+        return 2
 
     def progress(msg: str) -> None:
         if not args.quiet:
@@ -75,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         conditions=tuple(c for c in (args.conditions or "").split(",") if c),
         seed=args.seed,
         scale=args.scale,
+        workers=args.workers,
+        shards=args.shards,
         progress=progress,
     )
     config = Path(args.config) if args.config else None

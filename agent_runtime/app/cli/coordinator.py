@@ -1,27 +1,61 @@
-"""``piano run --workers N`` with N > 1: the coordinating process opens the shared parts, workers host
-the agents (see :mod:`agent_runtime.app.workers`).
+"""A village whose agents live in worker processes: the coordinating process opens the shared
+parts, workers host the agents (see :mod:`agent_runtime.app.workers`).
 
-The coordinator is a :class:`~agent_runtime.app.village.Village` that hosts no agents: it
-starts (or connects to) Redis, the broker and the world, then a :class:`WorkerPool` of
-``piano worker`` children pointed at them, prints the village's progress from the workers'
-``run/progress`` messages, and at the end writes the run's ``metrics.json`` from the
-workers' own (their folders are ``<run>/workers/<K>``).
+:func:`coordinate` is the coordinator as a context manager: a
+:class:`~agent_runtime.app.village.Village` that hosts no agents starts (or connects to)
+Redis, the broker and the world (every shard of ``world.shards``), then a
+:class:`WorkerPool` of ``piano worker`` children pointed at them, collects the workers'
+``run/status`` and ``run/progress`` messages and, with ``follow_events``, copies the workers'
+event records into the run's own ``events.jsonl`` as they are written
+(:class:`~agent_runtime.app.workers.EventFollower`). At the end it writes the run's
+``metrics.json`` from the workers' own (their folders are ``<run>/workers/<K>``).
+``piano run --workers N`` (:func:`run_workers`) and ``piano experiment --workers N``
+(``experiments.common.run_village``) both use it.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import dataclasses
 import json
+import random
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_runtime.app.workers import WorkerPool, WorkerSpec
+from agent_runtime.app.workers import EventFollower, WorkerPool, WorkerSpec
 from agent_runtime.bus import topics
+from agent_runtime.config.loader import ResolvedAgent, resolve_agents
 from agent_runtime.config.models import VillageConfig
+from agent_runtime.services import ServiceError
 
-__all__ = ["run_workers"]
+if TYPE_CHECKING:
+    from agent_runtime.app.village import Village, VillageOptions
+    from agent_runtime.app.world_setup import WorldHandle
+
+__all__ = ["Coordination", "WorkersNotReady", "coordinate", "run_workers", "village_agents"]
+
+#: a worker that exits this many times before its agents run does not come up by itself
+FAILED_STARTS = 3
+
+
+class WorkersNotReady(ServiceError):
+    """The workers did not bring every agent up (in time, or at all); the message says why."""
+
+
+def village_agents(
+    cfg: VillageConfig, world: WorldHandle, limit: int | None
+) -> list[ResolvedAgent]:
+    """Every agent of the village, as each worker resolves it (``Village._open``: the same
+    file, seed, places and limit; the random stream is the village's first draw), so that
+    the coordinator knows the agents it does not host. :meth:`Coordination.ready` checks the
+    names against the ones the workers registered in Redis."""
+    rng = random.Random(random.Random(cfg.run.seed).getrandbits(64))
+    return resolve_agents(cfg, place_memories=world.place_memories(), limit=limit, rng=rng)
 
 
 def _aggregate(latest: dict[str, dict[str, Any]], started: float) -> dict[str, Any]:
@@ -30,6 +64,178 @@ def _aggregate(latest: dict[str, dict[str, Any]], started: float) -> dict[str, A
     out["elapsed_s"] = round(time.time() - started, 1)
     out["workers_reporting"] = len(latest)
     return out
+
+
+@dataclass
+class Coordination:
+    """What :func:`coordinate` yields: the coordinating village (no agents of its own), its
+    pool and what the workers reported."""
+
+    village: Village
+    workers: int
+    pool: WorkerPool | None = None
+    follower: EventFollower | None = None
+    latest: dict[str, dict[str, Any]] = field(default_factory=dict)  # progress per worker
+    statuses: list[dict[str, Any]] = field(default_factory=list)  # run/status messages
+    metrics: dict[str, Any] = field(default_factory=dict)  # the run's, after the exit
+    _arrived: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def aggregate(self) -> dict[str, Any]:
+        """The village-wide figures of the workers' latest progress reports."""
+        return _aggregate(self.latest, self.village.started_at)
+
+    def _report(self, payload: dict[str, Any]) -> None:
+        shard = payload.get("shard") or ["?"]
+        self.latest[str(shard[0])] = payload
+        self._arrived.set()
+
+    def _status(self, payload: dict[str, Any]) -> None:
+        if payload.get("status") == "running":
+            self.statuses.append(payload)
+            self._arrived.set()
+
+    def _up(self, agents: int) -> bool:
+        """Every worker said it runs its agents (run/status once, or run/progress since)."""
+        by_status = sum(int(s.get("agents", 0)) for s in self.statuses)
+        if len(self.statuses) >= self.workers and by_status == agents:
+            return True
+        by_report = sum(int(p.get("agents", 0)) for p in self.latest.values())
+        return len(self.latest) >= self.workers and by_report == agents
+
+    async def ready(
+        self, agents: list[ResolvedAgent], within: float, stop: asyncio.Event | None = None
+    ) -> bool:
+        """Wait until the workers run all ``agents`` (False: ``stop`` was set first).
+
+        Raises :class:`WorkersNotReady` after ``within`` seconds, when a worker keeps
+        exiting before its agents run, or when the workers registered other agents in Redis
+        than ``agents``."""
+        assert self.pool is not None
+        try:
+            async with asyncio.timeout(within):
+                while not self._up(len(agents)):
+                    if stop is not None and stop.is_set():
+                        return False
+                    self._check_starts()
+                    self._arrived.clear()
+                    with contextlib.suppress(TimeoutError):  # re-check exits every second
+                        async with asyncio.timeout(1.0):
+                            await self._arrived.wait()
+        except TimeoutError:
+            raise WorkersNotReady(
+                f"the workers did not run all {len(agents)} agents within {within:.0f} s "
+                f"(reports: {self.aggregate()}; see {self.pool.spec.folder(0).parent}/*/worker.log)"
+            ) from None
+        await self._check_names(agents)
+        return True
+
+    def _check_starts(self) -> None:
+        assert self.pool is not None
+        for w in self.pool.workers:
+            if len(w.exits) >= FAILED_STARTS:
+                log_path = self.pool.spec.folder(w.k) / "worker.log"
+                tail = log_path.read_text(errors="replace")[-600:] if log_path.exists() else ""
+                raise WorkersNotReady(
+                    f"worker {w.k} exited {len(w.exits)} times before its agents ran "
+                    f"(exit codes {w.exits}); {log_path} ends with:\n{tail}"
+                )
+
+    async def _check_names(self, agents: list[ResolvedAgent]) -> None:
+        from agent_runtime.state import keys
+
+        store = self.village.store
+        assert store is not None
+        raw = await store.redis.smembers(keys.agents(self.village.run_id))
+        hosted = {m.decode() if isinstance(m, bytes) else str(m) for m in raw}
+        expected = {a.name for a in agents}
+        if hosted != expected:
+            raise WorkersNotReady(
+                f"the workers host {sorted(hosted - expected)} not expected and miss "
+                f"{sorted(expected - hosted)}: the coordinator resolved other agents"
+            )
+
+
+@contextlib.asynccontextmanager
+async def coordinate(
+    cfg: VillageConfig,
+    options: VillageOptions,
+    *,
+    workers: int,
+    config: Path,
+    agents: int | None = None,
+    llm: str | None = None,
+    follow_events: bool = False,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> AsyncIterator[Coordination]:
+    """Open the coordinating village of ``cfg`` and ``workers`` workers that load ``config``
+    (the same village: file, seed, ``agents`` limit and ``llm`` override as given to
+    ``piano worker``); yield while they run; then stop them and write ``metrics.json``.
+
+    ``progress`` gets the coordinator's progress record with the workers' figures (agents,
+    unresponsive, ...) in place of its own. ``follow_events``: the run's ``events.jsonl``
+    gets every worker's records as they come (else they are concatenated into
+    ``events.workers.jsonl`` at the end, as ``piano run --workers`` does)."""
+    from agent_runtime.app.shards import shard_addresses
+    from agent_runtime.app.village import Village
+    from modules.memory.encoder import HashingEncoder
+
+    # the coordinator hosts no agents: nothing to embed, so not the MiniLM weights either
+    opts = dataclasses.replace(
+        options, host_agents=False, embedder=options.embedder or HashingEncoder()
+    )
+    run_dir = opts.run_dir
+    async with Village(cfg, opts) as village:
+        assert village.bus is not None and village.world is not None
+        if village.redis_url is None or village.mqtt_url is None:
+            raise RuntimeError("the coordinator needs Redis and broker URLs to hand to workers")
+        coord = Coordination(village, workers)
+        reports = village.bus.subscribe(topics.run_progress(village.run_id), maxsize=1024)
+        statuses = village.bus.subscribe(topics.run_status(village.run_id), maxsize=1024)
+
+        def drain() -> None:
+            while (msg := reports.get_nowait()) is not None:
+                coord._report(dict(msg.payload))
+            while (msg := statuses.get_nowait()) is not None:
+                coord._status(dict(msg.payload))
+
+        reports.on_put = statuses.on_put = drain
+        if progress is not None:
+            village.options.progress = lambda info: progress({**info, **coord.aggregate()})
+        spec = WorkerSpec(
+            config=config,
+            run_id=village.run_id,
+            run_dir=run_dir,
+            count=workers,
+            redis_url=village.redis_url,
+            mqtt_url=village.mqtt_url,
+            world=village.world.join_address or "none",
+            admin_url=village.world.admin_url,
+            shards=shard_addresses(village.world),
+            agents=agents,
+            llm=llm,
+        )
+        folders = [spec.folder(k) for k in range(workers)]
+        async with contextlib.AsyncExitStack() as stack:
+            if follow_events:  # left after the pool: it reads what the workers wrote last
+                coord.follower = await stack.enter_async_context(
+                    EventFollower(folders, village.events)
+                )
+            coord.pool = await stack.enter_async_context(WorkerPool(spec))
+            try:
+                yield coord
+            finally:
+                reports.close()
+                statuses.close()
+        pool = coord.pool
+        merged = pool.metrics() if follow_events else pool.merge_into(run_dir)
+        merged["coordinator"] = {
+            "stop_reason": village.stop_reason or "exit",
+            "wall_s": round(time.time() - village.started_at, 1),
+            "events_copied": coord.follower.copied if coord.follower is not None else None,
+        }
+        coord.metrics = merged
+    merged["run_id"] = village.run_id  # after the village wrote its own metrics.json
+    (run_dir / "metrics.json").write_text(json.dumps(merged, indent=2, default=str))
 
 
 async def run_workers(
@@ -42,53 +248,24 @@ async def run_workers(
 ) -> int:
     """Run the village of ``args.config`` (with ``args.agents``/``args.llm``) on workers;
     ``progress`` gets the village-wide figures every ``run.progress_every`` seconds."""
-    from agent_runtime.app.shards import shard_addresses
-    from agent_runtime.app.village import Village, VillageOptions
+    from agent_runtime.app.village import VillageOptions
 
-    opts = VillageOptions(run_dir=run_dir, run_id=run_id, host_agents=False)
+    opts = VillageOptions(run_dir=run_dir, run_id=run_id)
     opts.web_port = None if getattr(args, "no_web", True) else args.web_port
     print(f"run {run_id}: {workers} workers, {cfg.world.kind} world, folder {run_dir}", flush=True)
-    latest: dict[str, dict[str, Any]] = {}
-    async with Village(cfg, opts) as village:
-        assert village.bus is not None and village.world is not None
-        if village.redis_url is None or village.mqtt_url is None:
-            raise RuntimeError("the coordinator needs Redis and broker URLs to hand to workers")
-        world = village.world.join_address or "none"
-        if world != "none":
+    async with coordinate(
+        cfg, opts, workers=workers, config=Path(args.config), agents=args.agents, llm=args.llm
+    ) as coord:
+        village = coord.village
+        village.options.progress = lambda _: progress(coord.aggregate())
+        world = village.world.join_address if village.world is not None else None
+        if world:
             print(
                 f"Minecraft {cfg.world.version} server: join at {world} (offline mode)", flush=True
             )
         if village.web is not None:
             print(f"live view: {village.web.url or village.web.error}", flush=True)
-        reports = village.bus.subscribe(topics.run_progress(run_id), maxsize=1024)
-
-        def on_report() -> None:
-            while (msg := reports.get_nowait()) is not None:
-                shard = msg.payload.get("shard") or ["?"]
-                latest[str(shard[0])] = msg.payload
-
-        reports.on_put = on_report
-        village.options.progress = lambda _: progress(_aggregate(latest, village.started_at))
-        spec = WorkerSpec(
-            config=Path(args.config),
-            run_id=run_id,
-            run_dir=run_dir,
-            count=workers,
-            redis_url=village.redis_url,
-            mqtt_url=village.mqtt_url,
-            world=world,
-            admin_url=village.world.admin_url,
-            shards=shard_addresses(village.world),
-            agents=args.agents,
-            llm=args.llm,
-        )
-        async with WorkerPool(spec) as pool:
-            print("workers started; Ctrl-C stops cleanly", flush=True)
-            reason = await village.run(cfg.run.duration)
-        reports.close()
-        merged = pool.merge_into(run_dir)
-        merged["coordinator"] = {"stop_reason": reason, "wall_s": time.time() - village.started_at}
-    merged["run_id"] = run_id
-    (run_dir / "metrics.json").write_text(json.dumps(merged, indent=2, default=str))
+        print("workers started; Ctrl-C stops cleanly", flush=True)
+        reason = await village.run(cfg.run.duration)
     print(f"run {run_id} stopped ({reason}); results in {run_dir}", flush=True)
     return 0
