@@ -14,7 +14,8 @@ call: a process that starts a child (Redis, the broker, a body, the web view) wh
 encodings run in worker threads can hang for good (``tests/core/test_child_spawn_blas.py``
 hangs on uvloop; asyncio's loop uses vfork and does not). ``PIANO_EVENT_LOOP=uvloop``
 selects it for processes that start no children while they run (e.g. ``piano worker
---world none``) or with ``OPENBLAS_NUM_THREADS=1`` (no pool to wait for).
+--world none``) or with ``OPENBLAS_NUM_THREADS=1`` (no pool to wait for), which importing
+:mod:`agent_runtime` now sets unless the environment names another count.
 """
 
 from __future__ import annotations

@@ -180,6 +180,8 @@ class ModuleRunner:
         self.install_triggers()
         try:
             await self._setup_with_retries()
+            if _cancel_pending():
+                raise asyncio.CancelledError
         except asyncio.CancelledError:
             raise
         except Exception as err:  # a module that cannot start is disabled for this agent only
@@ -233,6 +235,10 @@ class ModuleRunner:
                 try:
                     await module.step(ctx)
                     failures = 0
+                    if _cancel_pending():
+                        # the step swallowed a cancel and returned (redis-py 8.1 retries a
+                        # command a cancel interrupted): the stop still holds
+                        raise asyncio.CancelledError
                 except asyncio.CancelledError:
                     raise
                 except Exception as err:
@@ -270,3 +276,9 @@ class ModuleRunner:
         finally:
             for sub in ctx.inbox.values():
                 sub.close()
+
+
+def _cancel_pending() -> bool:
+    """True when this task was asked to stop and something below swallowed the cancel."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0

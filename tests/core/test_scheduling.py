@@ -170,3 +170,36 @@ async def test_module_state_is_checkpointed_and_restored(run_id: str) -> None:
         c2 = Counter(Schedule(cadence=None))
         async with Agent(agent_spec(), [c2], NullBody("Ann"), svc, random.Random(1)):
             assert c2.n == saved
+
+
+class Swallower(Module):
+    """A step that swallows a cancel and returns, as redis-py 8.1 does when a cancel lands
+    inside a command it then retries."""
+
+    name: ClassVar[str] = "swallower"
+
+    def __init__(self, schedule: Schedule) -> None:
+        super().__init__(schedule)
+        self.entered = asyncio.Event()
+        self.swallowed = 0
+
+    async def step(self, ctx: ModuleContext) -> None:
+        self.entered.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            self.swallowed += 1
+
+
+async def test_a_step_that_swallows_a_cancel_still_stops() -> None:
+    async with local_services() as svc:
+        mod = Swallower(Schedule(cadence=0.01))
+        agent = Agent(agent_spec(), [mod], NullBody("Ann"), svc, random.Random(1))
+        async with agent:
+            await asyncio.wait_for(mod.entered.wait(), 5)
+            task = agent.tasks["swallower"]
+            task.cancel()
+            # without the runner's check the loop steps on and swallows every later cancel
+            await asyncio.wait_for(asyncio.gather(task, return_exceptions=True), 5)
+            assert task.cancelled()
+            assert mod.swallowed == 1
