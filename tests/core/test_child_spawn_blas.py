@@ -49,15 +49,7 @@ SCRIPT = textwrap.dedent(
 def test_children_start_while_threads_use_blas() -> None:
     # OpenBLAS with its thread pool (agent_runtime defaults to one thread, which would hide
     # the hang this test is about)
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "4"}
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-        env=env,
-    )
+    done = _python(SCRIPT, {**os.environ, "OPENBLAS_NUM_THREADS": "4"})
     assert done.returncode == 0, done.stderr
     assert "started 60" in done.stdout
 
@@ -66,13 +58,12 @@ def test_numpy_runs_one_blas_thread_under_the_runtime() -> None:
     """Importing the runtime before numpy leaves OpenBLAS without a thread pool: no threads
     of its own beside the interpreter's (two or more on a multi-core machine otherwise)."""
     script = "import agent_runtime, numpy, os; print(len(os.listdir('/proc/self/task')))"
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-        env=env,
-    )
+    done = _python(script, {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"})
+    assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "1"
+
+
+def _python(script: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=30, env=env
+    )

@@ -3,13 +3,13 @@ the report of the runs done is written."""
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.experiments.interrupt import interrupt_when_logged
 
 pytestmark = pytest.mark.services
 
@@ -21,20 +21,7 @@ def test_sigint_stops_the_experiment_and_writes_the_report(tmp_path: Path) -> No
          "--out", str(tmp_path), "--quiet"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 90
-        events: list[Path] = []
-        while not any('"type":"decision"' in p.read_text() for p in events):
-            assert time.monotonic() < deadline, "the first run never decided"
-            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
-            events = list(tmp_path.glob("*/runs/*/events.jsonl"))
-            time.sleep(0.2)  # polling files another process writes
-        proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    out = interrupt_when_logged(proc, tmp_path, '"type":"decision"', "the first run never decided")
     assert proc.returncode == 0, out
     (folder,) = list(tmp_path.iterdir())
     assert (folder / "report.md").is_file(), out

@@ -6,10 +6,8 @@ and ``piano worker`` children."""
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +18,7 @@ import yaml
 from experiments.common import ExperimentOptions, read_csv, read_events
 from experiments.registry import default_config, run
 from experiments.runner_base import verify
+from tests.experiments.interrupt import interrupt_when_logged
 
 pytestmark = pytest.mark.services
 
@@ -103,20 +102,7 @@ def test_sigint_stops_an_experiment_on_workers_and_leaves_no_process(tmp_path: P
          "--workers", "2", "--out", str(tmp_path / "out"), "--quiet"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 90
-        events: list[Path] = []
-        while not any('"worker":1' in p.read_text() for p in events):  # worker 1 decided
-            assert time.monotonic() < deadline, "no worker's record reached the run's log"
-            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
-            events = list((tmp_path / "out").glob("*/runs/*/events.jsonl"))
-            time.sleep(0.2)  # polling files another process writes
-        proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    out = interrupt_when_logged(proc, tmp_path / "out", '"worker":1', "no worker's record reached the run's log")
     assert proc.returncode == 0, out
     (folder,) = list((tmp_path / "out").iterdir())
     assert (folder / "report.md").is_file(), out
