@@ -39,6 +39,7 @@ class WorldHandle:
     server: Any = None
     admin: Any = None  # bots.admin.AdminClient on the embedded world
     router: Any = None  # agent_runtime.app.shards.ShardRouter when the world is sharded
+    null_skill_seconds: float = 0.0  # ``kind: none``: how long a no-op body's skill takes
 
     @property
     def join_address(self) -> str | None:
@@ -67,7 +68,11 @@ class WorldHandle:
         if self.transport is None:
             from agent_runtime.body.null import NullBody
 
-            return NullBody(spec.name, Vec3(x=spawn.x, y=spawn.y, z=spawn.z) if spawn else None)
+            return NullBody(
+                spec.name,
+                Vec3(x=spawn.x, y=spawn.y, z=spawn.z) if spawn else None,
+                skill_seconds=self.null_skill_seconds,
+            )
         body = await self.join(spec.name, (spawn.x, spawn.y, spawn.z) if spawn else None)
         if self.admin is not None:
             await self._equip(spec)
@@ -131,7 +136,7 @@ async def open_world(
     (agent_runtime/app/shards.py)."""
     w = cfg.world
     if w.kind == "none":
-        yield WorldHandle(kind="none")
+        yield WorldHandle(kind="none", null_skill_seconds=w.null_skill_seconds)
         return
     async with contextlib.AsyncExitStack() as stack:
         if w.shards:

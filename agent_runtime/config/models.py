@@ -117,6 +117,10 @@ class WorldSettings(Strict):
     hearing_radius: float | None = Field(default=HEARING_RADIUS, gt=0, le=1000)
     # several worlds, one region each (agent_runtime/config/shards.py); empty = one world
     shards: tuple[ShardSettings, ...] = ()
+    # ``kind: none`` only: seconds a skill takes before the no-op body answers "no world
+    # attached" (each drawn from 0.5x-1.5x; 0 = at once). Benchmarks use it to give
+    # controllers a skill's pace instead of an instant failure to react to.
+    null_skill_seconds: float = Field(default=0.0, ge=0, le=600)
 
     @field_validator("shards")
     @classmethod

@@ -51,12 +51,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="also measure scheduling lag with the live page open in headless Chromium",
     )
     p.add_argument("--workers", default="auto", help=WORKERS_HELP)
+    p.add_argument(
+        "--skill-seconds",
+        type=float,
+        default=0.0,
+        help="seconds a skill takes before the no-op body answers (0.5x-1.5x each; default 0: "
+        "at once, so controllers re-decide after every skill at their debounce)",
+    )
 
 
 MAX_TEMPLATE_AGENTS = 2000
 
 
-def _config(agents: int, latency_ms: float, heuristic: bool) -> Any:
+def _config(agents: int, latency_ms: float, heuristic: bool, skill_seconds: float = 0.0) -> Any:
     llm: dict[str, Any] = (
         {"provider": "heuristic"}
         if heuristic
@@ -75,7 +82,7 @@ def _config(agents: int, latency_ms: float, heuristic: bool) -> Any:
     return parse_config(
         {
             "run": {"seed": 1, "duration": None, "progress_every": 5},
-            "world": {"kind": "none"},
+            "world": {"kind": "none", "null_skill_seconds": skill_seconds},
             "llm": llm,
             "modules": {"preset": "full"},
             "agent_templates": [  # a template holds at most MAX_TEMPLATE_AGENTS
@@ -160,7 +167,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     from agent_runtime.app.village import Village, VillageOptions
     from modules.memory.encoder import HashingEncoder
 
-    cfg = _config(args.agents, args.llm_latency, args.heuristic)
+    cfg = _config(args.agents, args.llm_latency, args.heuristic, args.skill_seconds)
     warmup = args.warmup if args.warmup is not None else 5.0 + 0.1 * args.duration
     with tempfile.TemporaryDirectory(prefix="piano-bench-") as tmp:
         run_dir = Path(args.out) if args.out else Path(tmp) / "run"
@@ -218,6 +225,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             "agents": args.agents,
             "workers": 1,
             "llm": "heuristic" if args.heuristic else f"simulated {args.llm_latency:.0f} ms",
+            "skill_seconds": args.skill_seconds,
             "event_loop": event_loop.loop_name(),
             "duration_s": round(wall, 2),
             "startup_s": round(startup_s, 2),
@@ -269,7 +277,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workers > 1:
         from agent_runtime.app.cli.bench_workers import bench_workers
 
-        cfg = _config(args.agents, args.llm_latency, args.heuristic)
+        cfg = _config(args.agents, args.llm_latency, args.heuristic, args.skill_seconds)
         warmup = args.warmup if args.warmup is not None else 5.0 + 0.1 * args.duration
         result = event_loop.run(bench_workers(args, cfg, warmup))
     else:

@@ -160,6 +160,7 @@ async def bench_workers(
             "workers": args.workers,
             "event_loop": event_loop.loop_name(),  # the workers' (they inherit the environment)
             "llm": "heuristic" if args.heuristic else f"simulated {args.llm_latency:.0f} ms",
+            "skill_seconds": args.skill_seconds,
             "duration_s": round(wall, 2),
             "startup_s": round(startup_s, 2),
             "cc_decisions_per_s": round(dec, 2),
