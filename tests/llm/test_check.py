@@ -55,6 +55,22 @@ async def test_check_finds_the_working_mode_and_speeds() -> None:
     assert "\n" not in report.modes[0].detail  # one line per mode
 
 
+async def test_check_sees_a_server_that_serves_one_request_at_a_time() -> None:
+    lock = asyncio.Lock()
+
+    async def one_at_a_time(req: RecordedRequest) -> FakeReply:
+        async with lock:
+            await asyncio.sleep(0.2)  # emulating a slow model, not synchronising
+        return llama_like(req)
+
+    async with FakeOpenAIServer() as server:
+        _serve(server)
+        server.default = one_at_a_time
+        report = await check_endpoint(server.base_url, "gemma3-270m", seed=1)
+    assert report.parallel_speedup is not None and report.parallel_speedup < 1.2
+    assert report.recommendation["concurrency"] == 1
+
+
 def test_cli_prints_json_and_a_table(capsys: pytest.CaptureFixture[str]) -> None:
     async def serve(argv: list[str]) -> int:
         async with FakeOpenAIServer() as server:
