@@ -9,7 +9,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["extract_json", "grammar_schema", "schema_name", "strict_json_schema", "synthesise"]
+__all__ = [
+    "close_truncated",
+    "extract_json",
+    "grammar_schema",
+    "schema_name",
+    "strict_json_schema",
+    "synthesise",
+]
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
@@ -25,6 +32,51 @@ def extract_json(text: str) -> str:
         if start != -1 and end > start:
             s = s[start : end + 1]
     return s
+
+
+def close_truncated(text: str) -> str | None:
+    """A JSON object cut off mid-reply (a small model looping until ``max_tokens``), closed:
+    an open string ends where the reply ends, a member without its value is dropped, open
+    arrays and objects are closed. None when ``text`` is not an object that was cut off."""
+    if not text.startswith("{"):
+        return None
+    stack: list[str] = []
+    in_string = escaped = False
+    last_comma = -1  # the last member separator of the outermost object
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]":
+            if not stack:
+                return None
+            stack.pop()
+            if not stack:
+                return None  # complete: nothing was cut off
+        elif ch == "," and len(stack) == 1:
+            last_comma = i
+    if not stack:
+        return None
+    whole = text[:-1] if escaped else text
+    whole = whole + ('"' if in_string else "")
+    candidates = [whole.rstrip().rstrip(",") + "".join(reversed(stack))]
+    if last_comma > 0:
+        candidates.append(text[:last_comma] + "}")
+    for candidate in candidates:
+        try:
+            json.loads(candidate, strict=False)
+        except ValueError:
+            continue
+        return candidate
+    return None
 
 
 def schema_name(model: type[BaseModel]) -> str:

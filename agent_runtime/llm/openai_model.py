@@ -56,6 +56,7 @@ from pydantic import ValidationError
 from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, Message, T, Usage
 from agent_runtime.llm import _prompts
 from agent_runtime.llm._schema import (
+    close_truncated,
     extract_json,
     grammar_schema,
     schema_name,
@@ -533,7 +534,12 @@ def _parse(model: type[T], raw: str) -> T:
         try:
             data = json.loads(text, strict=False)
         except ValueError:
-            raise _Invalid(f"not valid JSON: {errors[0].get('msg', '')}") from None
+            # a reply cut off at max_tokens (a small model repeating itself inside a
+            # string): the members it finished are read, and the schema still decides
+            closed = close_truncated(text)
+            if closed is None:
+                raise _Invalid(f"not valid JSON: {errors[0].get('msg', '')}") from None
+            data = json.loads(closed, strict=False)
         try:
             return model.model_validate(data)
         except ValidationError as exc:
