@@ -56,15 +56,11 @@ def close_truncated(text: str) -> str | None:
         elif ch in "{[":
             stack.append("}" if ch == "{" else "]")
         elif ch in "}]":
-            if not stack:
-                return None
-            stack.pop()
+            stack.pop()  # never empty here: the outermost close returns below
             if not stack:
                 return None  # complete: nothing was cut off
         elif ch == "," and len(stack) == 1:
             last_comma = i
-    if not stack:
-        return None
     whole = text[:-1] if escaped else text
     whole = whole + ('"' if in_string else "")
     candidates = [whole.rstrip().rstrip(",") + "".join(reversed(stack))]
