@@ -397,10 +397,12 @@ async def test_chest_contract(
     assert taken.inventory_delta == {"stick": 2}
     absent = await run(keeper, "withdraw", item="diamond", x=float(x), y=float(y), z=float(z))
     assert not absent.success and absent.reason.startswith("the chest has no diamond")
+    assert absent.failure == "target_not_found"  # typed: the bench counts untyped as unknown
     greedy = await run(
         keeper, "withdraw", item="stick", count=9, x=float(x), y=float(y), z=float(z)
     )
     assert not greedy.success and greedy.reason.startswith("the chest has only ")
+    assert greedy.failure == "target_not_found"
 
 
 async def test_give_contract(

@@ -15,9 +15,9 @@ module.exports = {
       const name = names.find(n => (stored[n] || 0) > 0)
       if (!name) {
         const contents = Object.entries(stored).map(([n, c]) => `${c} ${n}`).join(', ') || 'nothing'
-        throw new SkillError(`the chest has no ${item} (it holds ${contents})`)
+        throw new SkillError(`the chest has no ${item} (it holds ${contents})`, {}, 'target_not_found')
       }
-      if (stored[name] < count) throw new SkillError(`the chest has only ${stored[name]} ${name}, wanted ${count}`)
+      if (stored[name] < count) throw new SkillError(`the chest has only ${stored[name]} ${name}, wanted ${count}`, {}, 'target_not_found')
       return transfer(ctx, chest, block, 'withdraw', name, count)
     })
   }
