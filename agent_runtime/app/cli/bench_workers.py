@@ -151,8 +151,8 @@ async def bench_workers(
                 merged = pool.merge_into(run_dir)
         wall = b_t - a_t
         lag = merged.get("sched_lag_ms", {})
-        dec, llm_calls, shed, published = _rates(
-            first, last, "decisions", "llm_calls", "llm_shed", "bus_published"
+        dec, skills, llm_calls, shed, published = _rates(
+            first, last, "decisions", "skills", "llm_calls", "llm_shed", "bus_published"
         )
         per_module, cadence_error = _cadence(first, last)
         return {
@@ -164,6 +164,7 @@ async def bench_workers(
             "duration_s": round(wall, 2),
             "startup_s": round(startup_s, 2),
             "cc_decisions_per_s": round(dec, 2),
+            "skills_per_agent_s": round(skills / args.agents, 4),
             "cadence_error_pct": cadence_error,
             "cadence_error_by_module_pct": per_module,
             "sched_lag_ms_p50": lag.get("p50"),
