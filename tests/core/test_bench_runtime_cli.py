@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.app.cli.bench_runtime import DEFAULT_SKILL_SECONDS
+from agent_runtime.app.cli.bench_runtime import DEFAULT_SKILL_SECONDS, count_errors
 
 pytestmark = pytest.mark.services
 
@@ -32,6 +32,7 @@ FIGURES = {
     "rss_mb_per_agent",
     "unresponsive_agents",
     "errors",
+    "errors_by_kind",
 }
 
 
@@ -80,3 +81,18 @@ def test_the_cli_default_is_the_measured_skill_pace_and_reaches_the_config() -> 
     assert args.skill_seconds == DEFAULT_SKILL_SECONDS
     cfg = _config(3, 300.0, False, args.skill_seconds)
     assert cfg.world.null_skill_seconds == DEFAULT_SKILL_SECONDS
+
+
+def test_errors_are_counted_by_module_and_exception_within_the_window() -> None:
+    def err(t: float, module: str, error: str) -> dict[str, object]:
+        return {"t": t, "type": "module_error", "module": module, "error": error}
+
+    records = [
+        err(9.0, "memory", "TimeoutError: before the window"),
+        err(10.0, "memory", "TimeoutError: Timeout reading from 127.0.0.1:5"),
+        err(11.0, "memory", "TimeoutError: Timeout reading from 127.0.0.1:6"),
+        err(12.0, "planning", "KeyError: 'x'"),
+        {"t": 12.0, "type": "decision", "module": "cognitive_controller"},
+        err(21.0, "planning", "KeyError: after"),
+    ]
+    assert count_errors(records, 10.0, 20.0) == {"memory: TimeoutError": 2, "planning: KeyError": 1}

@@ -128,6 +128,21 @@ def cadence_errors(
     return per_module, overall
 
 
+def error_kind(record: dict[str, Any]) -> str:
+    """``module: ExceptionType`` of a ``module_error`` event (the message varies per agent)."""
+    return f"{record.get('module', '?')}: {str(record.get('error', '?')).split(':', 1)[0]}"
+
+
+def count_errors(records: Any, since: float, until: float) -> dict[str, int]:
+    """Module errors by kind among event ``records`` stamped within [since, until]."""
+    out: dict[str, int] = {}
+    for r in records:
+        if r.get("type") == "module_error" and since <= float(r.get("t", 0)) <= until:
+            kind = error_kind(r)
+            out[kind] = out.get(kind, 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
 def llm_figures(v: Any) -> tuple[int, int]:
     """(LLM calls, calls shed to the heuristic) so far, from the LLM service's accounting."""
     llm = None if v.services is None else v.services.llm
@@ -203,6 +218,11 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             mem_a = await _memories(v)
             redis_a = await redis_commands(v.services and v.services.redis)
             proc.cpu_percent(None)
+            errors_seen: list[dict[str, Any]] = []
+            v.events.add_listener(
+                lambda r: errors_seen.append(r) if r.get("type") == "module_error" else None
+            )
+            t_a = time.time()
             a = _snapshot(v, proc, services)
             v.metrics.reset_lags()
             gc_settings.STATS.reset()
@@ -210,6 +230,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             lags = list(v.metrics.lags_ms)
             gc_figures = gc_settings.STATS.figures()
             b = _snapshot(v, proc, services)
+            t_b = time.time()
             redis_b = await redis_commands(v.services and v.services.redis)
             mem_b = await _memories(v)
             expected = dict(v.metrics.expected_interval)
@@ -261,6 +282,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             "services_cpu_pct": round(100 * (b["svc_cpu"] - a["svc_cpu"]) / wall, 1),
             "services_rss_mb": round(svc_rss, 1),
             "errors": int(b["errors"] - a["errors"]),
+            "errors_by_kind": count_errors(errors_seen, t_a, t_b),
             "memories_per_agent": round(mem_b / max(1, args.agents), 1),
             "memories_per_agent_hour": round(
                 (mem_b - mem_a) / max(1, args.agents) / (wall / 3600.0), 1

@@ -18,8 +18,10 @@ import argparse
 import asyncio
 import contextlib
 import copy
+import json
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,7 @@ import yaml
 from redis.asyncio import Redis
 
 from agent_runtime import event_loop
-from agent_runtime.app.cli.bench_runtime import cadence_errors, redis_commands
+from agent_runtime.app.cli.bench_runtime import cadence_errors, count_errors, redis_commands
 from agent_runtime.app.workers import WorkerPool, WorkerSpec
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
 from agent_runtime.config.models import VillageConfig
@@ -57,6 +59,17 @@ def _rss_mb(procs: list[psutil.Process]) -> float:
 
 
 Records = dict[str, dict[str, Any]]  # worker (shard K) -> its latest progress record
+
+
+def _events(run_dir: Path) -> Iterator[dict[str, Any]]:
+    """The workers' events as merged into the run folder (lines that do not parse skipped)."""
+    path = run_dir / "events.workers.jsonl"
+    if not path.exists():
+        return
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            with contextlib.suppress(ValueError):
+                yield json.loads(line)
 
 
 def _rates(first: Records, last: Records, *keys: str) -> list[float]:
@@ -141,14 +154,17 @@ async def bench_workers(
                     first = copy.deepcopy(latest)
                     a_redis = await redis_commands(client)
                     a_cpu, a_svc, a_t = _cpu(procs), _cpu(services), time.monotonic()
+                    a_wall = time.time()
                     await asyncio.sleep(args.duration)
                     last = copy.deepcopy(latest)
                     b_redis = await redis_commands(client)
                     b_cpu, b_svc, b_t = _cpu(procs), _cpu(services), time.monotonic()
+                    b_wall = time.time()
                     unresponsive = sum(int(p.get("unresponsive", 0)) for p in latest.values())
                     errors = sum(int(p.get("errors", 0)) for p in latest.values())
                     rss = _rss_mb(procs)
                 merged = pool.merge_into(run_dir)
+                errors_by_kind = count_errors(_events(run_dir), a_wall, b_wall)
         wall = b_t - a_t
         lag = merged.get("sched_lag_ms", {})
         dec, skills, llm_calls, shed, published = _rates(
@@ -181,6 +197,7 @@ async def bench_workers(
             "rss_mb_per_agent": round(rss / args.agents, 3),
             "unresponsive_agents": unresponsive,
             "errors": errors,
+            "errors_by_kind": errors_by_kind,
             "worker_restarts": merged["workers"]["restarts"],
             "gc_per_worker": [p.get("gc") for _, p in sorted(last.items())],
         }
