@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_runtime.app.cli.bench_runtime import cadence_errors
-from agent_runtime.app.cli.bench_workers import _cadence, _rates
+from agent_runtime.app.cli.bench_workers import _cadence, _delta, _rates
 
 
 def _record(elapsed: float, timed: dict[str, int], **counters: float) -> dict[str, Any]:
@@ -66,3 +66,9 @@ def test_workers_auto_is_one_per_core_with_at_least_100_agents_each() -> None:
         except ValueError:
             continue
         raise AssertionError(f"--workers {bad} accepted")
+
+
+def test_workers_errors_are_the_windows_not_the_runs() -> None:
+    first = {"0": {"errors": 7}, "1": {"errors": 0}}
+    last = {"0": {"errors": 9}, "1": {"errors": 4}, "2": {"errors": 1}}
+    assert _delta(first, last, "errors") == 2 + 4 + 1

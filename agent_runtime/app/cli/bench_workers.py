@@ -72,6 +72,12 @@ def _events(run_dir: Path) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
+def _delta(first: Records, last: Records, key: str) -> int:
+    """A counter's growth between two sets of records, summed over workers (the window's
+    count, as the one-process bench takes it; a worker without a first record counts all)."""
+    return sum(int(b.get(key, 0)) - int(first.get(k, {}).get(key, 0)) for k, b in last.items())
+
+
 def _rates(first: Records, last: Records, *keys: str) -> list[float]:
     """Each counter's rate per second, summed over workers: every worker's delta over
     the time between its own two records."""
@@ -161,7 +167,7 @@ async def bench_workers(
                     b_cpu, b_svc, b_t = _cpu(procs), _cpu(services), time.monotonic()
                     b_wall = time.time()
                     unresponsive = sum(int(p.get("unresponsive", 0)) for p in latest.values())
-                    errors = sum(int(p.get("errors", 0)) for p in latest.values())
+                    errors = _delta(first, last, "errors")
                     rss = _rss_mb(procs)
                 merged = pool.merge_into(run_dir)
                 errors_by_kind = count_errors(_events(run_dir), a_wall, b_wall)
