@@ -32,15 +32,21 @@ bot.loadPlugin(toolPlugin)
 bot.loadPlugin(collectBlock)
 
 let registry
+// blocks a player places that walks must never dig through
+const PLACED = ['crafting_table', 'furnace', 'chest', 'trapped_chest', 'barrel']
 bot.once('spawn', () => {
   registry = bot.registry
   const moves = new Movements(bot)
   moves.allowParkour = false
   moves.canDig = true
   // a walk may dig through the ground, never through what a player placed (the crafting table
-  // placed at the hills was dug away on the way to the next stone: "no crafting table nearby")
-  for (const name of ['crafting_table', 'furnace', 'chest', 'trapped_chest', 'barrel']) {
-    if (bot.registry.blocksByName[name]) moves.blocksCantBreak.add(bot.registry.blocksByName[name].id)
+  // placed at the hills was dug away on the way to the next stone: "no crafting table nearby").
+  // mineflayer-collectblock installs its own Movements on every collect()
+  // (pathfinder.setMovements): the collect's walks and every walk after the first collect use
+  // those, so they keep these blocks too (before, only `moves` did: the tech-tree test's first
+  // step is a collect, and its table at the hills could still be dug away)
+  for (const m of [moves, bot.collectBlock.movements]) {
+    for (const name of PLACED) m.blocksCantBreak.add(bot.registry.blocksByName[name].id)
   }
   moves.allow1by1towers = false
   moves.scafoldingBlocks = []
@@ -173,6 +179,8 @@ const actions = {
   },
   async block_at ({ x, y, z }) { const b = await loadedBlock(x, y, z); return b && b.name },
   async find_block ({ name, maxDistance = 64 }) { const b = findBlock(name, maxDistance); return b && pos(b.position) },
+  // the blocks among PLACED that the current walks (whoever set their Movements) may dig through
+  async walks_may_dig () { return PLACED.filter(n => !bot.pathfinder.movements.blocksCantBreak.has(registry.blocksByName[n].id)) },
 
   // craft `count` times the recipe for `item`; table: use the nearest crafting table
   async craft ({ item, count: times = 1, table = false }) {
