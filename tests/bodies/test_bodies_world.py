@@ -405,6 +405,36 @@ async def test_chest_contract(
     assert greedy.failure == "target_not_found"
 
 
+async def test_withdraw_without_position_finds_the_chest_that_holds_it(
+    transport: JSPyBridgeTransport, server: EmbeddedServer, admin: AdminClient
+) -> None:
+    """The skills bench's chest scenario: four chests side by side, a withdraw naming no chest
+    right after a deposit opened the nearest one (empty) instead of the one deposited into."""
+    clerk = await connect(transport, server, "clerk")
+    await give(admin, clerk, "feather", 3)
+    await walk_to(clerk, server, "town_hall")
+    first, last = server.community_chests[0], server.community_chests[-1]
+    stored = await run(
+        clerk,
+        "deposit",
+        item="feather",
+        count=3,
+        x=float(first[0]),
+        y=float(first[1]),
+        z=float(first[2]),
+    )
+    assert stored.success, stored.reason
+    # in front of the last chest: the nearest one holds no feather
+    await walk_to(clerk, server, "town_hall", x=last[0] + 0.5, y=float(last[1]), z=last[2] + 1.5)
+    taken = await run(clerk, "withdraw", item="feather", count=2)
+    assert taken.success, taken.reason
+    assert taken.inventory_delta == {"feather": 2}
+    assert taken.detail["chest"] == {"x": first[0], "y": first[1], "z": first[2]}
+    nowhere = await run(clerk, "withdraw", item="feather", count=5)
+    assert not nowhere.success and nowhere.failure == "target_not_found"
+    assert nowhere.reason.startswith("no chest within 32 blocks has 5 feather (looked into ")
+
+
 async def test_give_contract(
     transport: JSPyBridgeTransport, server: EmbeddedServer, admin: AdminClient
 ) -> None:

@@ -114,6 +114,22 @@ async def test_tech_tree_chest_and_restart(
     print(f"tech tree: {tech_tree_seconds:.1f}s")
 
 
+@pytest.mark.timeout(120)
+async def test_walks_never_dig_placed_blocks_after_a_collect(make_bot: BotFactory) -> None:
+    """The test bot's walks keep what a player placed, also once mineflayer-collectblock has
+    put in its own Movements (it does on every collect): the tech-tree test's crafting table
+    at the hills was dug away on the way to the next stone ("no crafting table nearby")."""
+    bot = await make_bot("keeper", crafting_table=1)
+    assert await bot.call("walks_may_dig") == []
+    await bot.call("collect", within=60, block="oak_log", count=1)
+    assert await bot.call("walks_may_dig") == []
+    # what a collect targets on purpose it digs, placed or not
+    await bot.call("place_near", item="crafting_table")
+    inv = counts((await bot.call("collect", within=60, block="crafting_table"))["inventory"])
+    assert inv["crafting_table"] == 1
+    assert await bot.call("walks_may_dig") == []
+
+
 async def _chest_via_admin(
     server: EmbeddedServer, pos: tuple[int, int, int]
 ) -> list[dict[str, Any]]:

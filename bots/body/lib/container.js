@@ -29,6 +29,12 @@ function locate (bot, names, what, { x, y, z }) {
   return block
 }
 
+/** Up to ``count`` blocks among ``names`` within SEARCH_RADIUS, the nearest first. */
+function nearest (bot, names, count) {
+  const ids = names.map(n => bot.registry.blocksByName[n]).filter(Boolean).map(b => b.id)
+  return bot.findBlocks({ matching: ids, maxDistance: SEARCH_RADIUS, count }).map(p => bot.blockAt(p)).filter(Boolean)
+}
+
 async function reach (ctx, block, what) {
   try {
     await gotoGoal(ctx, new goals.GoalLookAtBlock(block.position, ctx.bot.world, { reach: 4 }), `${what} at ${block.position}`)
@@ -90,4 +96,4 @@ async function transfer (ctx, chest, block, op, name, count) {
   return { detail: { item: name, count, chest: vec(block.position), tries: attempt } }
 }
 
-module.exports = { CHEST_ARGS, locate, reach, transfer, withChest, SEARCH_RADIUS }
+module.exports = { CHEST_ARGS, CHEST_BLOCKS, locate, nearest, reach, transfer, withChest, SEARCH_RADIUS }

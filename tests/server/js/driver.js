@@ -32,16 +32,26 @@ bot.loadPlugin(toolPlugin)
 bot.loadPlugin(collectBlock)
 
 let registry
+// blocks a player places that walks must never dig through
+const PLACED = ['crafting_table', 'furnace', 'chest', 'trapped_chest', 'barrel']
+// positions ("(x, y, z)") the current collect digs on purpose, placed blocks among them
+let digTargets = new Set()
 bot.once('spawn', () => {
   registry = bot.registry
   const moves = new Movements(bot)
   moves.allowParkour = false
   moves.canDig = true
   // a walk may dig through the ground, never through what a player placed (the crafting table
-  // placed at the hills was dug away on the way to the next stone: "no crafting table nearby")
-  for (const name of ['crafting_table', 'furnace', 'chest', 'trapped_chest', 'barrel']) {
-    if (bot.registry.blocksByName[name]) moves.blocksCantBreak.add(bot.registry.blocksByName[name].id)
-  }
+  // placed at the hills was dug away on the way to the next stone: "no crafting table nearby").
+  // mineflayer-collectblock installs its own Movements on every collect()
+  // (pathfinder.setMovements): the collect's walks and every walk after the first collect use
+  // those, so they keep these blocks too (before, only `moves` did: the tech-tree test's first
+  // step is a collect, and its table at the hills could still be dug away). Not in
+  // blocksCantBreak: a collect's own targets may be placed blocks (collectblock skips a target
+  // its Movements may not break)
+  const placed = new Set(PLACED.map(name => bot.registry.blocksByName[name].id))
+  const keepPlaced = (b) => (placed.has(b.type) && !digTargets.has(b.position.toString()) ? 100 : 0)
+  for (const m of [moves, bot.collectBlock.movements]) m.exclusionAreasBreak.push(keepPlaced)
   moves.allow1by1towers = false
   moves.scafoldingBlocks = []
   bot.pathfinder.setMovements(moves)
@@ -173,6 +183,12 @@ const actions = {
   },
   async block_at ({ x, y, z }) { const b = await loadedBlock(x, y, z); return b && b.name },
   async find_block ({ name, maxDistance = 64 }) { const b = findBlock(name, maxDistance); return b && pos(b.position) },
+  // the blocks among PLACED that the current walks (whoever set their Movements) may dig through
+  async walks_may_dig () {
+    const m = bot.pathfinder.movements
+    const at = bot.entity.position.floored().offset(0, -200, 0) // no collect's target
+    return PLACED.filter(n => { const id = registry.blocksByName[n].id; return !m.blocksCantBreak.has(id) && m.exclusionBreak({ type: id, position: at }) < 100 })
+  },
 
   // craft `count` times the recipe for `item`; table: use the nearest crafting table
   async craft ({ item, count: times = 1, table = false }) {
@@ -225,6 +241,7 @@ const actions = {
         if (round === 0 && targets.length < n) throw new Error(`only ${targets.length} ${block} found`)
         if (!targets.length || Date.now() >= deadline) break
         const before = total()
+        digTargets = new Set(targets.map(t => t.position.toString()))
         await withTimeout(bot.collectBlock.collect(targets, { ignoreNoPath: false }), deadline - Date.now(), `collect ${block}`)
         // drops still lying near (late, or moved): walk over them
         const t0 = Date.now()
@@ -239,6 +256,7 @@ const actions = {
         rounds.push({ targets: targets.length, got: total() - before })
       }
     } finally {
+      digTargets = new Set()
       bot.removeListener('itemDrop', onDrop)
     }
     if (!await inventoryReaches(() => total() - had >= n, 3000)) {
