@@ -15,24 +15,24 @@ const CHEST_ARGS = Object.freeze({
   z: { type: 'number', default: null }
 })
 
+const blockIds = (bot, names) => names.map(n => bot.registry.blocksByName[n]).filter(Boolean).map(b => b.id)
+
 /** The block at (x, y, z) if all given, else the nearest block among ``names``. */
 function locate (bot, names, what, { x, y, z }) {
-  const ids = names.map(n => bot.registry.blocksByName[n]).filter(Boolean).map(b => b.id)
   if (x != null && y != null && z != null) {
     const block = bot.blockAt(toVec3({ x, y, z }).floored())
     if (!block) throw new SkillError(`target out of reach: (${x}, ${y}, ${z}) is not loaded`)
-    if (!ids.includes(block.type)) throw new SkillError(`no ${what} at ${block.position} (found ${block.name})`)
+    if (!blockIds(bot, names).includes(block.type)) throw new SkillError(`no ${what} at ${block.position} (found ${block.name})`)
     return block
   }
-  const block = bot.findBlock({ matching: ids, maxDistance: SEARCH_RADIUS })
+  const [block] = nearest(bot, names, 1)
   if (!block) throw new SkillError(`no ${what} within ${SEARCH_RADIUS} blocks`)
   return block
 }
 
 /** Up to ``count`` blocks among ``names`` within SEARCH_RADIUS, the nearest first. */
 function nearest (bot, names, count) {
-  const ids = names.map(n => bot.registry.blocksByName[n]).filter(Boolean).map(b => b.id)
-  return bot.findBlocks({ matching: ids, maxDistance: SEARCH_RADIUS, count }).map(p => bot.blockAt(p)).filter(Boolean)
+  return bot.findBlocks({ matching: blockIds(bot, names), maxDistance: SEARCH_RADIUS, count }).map(p => bot.blockAt(p)).filter(Boolean)
 }
 
 async function reach (ctx, block, what) {
