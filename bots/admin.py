@@ -142,6 +142,12 @@ class AdminClient:
         output = data.get("output")
         return None if output is None else str(output)
 
+    async def restore(self, x: float, z: float, radius: float) -> int:
+        """Put the generated blocks back within ``radius`` (<= 64) of x, z (all heights);
+        returns how many blocks were changed. Containers, entities and players stay."""
+        data = await self._request("POST", "/world/restore", {"x": x, "z": z, "radius": radius})
+        return int(data["changed"])
+
     async def broadcast(self, message: str) -> None:
         await self._request("POST", "/broadcast", {"message": message})
 

@@ -29,6 +29,7 @@ Vec = tuple[float, float, float]
 class Admin(Protocol):
     async def teleport(self, player: str, x: float, y: float, z: float) -> None: ...
     async def command(self, command: str) -> str | None: ...
+    async def restore(self, x: float, z: float, radius: float) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,9 @@ def _gather(
 
 
 RECEIVER = "benchrecv"
+
+#: blocks within this many of a round's start are put back as generated before the round
+RESTORE_RADIUS = 48.0
 
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("goto_20", "village_centre", (Step("goto_20", _walk(20)),)),
@@ -203,6 +207,15 @@ class Bench:
     #: bodies joining at once, a teleport right after a join was sometimes lost (the body
     #: stayed at its spawn, holding its items, for the whole 45 s)
     teleports_resent: int = 0
+    #: blocks put back to the generated world before the rounds (what earlier rounds dug)
+    blocks_restored: int = 0
+
+    async def restore(self, start: str) -> None:
+        """The generated world again around place ``start``: every round starts on the same
+        world (without it each round found the nearest trees taken by the rounds before and
+        walked further, so a step's time depended on ``--rounds`` and the scenario order)."""
+        x, _, z = self.places[start]
+        self.blocks_restored += await self.admin.restore(x, z, RESTORE_RADIUS)
 
     async def body(
         self, start: str, give: Sequence[tuple[str, int]] = (), name: str | None = None
@@ -243,6 +256,7 @@ class Bench:
         )
 
     async def round(self, scenario: Scenario, agents: int, tallies: dict[str, Tally]) -> None:
+        await self.restore(scenario.start)
         receiver = None
         if scenario.receiver:
             receiver = await self.body(scenario.start, name=f"{RECEIVER}")

@@ -36,6 +36,7 @@ const PLUGIN_ORDER = [
   'combat', // weapon damage, knockback, killed mobs removed, loot
   'village', // spawn point, animals
   'wild', // animals of the wild beyond the village
+  'restore', // put the generated blocks back in an area (benchmark rounds)
   'admin_api'
 ]
 

@@ -16,16 +16,24 @@ from bots.transport._host import BODY_DIR
 # A fake bot over a block map {"x,y,z": name} (air elsewhere); prints the first candidates.
 _SCRIPT = """
 const { Vec3 } = require('vec3')
-const { candidates, isTreeLog } = require(process.argv[1])
-const { blocks, me, last, names } = JSON.parse(process.argv[2])
+const { candidates, isTreeLog, trunkFoot, rivalAt } = require(process.argv[1])
+const path = require('path')
+const { GoalBesideTrunk } = require(path.join(path.dirname(process.argv[1]), '..', 'lib', 'move.js'))
+const { blocks, me, last, names, username, others } = JSON.parse(process.argv[2])
 const SOLID_FREE = new Set(['air', 'wheat'])
 const blockAt = (p) => {
   const name = blocks[`${p.x},${p.y},${p.z}`] || 'air'
   return { name, type: name, position: p, boundingBox: SOLID_FREE.has(name) ? 'empty' : 'block' }
 }
+const entity = { type: 'player', username: username || 'tester', position: new Vec3(...me) }
+const entities = { 0: entity }
+for (const [i, o] of (others || []).entries()) {
+  entities[i + 1] = { type: 'player', username: o.username, position: new Vec3(...o.position) }
+}
 const bot = {
-  username: 'tester',
-  entity: { position: new Vec3(...me) },
+  username: entity.username,
+  entity,
+  entities,
   blockAt,
   findBlocks: ({ matching, count }) => Object.keys(blocks)
     .map(k => new Vec3(...k.split(',').map(Number)))
@@ -36,12 +44,33 @@ const bot = {
 const found = candidates(bot, names, new Set(), last && new Vec3(...last))
 const logs = Object.keys(blocks).filter(k => blocks[k].endsWith('_log'))
   .filter(k => isTreeLog(bot, new Vec3(...k.split(',').map(Number)), blocks[k]))
-console.log(JSON.stringify({ first: found.slice(0, 3).map(p => [p.x, p.y, p.z]), tree_logs: logs }))
+const feet = Object.keys(blocks).filter(k => blocks[k].endsWith('_log'))
+  .map(k => [k, trunkFoot(bot, new Vec3(...k.split(',').map(Number)))])
+const at = (p) => new Vec3(...p)
+const beside = (log, foot, node) => new GoalBesideTrunk(at(log), foot).isEnd(at(node))
+const rival = last ? rivalAt(bot, at(last)) : null
+console.log(JSON.stringify({
+  first: found.slice(0, 3).map(p => [p.x, p.y, p.z]),
+  tree_logs: logs,
+  feet: Object.fromEntries(feet),
+  beside: [
+    beside([0, 65, 0], 65, [1, 65, 0]), beside([0, 65, 0], 65, [0, 66, -1]),
+    beside([0, 68, 0], 65, [0, 65, 1]), beside([0, 65, 0], 65, [1, 65, 1]),
+    beside([0, 65, 0], 65, [2, 65, 0]), beside([0, 65, 0], 65, [1, 63, 0]),
+    beside([0, 72, 0], 65, [1, 65, 0])
+  ],
+  rival
+}))
 """
 
 
 def _choose(
-    blocks: dict[str, str], me: list[float], names: list[str], last: list[int] | None = None
+    blocks: dict[str, str],
+    me: list[float],
+    names: list[str],
+    last: list[int] | None = None,
+    username: str = "tester",
+    others: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     done = subprocess.run(
         [
@@ -49,7 +78,16 @@ def _choose(
             "-e",
             _SCRIPT,
             str(BODY_DIR / "skills" / "collect.js"),
-            json.dumps({"blocks": blocks, "me": me, "last": last, "names": names}),
+            json.dumps(
+                {
+                    "blocks": blocks,
+                    "me": me,
+                    "last": last,
+                    "names": names,
+                    "username": username,
+                    "others": others or [],
+                }
+            ),
         ],
         capture_output=True,
         text=True,
@@ -128,3 +166,66 @@ def test_a_tall_trunk_is_dug_on_from_where_the_body_stands() -> None:
     # log (a walk either way, on the ground) comes first
     far = _choose(blocks, [-3.5, 65, 0.5], ["birch_log"], last=[1, 69, 0])
     assert far["first"][0] == [-6, 65, 0], far
+
+
+def _grove() -> dict[str, str]:
+    """Flat dirt at y 64; five whole oaks (logs 65..68, leaves on top) at 4, 5, 6, 7 and 8
+    blocks east of x 0 along z 0 / 3 / -3 (distinct columns, distinct distances)."""
+    blocks = {f"{x},64,{z}": "dirt" for x in range(-2, 12) for z in range(-5, 6)}
+    for x, z in ((4, 0), (5, 3), (6, -3), (7, 2), (8, -1)):
+        blocks.update({f"{x},{y},{z}": "oak_log" for y in (65, 66, 67, 68)})
+        blocks[f"{x},69,{z}"] = "oak_leaves"
+    return blocks
+
+
+def test_bodies_side_by_side_each_take_their_own_tree() -> None:
+    grove = _grove()
+    names = ["bsk3", "bsk1", "bsk2"]
+    firsts = []
+    for name in names:
+        others = [{"username": n, "position": [0.5, 65, 0.5]} for n in names if n != name]
+        out = _choose(grove, [0.5, 65, 0.5], ["oak_log"], username=name, others=others)
+        firsts.append((name, out["first"][0]))
+    # ordered by name, the i-th takes the i-th nearest tree, its lowest log
+    assert sorted(firsts) == [("bsk1", [4, 65, 0]), ("bsk2", [5, 65, 3]), ("bsk3", [6, 65, -3])]
+    # alone: the nearest tree (no other player within the group's 2.5 blocks)
+    far = [{"username": "bsk1", "position": [0.5, 65, -9.5]}]
+    alone = _choose(grove, [0.5, 65, 0.5], ["oak_log"], username="bsk2", others=far)
+    assert alone["first"][0] == [4, 65, 0], alone
+
+
+def test_a_player_a_hair_nearer_does_not_take_every_tree() -> None:
+    # bodies side by side see each other a few hundredths of a block off: that is not
+    # "nearer" (each would cede the nearest trees to the other); a step nearer is
+    grove = _grove()
+    hair = [{"username": "zed", "position": [5.5, 65, 0.5]}]
+    out = _choose(grove, [5.55, 65, 0.5], ["oak_log"], username="bsk1", others=hair)
+    assert out["first"][0] == [4, 65, 0], out
+    nearer = [{"username": "zed", "position": [4.5, 65, 0.5]}]
+    out = _choose(grove, [7.5, 65, 0.5], ["oak_log"], username="bsk1", others=nearer)
+    assert out["first"][0] != [4, 65, 0], out
+
+
+def test_trunk_foot_and_the_spot_beside_the_trunk() -> None:
+    blocks = _grove()
+    del blocks["4,65,0"]  # the lowest log of one tree dug: the foot is the air above the dirt
+    blocks.update({f"0,{y},4": "oak_log" for y in (65, 66)})  # a post on planks
+    blocks["0,64,4"] = "oak_planks"
+    blocks["0,67,4"] = "oak_leaves"
+    out = _choose(blocks, [0.5, 65, 0.5], ["oak_log"])
+    assert out["feet"]["4,66,0"] == 65 and out["feet"]["5,65,3"] == 65, out["feet"]
+    assert out["feet"]["0,65,4"] is None, out["feet"]
+    # beside: a side of the column, about level with the foot, within reach; not a corner,
+    # not two blocks off, not two below the foot, not a log out of reach above
+    assert out["beside"] == [True, True, True, False, False, False, False], out["beside"]
+
+
+def test_the_later_name_leaves_a_tree_to_a_rival_beside_it() -> None:
+    grove = _grove()
+    at_tree = [{"username": "bsk1", "position": [3.5, 65, 0.5]}]
+    mine = _choose(grove, [4.5, 65, 1.5], ["oak_log"], [4, 65, 0], "bsk2", at_tree)
+    assert mine["rival"] is True
+    theirs = _choose(grove, [4.5, 65, 1.5], ["oak_log"], [4, 65, 0], "bsk0", at_tree)
+    assert theirs["rival"] is False
+    away = [{"username": "bsk1", "position": [0.5, 65, 0.5]}]
+    assert _choose(grove, [4.5, 65, 1.5], ["oak_log"], [4, 65, 0], "bsk2", away)["rival"] is False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import time
 
@@ -176,3 +177,34 @@ async def test_killed_animal_drops_meat_and_disappears(
     items = await bot.call("nearby_items", range=12)
     have = counts(await bot.call("inventory"))
     assert have.get("beef", 0) > 0 or any(i["name"] == "beef" for i in items)
+
+
+async def test_restore_puts_the_generated_blocks_back(
+    server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
+) -> None:
+    """``POST /world/restore``: what was changed within the radius is generated again (the
+    skills bench starts every round on the same world), players see it; again, it changes nothing."""
+    bot = await make_bot("restorer")
+    log = await bot.call("find_block", name="birch_log")
+    assert log is not None
+    x, y, z = (int(log[k]) for k in ("x", "y", "z"))
+    # the log dug out, and a stone put in the air above it: one column changed twice
+    await admin.command(f"/setblock {x} {y} {z} air")
+    await admin.command(f"/setblock {x} 120 {z} stone")
+
+    async def block(at: tuple[int, int, int], name: str) -> None:
+        deadline = time.monotonic() + 10
+        while (seen := await bot.call("block_at", x=at[0], y=at[1], z=at[2])) != name:
+            assert time.monotonic() < deadline, f"{at}: {seen}, not {name}"
+            await asyncio.sleep(0.1)
+
+    await block((x, y, z), "air")
+    await block((x, 120, z), "stone")
+    # other tests of this server may have dug the same tree: at least these two
+    assert await admin.restore(x + 0.5, z + 0.5, 0.5) >= 2
+    await block((x, y, z), "birch_log")
+    await block((x, 120, z), "air")
+    assert await admin.restore(x + 0.5, z + 0.5, 0.5) == 0
+    with pytest.raises(AdminError) as err:
+        await admin.restore(x, z, 65)
+    assert err.value.status == 400

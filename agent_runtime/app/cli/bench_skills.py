@@ -66,8 +66,10 @@ async def _level(args: argparse.Namespace, agents: int, rng: random.Random) -> d
                 out["skills"] = {k: t.summary() for k, t in tallies.items()}
                 out["teleports_resent"] = bench.teleports_resent
                 if not args.no_climb:
+                    await bench.restore("village_centre")
                     climbs = [bench.climb(args.climb_limit) for _ in range(agents)]
                     out["climb"] = await asyncio.gather(*climbs)
+                out["blocks_restored"] = bench.blocks_restored
     return out
 
 

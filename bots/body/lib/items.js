@@ -48,6 +48,7 @@ class ItemWatch {
   constructor (bot, near, radius) {
     this.bot = bot
     this.spawned = new Map() // id -> entity
+    this.bornAt = new Map() // id -> Date.now() when it appeared
     this.collected = new Map() // id -> {collector, count}
     this.gone = new Set()
     this._wake = null
@@ -55,7 +56,7 @@ class ItemWatch {
       if (e.name !== 'item') return
       const at = near()
       const points = Array.isArray(at) ? at : [at]
-      if (points.some(q => q && e.position.distanceTo(q) <= radius)) { this.spawned.set(e.id, e); this._poke() }
+      if (points.some(q => q && e.position.distanceTo(q) <= radius)) { this.spawned.set(e.id, e); this.bornAt.set(e.id, Date.now()); this._poke() }
     }
     this._onCollect = (p) => {
       this.collected.set(p.collectedEntityId, { collector: p.collectorEntityId, count: p.pickupItemCount || 1 })

@@ -58,6 +58,38 @@ class GoalReachBlock extends goals.GoalLookAtBlock {
 }
 
 /**
+ * Stand beside a tree's trunk: on a block next to its column (a side, not a corner), the
+ * feet within a block of the trunk's foot, the log within a player's reach of the eyes.
+ * From there a short trunk is dug upwards without a step, and its drops fall down the
+ * opened trunk within pickup range (vanilla's: the player's box grown by a block
+ * sideways), so no drop is waited for or fetched. Leaves in the
+ * way at head height are broken by the walk (``movementsFor(bot, {leaves: true})``); the
+ * server checks only the reach of a dig, so the face is not ray-cast.
+ */
+class GoalBesideTrunk extends goals.Goal {
+  constructor (pos, footY, reach = 4.5) {
+    super()
+    this.pos = pos
+    this.footY = footY
+    this.reach = reach
+  }
+
+  heuristic (node) {
+    const dx = node.x - this.pos.x
+    const dz = node.z - this.pos.z
+    return Math.max(0, Math.sqrt(dx * dx + dz * dz) - 1) + Math.abs(node.y - this.footY)
+  }
+
+  isEnd (node) {
+    const dx = node.x - this.pos.x
+    const dz = node.z - this.pos.z
+    if (Math.abs(dx) + Math.abs(dz) !== 1 || Math.abs(node.y - this.footY) > 1) return false
+    const dy = node.y + 1.62 - (this.pos.y + 0.5)
+    return dx * dx + dy * dy + dz * dz <= this.reach * this.reach
+  }
+}
+
+/**
  * Movements for this bot (built once per bot and setting: the constructor scans every block
  * state). ``canDig``: through the ground (never what the village is built of, its fields or
  * containers); ``leaves``: through leaves only, as a player breaks them to reach a short
@@ -294,4 +326,4 @@ async function awaitPlayerEntity (ctx, name, ms = 3000) {
   return entity
 }
 
-module.exports = { goals, GoalReachBlock, movementsFor, gotoGoal, walk, digLanded, playerEntity, awaitPlayerEntity, stats, timed }
+module.exports = { goals, GoalReachBlock, GoalBesideTrunk, movementsFor, gotoGoal, walk, digLanded, playerEntity, awaitPlayerEntity, stats, timed }

@@ -114,6 +114,7 @@ class SkillRunner {
         if (p !== run.progress || (detail && detail !== run.detail)) run.lastProgressAt = Date.now()
         run.progress = p
         if (detail) run.detail = String(detail)
+        if (process.env.PIANO_DEBUG_TRACE && detail) require('fs').appendFileSync(process.env.PIANO_DEBUG_TRACE, `${Date.now()} ${bot.username} ${bot.entity.position.x.toFixed(1)},${bot.entity.position.y.toFixed(1)},${bot.entity.position.z.toFixed(1)} ${detail}\n`)
       }
     }
     const timeout = setTimeout(() => this.cancel('timeout', 'timed out'), Math.max(1, timeoutMs))

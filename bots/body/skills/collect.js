@@ -6,19 +6,24 @@
 // stands, as far as a player reaches (REACH_HERE), without waiting for each log's drop when
 // the foot of the trunk is within pickup range: the drops fall down the opened trunk beside
 // the body and are picked up while it digs the next log (checked, and fetched if needed, once
-// the body leaves that spot). Walks to a target or a drop may break leaves (a short tree's
-// canopy walls its trunk in at head height), nothing else. Fewer than asked is a
-// failure that says how
+// the body leaves that spot). So a tree is walked to a spot beside its trunk (GoalBesideTrunk):
+// from there every log within reach is dug without a step and no drop is waited for. Bodies
+// side by side share the nearest trees out by name (placeInGroup); one that finds another
+// player at its tree whose name sorts first goes to another tree (rivalAt). Walks to a target
+// or a drop may break leaves (a short tree's canopy walls its trunk in at head height),
+// nothing else. Fewer than asked is a failure that says how
 // many arrived (detail.collected) and why (outcome.failure): target_not_found,
 // target_out_of_reach, timed_out (planning gave up), tool_missing, block_gone,
 // taken_by_other (another body picked the drops up), drops_not_reached.
-const { gotoGoal, goals, GoalReachBlock, timed, digLanded } = require('../lib/move')
+const { gotoGoal, goals, GoalReachBlock, GoalBesideTrunk, timed, digLanded } = require('../lib/move')
 const { GoalPickup, ItemWatch, inPickupRange } = require('../lib/items')
 const { SkillError, SkillAborted, resolveNames, vec, inventoryCounts } = require('../lib/util')
 
 const SEARCH_RADIUS = 64
 const CANDIDATE_THINK_MS = 8000
 const DROP_THINK_MS = 4000
+const BESIDE_THINK_MS = 3000 // a spot beside a trunk: then any spot within reach
+const BESIDE_STANDSTILL_MS = 4000
 const MAX_UNREACHABLE = 6
 const MAX_EXTRA_DIGS = 3 // digs beyond `count` whose drops did not arrive before giving up
 const MAX_GONE = 6 // targets taken by someone else before we dug them
@@ -56,6 +61,22 @@ const DIRT_LIKE = new Set(['dirt', 'grass_block', 'podzol', 'coarse_dirt', 'myce
  * its lowest log was taken) and has leaves at the top. The town hall's corner posts stand
  * on planks under a plank roof, so they are never a target.
  */
+/**
+ * The y of a tree trunk's foot (the lowest block of its column above the soil: its lowest
+ * log, or air once that was dug), or null when ``p`` is not a log on soil within 12 blocks.
+ */
+function trunkFoot (bot, p) {
+  let y = p.y
+  for (let i = 0; i < 12; i++) {
+    const below = bot.blockAt(p.offset(0, y - 1 - p.y, 0))
+    if (!below) return null
+    if (DIRT_LIKE.has(below.name)) return y
+    if (!(below.name.endsWith('_log') || below.boundingBox === 'empty')) return null
+    y--
+  }
+  return null
+}
+
 function isTreeLog (bot, p, name) {
   if (!name.endsWith('_log')) return true
   const isLog = (q) => { const b = bot.blockAt(q); return b && b.name.endsWith('_log') }
@@ -78,6 +99,9 @@ function isTreeLog (bot, p, name) {
 const OTHERS_R = 8
 const CEDE_R = 3 // blocks this near a body that took our drops are left to it
 const OTHERS_RANK = 40
+// clearly nearer: bodies side by side see each other a few hundredths of a block off, and
+// each would cede the nearest trees to the others (placeInGroup shares those out)
+const NEARER_BY = 1
 
 function nearerToSomeoneSeen (bot, p) {
   const centre = p.offset(0.5, 0.5, 0.5)
@@ -85,8 +109,24 @@ function nearerToSomeoneSeen (bot, p) {
   return Object.values(bot.entities || {}).some(e => {
     if (e === bot.entity || e.type !== 'player' || e.username === bot.username || !e.position) return false
     const d = e.position.distanceTo(centre)
-    return d <= OTHERS_R && d < mine
+    return d <= OTHERS_R && d < mine - NEARER_BY
   })
+}
+
+/**
+ * Another player seen beside the trunk of the log at ``p`` (within RIVAL_R of its column,
+ * about level with its foot) whose name sorts before this body's: two bodies that came to
+ * one tree at once (each saw a different group on the way: one had not seen every body
+ * join) would dig the same logs, and the drops go to one of them. The one whose name sorts
+ * later leaves the tree to the other, a rule both apply alike from what they see.
+ */
+const RIVAL_R = 1.8
+
+function rivalAt (bot, p) {
+  const me = bot.entity.position
+  return Object.values(bot.entities || {}).some(e => e !== bot.entity && e.type === 'player' && e.username &&
+    e.username < bot.username && e.position && Math.abs(e.position.y - me.y) < 3 &&
+    Math.hypot(e.position.x - (p.x + 0.5), e.position.z - (p.z + 0.5)) <= RIVAL_R)
 }
 
 /** Whether the block at ``p`` can be dug from where the body stands, without a step. */
@@ -95,16 +135,38 @@ function reachableHere (bot, p) {
 }
 
 /**
- * A body's own slight preference among targets at about the same distance (0-4 blocks,
- * from its name and the block's column): bodies that start side by side choose different
- * trees of the same grove instead of all walking to the nearest one. Only for the first
- * block of a collect; later blocks follow the nearest rule.
+ * Bodies that stand side by side (other players seen within GROUP_R) split the nearest
+ * columns among them by a rule each applies on its own, from what it sees: ordered by
+ * name, the i-th of the group takes the i-th nearest column (a tree's trunk), as players
+ * who arrive together each take a tree. Only for the first block of a collect; later blocks
+ * follow the trunk and the nearest rule. Null when no other player stands that near.
  */
-function preference (bot, p) {
-  let h = 2166136261
-  const key = `${bot.username}:${p.x}:${p.z}`
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619)
-  return ((h >>> 0) % 5)
+const GROUP_R = 2.5
+
+function placeInGroup (bot) {
+  const me = bot.entity.position
+  const others = Object.values(bot.entities || {})
+    .filter(e => e !== bot.entity && e.type === 'player' && e.username && e.username !== bot.username &&
+      e.position && e.position.distanceTo(me) <= GROUP_R)
+    .map(e => e.username)
+  if (others.length === 0) return null
+  const all = [...new Set([...others, bot.username])].sort()
+  return { index: all.indexOf(bot.username), size: all.length }
+}
+
+/** ``ranked`` (blocks, best first) with the blocks of this body's column of its group first. */
+function ownColumnFirst (bot, ranked) {
+  const group = placeInGroup(bot)
+  if (group === null) return ranked
+  const key = (p) => `${p.x},${p.z}`
+  const columns = []
+  for (const p of ranked) {
+    if (!columns.includes(key(p))) columns.push(key(p))
+    if (columns.length >= group.size) break
+  }
+  if (columns.length === 0) return ranked
+  const mine = columns[group.index % columns.length]
+  return [...ranked.filter(p => key(p) === mine), ...ranked.filter(p => key(p) !== mine)]
 }
 
 /**
@@ -130,14 +192,15 @@ function candidates (bot, ids, skip, column = null, avoid = []) {
     // the trunk, from here (unless someone seen is nearer to it: the drops would go to them)
     if (above(p) && reachableHere(bot, p) && others === 0) return -60 + (p.y - column.y)
     return (above(p) ? -30 : 0) + others + (p.y < feet ? 8 : 0) + Math.max(0, p.y - feet) * 2 +
-      (p.y > feet + 2 ? 24 + 8 * (p.y - feet) : 0) + p.distanceTo(me) + (column === null ? preference(bot, p) : 0)
+      (p.y > feet + 2 ? 24 + 8 * (p.y - feet) : 0) + p.distanceTo(me)
   }
-  return bot.findBlocks({ matching: ids, maxDistance: SEARCH_RADIUS, count: 256 })
+  const ranked = bot.findBlocks({ matching: ids, maxDistance: SEARCH_RADIUS, count: 256 })
     .filter(p => !skip.has(p.toString()) && !under(p) && open(p) && !avoid.some(a => Math.hypot(p.x + 0.5 - a.x, p.z + 0.5 - a.z) < CEDE_R))
     .filter(p => { const b = bot.blockAt(p); return b && isTreeLog(bot, p, b.name) })
     .map(p => ({ p, rank: rank(p) }))
     .sort((a, b) => a.rank - b.rank)
     .map(x => x.p)
+  return column === null ? ownColumnFirst(bot, ranked) : ranked
 }
 
 /**
@@ -151,7 +214,9 @@ async function pickUpDrops (ctx, watch, say) {
   const stacks = [...watch.spawned.values()]
   const deadline = Date.now() + FETCH_BUDGET_MS * Math.max(1, stacks.length)
   for (const [i, e] of stacks.entries()) {
-    if (await watch.until(taken(e), SETTLE_MS, ctx.signal)) continue
+    // a stack that appeared a while ago (an earlier log of the trunk) has landed already
+    const landing = Math.max(0, SETTLE_MS - (Date.now() - (watch.bornAt.get(e.id) || 0)))
+    if (await watch.until(taken(e), landing, ctx.signal)) continue
     say(`picking up drops (${i + 1} of ${stacks.length})`)
     for (let round = 0; round < 3 && !taken(e)() && e.isValid && Date.now() < deadline; round++) {
       if (!inPickupRange(bot.entity.position, e.position)) {
@@ -179,6 +244,8 @@ module.exports = {
   // the choice of targets, for the unit tests (tests/bodies/test_collect_targets.py)
   candidates,
   isTreeLog,
+  trunkFoot,
+  rivalAt,
   reachableHere,
   async run (ctx, { block, count }) {
     const bot = ctx.bot
@@ -221,7 +288,8 @@ module.exports = {
         if (missed > MAX_EXTRA_DIGS) throw short(`the drops of ${missed} dug blocks did not reach the inventory`, 'drops_not_reached')
         if (gone >= MAX_GONE) throw short(`${gone} ${label} blocks were taken by others first`, 'block_gone')
         if (taken >= MAX_TAKEN) throw short(`the drops of ${taken} dug blocks were picked up by others first`, 'taken_by_other')
-        const found = candidates(bot, ids, unreachable, lastDug, ceded)
+        const next = lastDug && trunkNext(lastDug)
+        const found = next ? [next] : candidates(bot, ids, unreachable, lastDug, ceded)
         if (found.length === 0) {
           if (stand) { await settle(); continue } // what is still falling may be enough
           if (unreachable.size > 0) throw short(`no path to any reachable ${label} (${unreachable.size} out of reach)`, 'target_out_of_reach')
@@ -237,6 +305,27 @@ module.exports = {
       if (stand) stand.watch.close()
     }
     return { detail: { collected: gained(), wanted: count, dug, drops_missed: missed, drops_taken: taken, misses, last: vec(bot.entity.position) } }
+
+    /**
+     * The block above ``last`` when the column goes on there and it is dug from where the
+     * body stands: what ``candidates`` ranks first then, found without a scan of the world
+     * (a scan of 64 blocks around took ~0.1 s per log in a forest).
+     */
+    function trunkNext (last) {
+      const p = last.offset(0, 1, 0)
+      const b = bot.blockAt(p)
+      if (!b || !ids.includes(b.type) || unreachable.has(p.toString())) return null
+      if (!reachableHere(bot, p) || nearerToSomeoneSeen(bot, p) || !isTreeLog(bot, p, b.name)) return null
+      if (cedeTree(p, b.name)) return null
+      return ceded.some(a => Math.hypot(p.x + 0.5 - a.x, p.z + 0.5 - a.z) < CEDE_R) ? null : p
+    }
+
+    /** Whether the tree of the log at ``p`` is left to a rival beside it (then it is avoided). */
+    function cedeTree (p, name) {
+      if (!name.endsWith('_log') || !rivalAt(bot, p)) return false
+      if (ceded.length < 16) ceded.push({ x: p.x + 0.5, z: p.z + 0.5 })
+      return true
+    }
 
     /** Whether the trunk above ``last`` goes on within reach from here (dug without a step). */
     function trunkHere (p, last) {
@@ -275,6 +364,21 @@ module.exports = {
       }
     }
 
+    /** Whether the body got beside the trunk of the log at ``pos`` (false: not a tree, or no way found soon). */
+    async function besideTrunk (pos, name) {
+      if (!name.endsWith('_log')) return false
+      const footY = trunkFoot(bot, pos)
+      if (footY === null) return false
+      try {
+        await gotoGoal(ctx, new GoalBesideTrunk(pos, footY, REACH_HERE), `beside the ${name} at ${pos}`,
+          { leaves: true, thinkMs: BESIDE_THINK_MS, standstillMs: BESIDE_STANDSTILL_MS })
+        return true
+      } catch (err) {
+        if (err instanceof SkillAborted) throw err
+        return false
+      }
+    }
+
     /** Walk to the block at ``pos``, dig it and pick up its drops; whether it was dug. */
     async function digOne (pos) {
       const target = bot.blockAt(pos)
@@ -287,12 +391,16 @@ module.exports = {
         await settle() // leaving this spot: the drops of what was dug here first
         ctx.progress(gained() / count, `walking to ${target.name} at ${pos}`)
         try {
-          // a crop has no collision box to look at: stand near it (targets are never buried)
-          const goal = target.boundingBox === 'empty'
-            ? new goals.GoalNear(pos.x, pos.y, pos.z, 2)
-            : new GoalReachBlock(pos, bot.world, 3)
-          // one candidate gets a bounded planning budget: the next one may be easier
-          await gotoGoal(ctx, goal, `${target.name} at ${pos}`, { leaves: true, thinkMs: CANDIDATE_THINK_MS })
+          // a tree: beside its trunk first (every log dug from there, the drops falling at
+          // the feet); where no such spot is found soon, any spot within reach
+          if (!(await besideTrunk(pos, target.name))) {
+            // a crop has no collision box to look at: stand near it (targets are never buried)
+            const goal = target.boundingBox === 'empty'
+              ? new goals.GoalNear(pos.x, pos.y, pos.z, 2)
+              : new GoalReachBlock(pos, bot.world, 3)
+            // one candidate gets a bounded planning budget: the next one may be easier
+            await gotoGoal(ctx, goal, `${target.name} at ${pos}`, { leaves: true, thinkMs: CANDIDATE_THINK_MS })
+          }
         } catch (err) {
           if (err instanceof SkillAborted) throw err
           unreachable.add(pos.toString())
@@ -307,6 +415,7 @@ module.exports = {
         }
       }
       ctx.check()
+      if (!trunkHere(pos, lastDug) && cedeTree(pos, target.name)) return false
       await bot.tool.equipForBlock(target, { requireHarvest: tools.length > 0 })
       ctx.progress(gained() / count, `digging ${target.name} at ${pos}`)
       const fresh = bot.blockAt(pos)
@@ -324,11 +433,11 @@ module.exports = {
       dug++
       stand.digs++
       // the trunk goes on above within reach and more is needed: dig on while this drop falls
-      const next = candidates(bot, ids, unreachable, pos, ceded)[0]
+      const next = trunkNext(pos)
       const more = Math.max(gained(), stand.had + stand.digs) < count
       // ... when the drops land within pickup range (the foot of the trunk is beside the body)
       const foot = stand.at.offset(0.5, 0, 0.5)
-      if (!(more && next && trunkHere(next, pos) && inPickupRange(bot.entity.position, foot))) await settle()
+      if (!(more && next && inPickupRange(bot.entity.position, foot))) await settle()
       return true
     }
   }

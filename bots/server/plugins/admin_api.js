@@ -141,6 +141,13 @@ module.exports.server = function (serv, settings) {
         throw new HttpError(400, (err && err.message) || String(err))
       }
     }
+    if (method === 'POST' && a === 'world' && b === 'restore') {
+      const [x, z, radius] = [body.x, body.z, body.radius].map(Number)
+      if (![x, z, radius].every(Number.isFinite) || radius < 0 || radius > 64) {
+        throw new HttpError(400, 'body: {"x": .., "z": .., "radius": 0..64}')
+      }
+      return { ok: true, changed: await serv.piano.restore({ x, z, radius }) }
+    }
     if (method === 'POST' && a === 'broadcast') {
       const message = String(body.message || '')
       if (!message) throw new HttpError(400, 'body: {"message": "..."}')
