@@ -85,3 +85,7 @@ async def test_bench_skills_small() -> None:
     assert {"plan_ms", "plans", "walk_ms"} <= set(level["skills"]["goto_20"]["per_run_ms"])
     assert level["skills"]["goto_20"]["success_rate"] == 1.0
     assert level["skills"]["deposit"]["success_rate"] == 1.0
+    # every round starts on the generated world: the dirt the collect round dug (3 blocks per
+    # agent that succeeded) was put back before the next round
+    dirt = level["skills"]["collect_dirt_3"]
+    assert level["blocks_restored"] >= 3 * round(dirt["runs"] * dirt["success_rate"]), level
