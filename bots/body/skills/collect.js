@@ -28,6 +28,7 @@ const MAX_UNREACHABLE = 6
 const MAX_EXTRA_DIGS = 3 // digs beyond `count` whose drops did not arrive before giving up
 const MAX_GONE = 6 // targets taken by someone else before we dug them
 const MAX_TAKEN = 6 // digs whose drops someone else picked up (bodies working side by side)
+const MAX_CEDED = 16 // places left to other bodies (their patch, their tree)
 const DROP_SPAWN_MS = 1500
 const SETTLE_MS = 1200 // a drop lands and is picked up where it fell (pickup delay 0.5 s)
 const PICKUP_MS = 2500 // per stack, once within range of where it lies
@@ -323,7 +324,9 @@ module.exports = {
     /** Whether the tree of the log at ``p`` is left to a rival beside it (then it is avoided). */
     function cedeTree (p, name) {
       if (!name.endsWith('_log') || !rivalAt(bot, p)) return false
-      if (ceded.length < 16) ceded.push({ x: p.x + 0.5, z: p.z + 0.5 })
+      // a tree not avoided would be chosen again at once, and again (without a wait)
+      if (ceded.length >= MAX_CEDED) throw short(`${ceded.length} trees were left to others at them first`, 'taken_by_other')
+      ceded.push({ x: p.x + 0.5, z: p.z + 0.5 })
       return true
     }
 
@@ -353,7 +356,7 @@ module.exports = {
         taken += t // picked up by another body that stood nearer: dig elsewhere, away from it
         for (const { collector } of t > 0 ? s.watch.takenByOthers([bot.entity.id]) : []) {
           const e = bot.entities[collector]
-          if (e && e.position && ceded.length < 16) ceded.push(e.position.clone()) // their patch now
+          if (e && e.position && ceded.length < MAX_CEDED) ceded.push(e.position.clone()) // their patch now
         }
         missed += lost - t
         if (lost > t && misses.length < 4) {
