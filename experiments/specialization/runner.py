@@ -50,9 +50,14 @@ async def _one_run(
     async def sample(village: Any, tl: common.Timeline) -> None:
         await common.fresh_state(village)  # agents in workers: their state from Redis
         store = village.store
+        end = tl.wall(p.duration_s)
         for name in common.agent_names(village):
             g = store.agent(name).get("goals", Goals)
             for e in g.history:
+                # the agents run on while the last sample is read (seconds under load): a
+                # goal set after the run's end is not the run's
+                if e.at > end:
+                    continue
                 goals[name][(e.at, e.goal)] = {
                     "agent": name, "t": round((e.at - tl.start) / tl.scale, 3), "at": e.at,
                     "goal": e.goal, "brain": e.brain, "reason": e.reason,

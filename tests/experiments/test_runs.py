@@ -132,8 +132,9 @@ async def test_specialization(tmp_path: Path, small_config: Callable[..., Path])
 
     assert any("normal" in x for x in tampered(out, recompute, "roles.csv", swapped))
     goals = read_csv(out / "goals.csv")
-    # goals up to the end of the run (plus the time the final sample takes under load)
-    assert goals and all(0 <= float(g["t"]) <= 300 + 1.0 / 0.02 for g in goals)
+    # goals up to the end of the run: none set while the final sample was read (under load
+    # the agents ran on for over a second, 50 s of the run's time, and one such goal was kept)
+    assert goals and all(0 <= float(g["t"]) <= 300 for g in goals)
 
 
 async def test_tax_timeline_and_ledger(tmp_path: Path, small_config: Callable[..., Path]) -> None:
