@@ -15,7 +15,8 @@ and its module uses the heuristic. When others of its priority or higher are
 already waiting and the queue cannot be served within its deadline at the
 measured service time, it is shed at once (``reason="backlog"``): shedding,
 not queueing, absorbs an overload. While high-priority requests keep coming
-(one within the last service time), the last free slot is kept for them.
+(one asked for, or one finished, within the last service time), the last free slot is kept
+for them.
 
 The concurrency limit is either fixed or adaptive
 (:class:`~agent_runtime.llm.adaptive.AdaptiveConcurrency`, from latency and
@@ -343,6 +344,12 @@ class Limiter:
             yield slot
         finally:
             self._holding.discard(slot)
+            if prio == Priority.HIGH:
+                # a high-priority call in flight is demand too: the reservation runs from
+                # its end, or a lower request queued meanwhile would take the slot the moment
+                # a long controller call returns, and the next controller call (the other
+                # agent's, asked just then) would wait behind it for a whole lower call
+                self._high_seen_at = time.monotonic()
             if slot.ok:
                 self.concurrency_control.observe(
                     module,
@@ -362,7 +369,8 @@ class Limiter:
         )
 
     def _reserved_for_high(self, priority: Priority) -> bool:
-        """The last free slot is kept for high-priority requests while they keep coming.
+        """The last free slot is kept for high-priority requests while they keep coming (one
+        asked for or finished within a service time).
 
         A lower-priority request that took it would hold it for a whole call while the
         next controller request waits; with one slot, that is every slot.

@@ -271,6 +271,39 @@ async def test_last_slot_is_kept_for_the_controller_while_it_keeps_asking() -> N
     assert order == ["cognitive_controller", "memory"]
 
 
+async def test_the_slot_stays_kept_after_a_long_controller_call() -> None:
+    """A controller call longer than a service time is still demand when it ends: a lower
+    request queued meanwhile does not take the slot at once (ci11: the other agent's
+    controller call then waited 30 s behind a lower call and was shed)."""
+    limiter = Limiter(concurrency=1)
+    limiter.concurrency_control.observe("cognitive_controller", 0.3, saturated=False)
+    release, entered = asyncio.Event(), asyncio.Event()
+    order: list[str] = []
+
+    async def long_call() -> None:
+        async with limiter.slot(module="cognitive_controller"):
+            entered.set()
+            await release.wait()
+
+    async def ask(module: str) -> None:
+        async with limiter.slot(module=module):
+            order.append(module)
+
+    held = asyncio.create_task(long_call())
+    await entered.wait()
+    limiter._high_seen_at -= 100.0  # asked for long ago: the call outlasted a service time
+    low = asyncio.create_task(ask("goal_generation"))
+    await _queued(limiter, 1)
+    release.set()
+    async with asyncio.timeout(5):
+        await held
+    assert limiter.in_flight == 0 and limiter.queued == 1  # kept for the next controller call
+    await ask("cognitive_controller")
+    async with asyncio.timeout(5):
+        await low  # served once no controller call came within a service time
+    assert order == ["cognitive_controller", "goal_generation"]
+
+
 def test_a_level_where_requests_queued_is_not_probed_again_soon() -> None:
     now = [0.0]
     ac = AdaptiveConcurrency(2, clock=lambda: now[0], refresh_after=20)
