@@ -104,11 +104,21 @@ const OTHERS_RANK = 40
 // each would cede the nearest trees to the others (placeInGroup shares those out)
 const NEARER_BY = 1
 
+/** The other players this body sees (entities in view with a position). */
+function othersSeen (bot) {
+  return Object.values(bot.entities || {}).filter(e => e !== bot.entity && e.type === 'player' &&
+    e.username && e.username !== bot.username && e.position)
+}
+
+/** Whether ``p``'s column is within CEDE_R of one of ``places`` (x, z) left to others. */
+function nearAny (p, places) {
+  return places.some(a => Math.hypot(p.x + 0.5 - a.x, p.z + 0.5 - a.z) < CEDE_R)
+}
+
 function nearerToSomeoneSeen (bot, p) {
   const centre = p.offset(0.5, 0.5, 0.5)
   const mine = bot.entity.position.distanceTo(centre)
-  return Object.values(bot.entities || {}).some(e => {
-    if (e === bot.entity || e.type !== 'player' || e.username === bot.username || !e.position) return false
+  return othersSeen(bot).some(e => {
     const d = e.position.distanceTo(centre)
     return d <= OTHERS_R && d < mine - NEARER_BY
   })
@@ -125,8 +135,7 @@ const RIVAL_R = 1.8
 
 function rivalAt (bot, p) {
   const me = bot.entity.position
-  return Object.values(bot.entities || {}).some(e => e !== bot.entity && e.type === 'player' && e.username &&
-    e.username < bot.username && e.position && Math.abs(e.position.y - me.y) < 3 &&
+  return othersSeen(bot).some(e => e.username < bot.username && Math.abs(e.position.y - me.y) < 3 &&
     Math.hypot(e.position.x - (p.x + 0.5), e.position.z - (p.z + 0.5)) <= RIVAL_R)
 }
 
@@ -146,10 +155,7 @@ const GROUP_R = 2.5
 
 function placeInGroup (bot) {
   const me = bot.entity.position
-  const others = Object.values(bot.entities || {})
-    .filter(e => e !== bot.entity && e.type === 'player' && e.username && e.username !== bot.username &&
-      e.position && e.position.distanceTo(me) <= GROUP_R)
-    .map(e => e.username)
+  const others = othersSeen(bot).filter(e => e.position.distanceTo(me) <= GROUP_R).map(e => e.username)
   if (others.length === 0) return null
   const all = [...new Set([...others, bot.username])].sort()
   return { index: all.indexOf(bot.username), size: all.length }
@@ -196,7 +202,7 @@ function candidates (bot, ids, skip, column = null, avoid = []) {
       (p.y > feet + 2 ? 24 + 8 * (p.y - feet) : 0) + p.distanceTo(me)
   }
   const ranked = bot.findBlocks({ matching: ids, maxDistance: SEARCH_RADIUS, count: 256 })
-    .filter(p => !skip.has(p.toString()) && !under(p) && open(p) && !avoid.some(a => Math.hypot(p.x + 0.5 - a.x, p.z + 0.5 - a.z) < CEDE_R))
+    .filter(p => !skip.has(p.toString()) && !under(p) && open(p) && !nearAny(p, avoid))
     .filter(p => { const b = bot.blockAt(p); return b && isTreeLog(bot, p, b.name) })
     .map(p => ({ p, rank: rank(p) }))
     .sort((a, b) => a.rank - b.rank)
@@ -317,13 +323,13 @@ module.exports = {
       const b = bot.blockAt(p)
       if (!b || !ids.includes(b.type) || unreachable.has(p.toString())) return null
       if (!reachableHere(bot, p) || nearerToSomeoneSeen(bot, p) || !isTreeLog(bot, p, b.name)) return null
-      if (cedeTree(p, b.name)) return null
-      return ceded.some(a => Math.hypot(p.x + 0.5 - a.x, p.z + 0.5 - a.z) < CEDE_R) ? null : p
+      return cedeTree(p, b.name) || nearAny(p, ceded) ? null : p
     }
 
     /** Whether the tree of the log at ``p`` is left to a rival beside it (then it is avoided). */
     function cedeTree (p, name) {
       if (!name.endsWith('_log') || !rivalAt(bot, p)) return false
+      if (nearAny(p, ceded)) return true // left already (the trunk is looked at twice per log)
       // a tree not avoided would be chosen again at once, and again (without a wait)
       if (ceded.length >= MAX_CEDED) throw short(`${ceded.length} trees were left to others at them first`, 'taken_by_other')
       ceded.push({ x: p.x + 0.5, z: p.z + 0.5 })

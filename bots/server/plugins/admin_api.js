@@ -143,10 +143,12 @@ module.exports.server = function (serv, settings) {
     }
     if (method === 'POST' && a === 'world' && b === 'restore') {
       const [x, z, radius] = [body.x, body.z, body.radius].map(Number)
-      if (![x, z, radius].every(Number.isFinite) || radius < 0 || radius > 64) {
-        throw new HttpError(400, 'body: {"x": .., "z": .., "radius": 0..64}')
+      try {
+        return { ok: true, changed: await serv.piano.restore({ x, z, radius }) }
+      } catch (err) {
+        if (err instanceof RangeError) throw new HttpError(400, `${err.message}; body: {"x": .., "z": .., "radius": ..}`)
+        throw err
       }
-      return { ok: true, changed: await serv.piano.restore({ x, z, radius }) }
     }
     if (method === 'POST' && a === 'broadcast') {
       const message = String(body.message || '')
