@@ -225,6 +225,11 @@ class Timeline:
         """Protocol seconds since the start."""
         return (time.time() - self.start) / self.scale
 
+    def since_start(self, wall: float) -> float:
+        """Protocol second of wall-clock time ``wall``; 0 for a time before the start (the
+        agents start before the clock: what they did meanwhile is held at t = 0)."""
+        return max(0.0, (wall - self.start) / self.scale)
+
     def wall(self, t: float) -> float:
         """Wall-clock (unix) time of protocol second ``t``."""
         return self.start + t * self.scale

@@ -206,7 +206,7 @@ class Limiter:
         self.wait_s_max = 0.0
         self.wait_s_max_by_priority: dict[str, float] = {}
         self._watchers: list[tuple[Callable[[Limiter], bool], asyncio.Future[None]]] = []
-        self._high_seen_at = float("-inf")
+        self._high_demand_at = float("-inf")
         self._holding: set[Slot] = set()  # slots granted and not yet released
         self._served_at: dict[str, float] = {}  # agent -> when it was last granted a slot
 
@@ -291,7 +291,7 @@ class Limiter:
         served = self._served(agent)
         t0 = time.monotonic()
         if prio == Priority.HIGH:
-            self._high_seen_at = t0
+            self._high_demand_at = t0
         if not self._can_grant_now(prio, served):
             # the first in line always waits (up to its deadline) for the next free slot;
             # behind others, it is shed at once when they cannot all be served within its
@@ -349,7 +349,7 @@ class Limiter:
                 # its end, or a lower request queued meanwhile would take the slot the moment
                 # a long controller call returns, and the next controller call (the other
                 # agent's, asked just then) would wait behind it for a whole lower call
-                self._high_seen_at = time.monotonic()
+                self._high_demand_at = time.monotonic()
             if slot.ok:
                 self.concurrency_control.observe(
                     module,
@@ -377,7 +377,7 @@ class Limiter:
         """
         if priority == Priority.HIGH or self.limit - self.in_flight > 1:
             return False
-        return time.monotonic() - self._high_seen_at < self._reserve_window()
+        return time.monotonic() - self._high_demand_at < self._reserve_window()
 
     def _reserve_window(self) -> float:
         """How long high-priority demand keeps the last slot: a service time (none until
@@ -402,7 +402,7 @@ class Limiter:
                 continue
             if self._reserved_for_high(Priority(waiter.priority)):
                 # it waits on (up to its deadline); look again when the reservation lapses
-                lapse = self._high_seen_at + self._reserve_window() - time.monotonic()
+                lapse = self._high_demand_at + self._reserve_window() - time.monotonic()
                 delay = max(0.0, lapse) + 1e-3
                 asyncio.get_running_loop().call_later(delay, self._dispatch)
                 return

@@ -143,7 +143,7 @@ async def _one_run(spec: RunSpec, opts: ExperimentOptions, p: CultureProtocol,
             agent = village.store.agent(name)
             for e in agent.get("goals", Goals).history:
                 goals[name][(e.at, e.goal)] = {
-                    "agent": name, "t": round(max(0.0, (e.at - tl.start) / tl.scale), 3),
+                    "agent": name, "t": round(tl.since_start(e.at), 3),
                     "goal": e.goal, "brain": e.brain}
             if name in world:
                 x, z, shard = world[name]

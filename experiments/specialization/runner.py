@@ -58,10 +58,8 @@ async def _one_run(
                 # goal set after the run's end is not the run's
                 if e.at > end:
                     continue
-                # a goal set while the agents started (before the clock) is held at t = 0
                 goals[name][(e.at, e.goal)] = {
-                    "agent": name, "t": round(max(0.0, (e.at - tl.start) / tl.scale), 3),
-                    "at": e.at,
+                    "agent": name, "t": round(tl.since_start(e.at), 3), "at": e.at,
                     "goal": e.goal, "brain": e.brain, "reason": e.reason,
                 }
 

@@ -291,7 +291,7 @@ async def test_the_slot_stays_kept_after_a_long_controller_call() -> None:
 
     held = asyncio.create_task(long_call())
     await entered.wait()
-    limiter._high_seen_at -= 100.0  # asked for long ago: the call outlasted a service time
+    limiter._high_demand_at -= 100.0  # asked for long ago: the call outlasted a service time
     low = asyncio.create_task(ask("goal_generation"))
     await _queued(limiter, 1)
     release.set()
