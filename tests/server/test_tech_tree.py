@@ -34,7 +34,8 @@ async def test_tech_tree_chest_and_restart(
         t = time.monotonic()
         result = await bot.call(action, within=within, **args)
         assert isinstance(result, dict)
-        print(f"  {action} {args}: {time.monotonic() - t:.1f}s")
+        rounds = f" rounds {result['rounds']}" if "rounds" in result else ""
+        print(f"  {action} {args}: {time.monotonic() - t:.1f}s{rounds}")
         return result
 
     # punch a tree, planks, crafting table, sticks, wooden pickaxe
@@ -136,3 +137,44 @@ async def _chest_via_admin(
     assert server.admin_url is not None
     async with AdminClient(server.admin_url) as admin:
         return await admin.chest(*pos)
+
+
+@pytest.mark.timeout(120)
+async def test_collect_leaves_a_block_it_finds_no_way_to(
+    admin: AdminClient, make_bot: BotFactory
+) -> None:
+    """A block in sight that no place to stand sees (its one open face looks into a pocket
+    walled in bedrock) costs the test bot's collect one planning budget, then it mines another.
+    Before, mineflayer-pathfinder's "Took to long to decide path to goal!" ended the whole
+    collect (the tech-tree test's second stone collect at the hills, in the CI run of 11a47c4)."""
+    bot = await make_bot("reacher")
+    at = bot.spawn_info["position"]
+    x, y, z = int(at["x"] // 1), int(at["y"] // 1), int(at["z"] // 1)
+
+    async def flat(x: int, z: int) -> bool:
+        below, feet, head = [await bot.call("block_at", x=x, y=y + dy, z=z) for dy in (-1, 0, 1)]
+        return below not in ("air", "water") and feet == "air" and head == "air"
+
+    for d in (1, -1):  # the walled-in block 5 blocks one way, the open one 8 the other way
+        if all([await flat(x + d * k, z) for k in (5, -8)]):
+            break
+    else:
+        pytest.fail("no flat ground 5 and 8 blocks east or west of the spawn point")
+    sx = x + d * 5
+    walls = [
+        (sx + dx, yy, z + dz) for yy in (y, y + 1) for dx, dz in ((1, 0), (-1, 0), (0, 1), (0, -1))
+    ]
+    for bx, by, bz in [*walls, (sx, y + 2, z)]:
+        await admin.command(f"/setblock {bx} {by} {bz} bedrock")
+    await admin.command(f"/setblock {sx} {y} {z} sponge")  # nearer; open only to the pocket above
+    await admin.command(f"/setblock {x - d * 8} {y} {z} sponge")  # farther, in the open
+
+    result = await bot.call("collect", within=60, block="sponge", count=1, thinkMs=400)
+    assert counts(result["inventory"])["sponge"] == 1  # (and what its walks dug on the way)
+    first, second = result["rounds"]
+    assert first["got"] == 0 and first["pathError"] == {
+        "kind": "Timeout",
+        "at": {"x": sx, "y": y, "z": z},
+    }
+    assert second == {"targets": 1, "got": 1}
+    assert await bot.call("block_at", x=sx, y=y, z=z) == "sponge"

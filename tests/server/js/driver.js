@@ -32,6 +32,8 @@ bot.loadPlugin(toolPlugin)
 bot.loadPlugin(collectBlock)
 
 let registry
+// planning time a collect gives one target before leaving it for another
+const COLLECT_THINK_MS = 8000
 // blocks a player places that walks must never dig through
 const PLACED = ['crafting_table', 'furnace', 'chest', 'trapped_chest', 'barrel']
 // positions ("(x, y, z)") the current collect digs on purpose, placed blocks among them
@@ -210,7 +212,7 @@ const actions = {
   // pick up what they drop, and mine more while short (mineflayer-collectblock skips a
   // target silently when it is no longer safe to break or was dug on the way, and only
   // fetches drops it saw spawn within 0.5 block and 10 physics ticks of the dig)
-  async collect ({ block, count: n = 1, maxDistance = 64, ms = 45000, exposed = true }) {
+  async collect ({ block, count: n = 1, maxDistance = 64, ms = 45000, exposed = true, thinkMs = COLLECT_THINK_MS }) {
     const dropsBefore = inventory()
     const deadline = Date.now() + ms
     const id = registry.blocksByName[block].id
@@ -226,6 +228,7 @@ const actions = {
     const total = () => bot.inventory.items().filter(i => wanted.has(i.name)).reduce((a, i) => a + i.count, 0)
     const had = total()
     const rounds = []
+    const unreachable = new Set() // positions the planner found no way to, this collect
     const dropped = new Map() // every item dropped near a target (for the fetch and the error)
     let targets = []
     const near = (e) => targets.some(t => e.position.distanceTo(t.position.offset(0.5, 0.5, 0.5)) <= 8)
@@ -235,14 +238,35 @@ const actions = {
     try {
       for (let round = 0; round < 4 && total() - had < n; round++) {
         const short = n - (total() - had)
-        const found = bot.findBlocks({ matching: (b) => b.type === id && (!exposed || visible(b)), useExtraInfo: true, maxDistance, count: short * 4 })
+        const found = bot.findBlocks({ matching: (b) => b.type === id && (!exposed || visible(b)) && !unreachable.has(b.position.toString()), useExtraInfo: true, maxDistance, count: short * 4 })
         found.sort((a, b) => a.distanceTo(bot.entity.position) - b.distanceTo(bot.entity.position))
         targets = found.slice(0, short).map(p => bot.blockAt(p))
         if (round === 0 && targets.length < n) throw new Error(`only ${targets.length} ${block} found`)
         if (!targets.length || Date.now() >= deadline) break
         const before = total()
         digTargets = new Set(targets.map(t => t.position.toString()))
-        await withTimeout(bot.collectBlock.collect(targets, { ignoreNoPath: false }), deadline - Date.now(), `collect ${block}`)
+        let pathError = null
+        // an unreachable target costs at most this much planning (a reachable one at the hills
+        // or a tree takes 0-600 nodes, under 0.5 s with two CPU hogs running)
+        const think = bot.pathfinder.thinkTimeout
+        bot.pathfinder.thinkTimeout = Math.min(think, thinkMs)
+        try {
+          await withTimeout(bot.collectBlock.collect(targets, { ignoreNoPath: false }), deadline - Date.now(), `collect ${block}`)
+        } catch (err) {
+          // a target the planner finds no way to (or none within its think time): leave it, as a
+          // player would, and mine others in the next round. An exposed block can be out of
+          // reach (no place to stand sees its open face), and mineflayer-pathfinder's
+          // GoalLookAtBlock then searches the dig-through world until its think time is up.
+          // collectblock walks to the nearest target left, so that is the one it failed on
+          if (err.name !== 'NoPath' && err.name !== 'Timeout') throw err
+          const left = targets.filter(t => bot.blockAt(t.position)?.type === id)
+            .sort((a, b) => a.position.distanceTo(bot.entity.position) - b.position.distanceTo(bot.entity.position))
+          if (!left.length) throw err
+          pathError = { kind: err.name, at: pos(left[0].position) }
+          unreachable.add(left[0].position.toString())
+        } finally {
+          bot.pathfinder.thinkTimeout = think
+        }
         // drops still lying near (late, or moved): walk over them
         const t0 = Date.now()
         while (total() - had < n && lying().length && Date.now() < Math.min(t0 + 10000, deadline + 3000)) {
@@ -253,7 +277,7 @@ const actions = {
           await inventoryReaches(() => !e.isValid || bot.entities[e.id] !== e, 1500)
         }
         await inventoryReaches(() => total() - had >= n, 2000) // pickups in flight
-        rounds.push({ targets: targets.length, got: total() - before })
+        rounds.push({ targets: targets.length, got: total() - before, ...(pathError && { pathError }) })
       }
     } finally {
       digTargets = new Set()
