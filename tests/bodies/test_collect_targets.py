@@ -229,3 +229,63 @@ def test_the_later_name_leaves_a_tree_to_a_rival_beside_it() -> None:
     assert theirs["rival"] is False
     away = [{"username": "bsk1", "position": [0.5, 65, 0.5]}]
     assert _choose(grove, [4.5, 65, 1.5], ["oak_log"], [4, 65, 0], "bsk2", away)["rival"] is False
+
+
+# A real prismarine world (block shapes, ray casts) over a block map; prints, per target,
+# whether some place to stand within reach sees it (``spotInReach`` of ``lib/move.js``).
+_REACH_SCRIPT = """
+const { Vec3 } = require('vec3')
+const { GoalReachBlock, spotInReach } = require(process.argv[1])
+const registry = require('prismarine-registry')('1.16.5')
+const Chunk = require('prismarine-chunk')(registry)
+const World = require('prismarine-world')(registry)
+const { blocks, me, targets } = JSON.parse(process.argv[2])
+const world = new World(null).sync
+for (const cx of [-1, 0]) for (const cz of [-1, 0]) world.setColumn(cx, cz, new Chunk(), false)
+for (const [k, name] of Object.entries(blocks)) {
+  world.setBlockType(new Vec3(...k.split(',').map(Number)), registry.blocksByName[name].id)
+}
+const bot = { entity: { position: new Vec3(...me) }, blockAt: (p) => world.getBlock(p) }
+console.log(JSON.stringify(targets.map(t => spotInReach(bot, new GoalReachBlock(new Vec3(...t), world, 3)))))
+"""
+
+
+def _spot_in_reach(blocks: dict[str, str], me: list[float], targets: list[list[int]]) -> list[bool]:
+    done = subprocess.run(
+        [
+            str(node_executable()),
+            "-e",
+            _REACH_SCRIPT,
+            str(BODY_DIR / "lib" / "move.js"),
+            json.dumps({"blocks": blocks, "me": me, "targets": targets}),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=BODY_DIR.parent,
+        timeout=30,
+    )
+    out: list[bool] = json.loads(done.stdout)
+    return out
+
+
+def test_a_block_whose_open_face_no_place_to_stand_sees_is_known_unreachable() -> None:
+    # stone from y 60 to 64 (bodies stand at y 65); a one-high pocket at (3, 63, 0), walled
+    # in stone: the block beside it, (2, 63, 0), is open (to the pocket), but no place to
+    # stand sees that face, so collect leaves it without planning (at the hills such a stone
+    # cost 8 s of A* in every round)
+    hill = _stone_hill([(3, 63, 0)])
+    hill.update(
+        {f"{x},{y},{z}": "stone" for x in range(4, 6) for z in range(-1, 2) for y in (62, 63, 64)}
+    )
+    me = [0.5, 65, 0.5]
+    pocketed, surface, below_surface, far_surface = [2, 63, 0], [1, 64, 1], [0, 63, 0], [-3, 64, -3]
+    assert _spot_in_reach(hill, me, [pocketed, surface, below_surface, far_surface]) == [
+        False,  # open only to the pocket
+        True,  # the top face, from where the body stands
+        False,  # buried (no open face at all): nothing sees it either
+        True,  # the top face, from a place to stand near it (not from here)
+    ]
+    # the block above it dug: its top face is seen (from the hole it opened)
+    del hill["2,64,0"]
+    assert _spot_in_reach(hill, me, [pocketed]) == [True]

@@ -15,7 +15,7 @@
 // many arrived (detail.collected) and why (outcome.failure): target_not_found,
 // target_out_of_reach, timed_out (planning gave up), tool_missing, block_gone,
 // taken_by_other (another body picked the drops up), drops_not_reached.
-const { gotoGoal, goals, GoalReachBlock, GoalBesideTrunk, timed, digLanded } = require('../lib/move')
+const { gotoGoal, goals, GoalReachBlock, GoalBesideTrunk, spotInReach, timed, digLanded } = require('../lib/move')
 const { GoalPickup, ItemWatch, inPickupRange } = require('../lib/items')
 const { SkillError, SkillAborted, resolveNames, vec, inventoryCounts } = require('../lib/util')
 
@@ -281,6 +281,7 @@ module.exports = {
     let lastDug = null // the block dug last: a trunk is dug on (upwards) before the next tree
     let starved = 0 // candidates given up because planning ran out of time, not for want of a path
     let stalled = 0 // candidates given up because the walk there stopped moving
+    let unseen = 0 // candidates left unplanned: no place to stand within reach sees them
     const misses = [] // where a dig's drops did not arrive: the block, the body, the stacks seen
     const short = (why, kind) => {
       const c = gained()
@@ -407,18 +408,26 @@ module.exports = {
             const goal = target.boundingBox === 'empty'
               ? new goals.GoalNear(pos.x, pos.y, pos.z, 2)
               : new GoalReachBlock(pos, bot.world, 3)
+            // no place to stand sees it: no planning (it would use the whole budget)
+            if (goal instanceof GoalReachBlock && !spotInReach(bot, goal)) {
+              unreachable.add(pos.toString())
+              unseen++
+              return false
+            }
             // one candidate gets a bounded planning budget: the next one may be easier
             await gotoGoal(ctx, goal, `${target.name} at ${pos}`, { leaves: true, thinkMs: CANDIDATE_THINK_MS })
           }
         } catch (err) {
           if (err instanceof SkillAborted) throw err
+          if (err instanceof SkillError && err.kind === 'block_gone') { gone++; return false } // dug by someone else on the way
           unreachable.add(pos.toString())
           if (err instanceof SkillError && err.kind === 'timed_out') starved++
-        if (err instanceof SkillError && err.kind === 'stuck') stalled++
-          if (unreachable.size >= MAX_UNREACHABLE) {
-            if (starved * 2 >= unreachable.size) throw short(`path planning to ${label} gave up for ${starved} of ${unreachable.size} candidates (too far or the machine too busy)`, 'timed_out')
-            if (stalled * 2 >= unreachable.size) throw short(`the walk to ${label} stalled for ${stalled} of ${unreachable.size} candidates`, 'stuck')
-            throw short(`no path to ${label}: ${unreachable.size} candidates out of reach`, 'target_out_of_reach')
+          if (err instanceof SkillError && err.kind === 'stuck') stalled++
+          const tried = unreachable.size - unseen // planned for and given up
+          if (tried >= MAX_UNREACHABLE) {
+            if (starved * 2 >= tried) throw short(`path planning to ${label} gave up for ${starved} of ${tried} candidates (too far or the machine too busy)`, 'timed_out')
+            if (stalled * 2 >= tried) throw short(`the walk to ${label} stalled for ${stalled} of ${tried} candidates`, 'stuck')
+            throw short(`no path to ${label}: ${tried} candidates out of reach`, 'target_out_of_reach')
           }
           return false
         }
