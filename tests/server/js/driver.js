@@ -117,6 +117,8 @@ function withTimeout (p, ms, what) {
 async function goto (x, y, z, range = 2, ms = 30000) {
   await withTimeout(bot.pathfinder.goto(new goals.GoalNear(x, y, z, range)), ms, `goto ${x},${y},${z}`)
 }
+// a sort order: nearest to the bot first (``at``: the position of an element)
+const nearestFirst = (at = (x) => x) => (a, b) => at(a).distanceTo(bot.entity.position) - at(b).distanceTo(bot.entity.position)
 function findBlock (name, maxDistance = 64) {
   const b = registry.blocksByName[name]
   if (!b) throw new Error(`unknown block ${name}`)
@@ -239,7 +241,7 @@ const actions = {
       for (let round = 0; round < 4 && total() - had < n; round++) {
         const short = n - (total() - had)
         const found = bot.findBlocks({ matching: (b) => b.type === id && (!exposed || visible(b)) && !unreachable.has(b.position.toString()), useExtraInfo: true, maxDistance, count: short * 4 })
-        found.sort((a, b) => a.distanceTo(bot.entity.position) - b.distanceTo(bot.entity.position))
+        found.sort(nearestFirst())
         targets = found.slice(0, short).map(p => bot.blockAt(p))
         if (round === 0 && targets.length < n) throw new Error(`only ${targets.length} ${block} found`)
         if (!targets.length || Date.now() >= deadline) break
@@ -260,7 +262,7 @@ const actions = {
           // collectblock walks to the nearest target left, so that is the one it failed on
           if (err.name !== 'NoPath' && err.name !== 'Timeout') throw err
           const left = targets.filter(t => bot.blockAt(t.position)?.type === id)
-            .sort((a, b) => a.position.distanceTo(bot.entity.position) - b.position.distanceTo(bot.entity.position))
+            .sort(nearestFirst(t => t.position))
           if (!left.length) throw err
           pathError = { kind: err.name, at: pos(left[0].position) }
           unreachable.add(left[0].position.toString())
@@ -270,7 +272,7 @@ const actions = {
         // drops still lying near (late, or moved): walk over them
         const t0 = Date.now()
         while (total() - had < n && lying().length && Date.now() < Math.min(t0 + 10000, deadline + 3000)) {
-          const e = lying().sort((a, b) => a.position.distanceTo(bot.entity.position) - b.position.distanceTo(bot.entity.position))[0]
+          const e = lying().sort(nearestFirst(stack => stack.position))[0]
           try {
             await withTimeout(bot.pathfinder.goto(new goals.GoalNear(e.position.x, e.position.y, e.position.z, 1)), 8000, 'walk to a drop')
           } catch (err) {}
