@@ -1,20 +1,44 @@
-"""``piano validate CONFIG``: check a village file; exit 2 with field-level messages if invalid."""
+"""``piano validate CONFIG``: check a village or experiment file; exit 2 naming file and field.
+
+A file whose top level names an ``experiment`` is an experiment file
+(``experiments/<name>/config.yaml``) and is checked whole: protocol and every condition's
+village (:mod:`experiments.validation`); any other file is a village file.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+
+import yaml
 
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents
+from experiments.validation import validate_experiment_file
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("validate", help="validate a village YAML file")
-    p.add_argument("config", help="path to the village YAML")
+    p.add_argument("config", help="path to a village YAML or an experiment's config.yaml")
+
+
+def _is_experiment_file(path: Path) -> bool:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False  # the village loader reports it, naming the file
+    return isinstance(data, dict) and "experiment" in data
 
 
 def run(args: argparse.Namespace) -> int:
+    if _is_experiment_file(Path(args.config)):
+        try:
+            print(validate_experiment_file(Path(args.config)))
+        except ConfigError as err:
+            print(err.render(), file=sys.stderr)
+            return 2
+        return 0
     try:
         cfg = load_config(args.config)
     except ConfigError as err:
