@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import Field
 
+from experiments import reach
 from experiments.common import RunSpec, Strict, Timeline, fresh_state
 from experiments.tax.announcements import (
     Chest,
@@ -108,6 +109,7 @@ class TaxRun:
         self.in_force = v0
         self.told_constitution = ""  # the constitution text as last announced
         self.measured_by = "none"
+        self.windows: list[dict[str, Any]] = []  # does each protocol window fit the world?
 
     def mark(self, tl: Timeline, event: str, planned: float, **data: Any) -> None:
         self.timeline.append({"event": event, "planned_t": planned, "t": round(tl.now(), 3),
@@ -195,6 +197,7 @@ class TaxRun:
                             await admin.command(f"/give {a.name} {item} {n}")
             else:
                 self.measured_by = "perception"
+            self._check_windows(village, tl)
             demo = Democracy(village.services.llm, p.heuristic, p.constitution_template,
                              self.spec.seed ^ 0x7A5)
             pending: Constitution | None = None
@@ -219,7 +222,8 @@ class TaxRun:
                     })
                     await self._announce(
                         village, tl, season_open_text(k + 1, rate, window, self.chests), admin)
-                    self.mark(tl, "season_open", t, season=k, rate=rate)
+                    self.mark(tl, "season_open", t, season=k, rate=rate,
+                              open_wall=round(self.seasons[-1]["open_wall"], 4))
                 elif what == "season_close":
                     await self._announce(village, tl, season_close_text(k + 1), admin)
                     self.seasons[-1]["close_wall"] = time.time()
@@ -255,6 +259,24 @@ class TaxRun:
                         await self._tell_constitution(village, tl, admin)
                     self.mark(tl, "distribute", t, version=self.in_force.version,
                               rate=self.in_force.tax_rate, frozen=self.frozen, announced=changed)
+
+    def _check_windows(self, village: Any, tl: Timeline) -> None:
+        """Does a season's window fit the walk from the agents' homes to the chests at this
+        time scale (:mod:`experiments.reach`)? A warning (log + ``protocol_window_short``
+        event) for each that does not; the rows go to ``windows.csv`` and the report."""
+        no_walk = "decided from the member's own view by the democracy policy: no body action"
+        checked = reach.check([
+            reach.Window("tax season", tl.seconds(self.p.season_window_s),
+                         tuple((float(x), float(z)) for x, _, z in self.chests)),
+            reach.Window("feedback", 0.0, (), note=no_walk),
+            reach.Window("vote", 0.0, (), note=no_walk),
+        ], self.spec.config)
+        self.windows = [w.as_row() for w in checked]
+        for w in reach.shortfalls(checked):
+            log.warning("protocol window too short for the world at time scale %s: %s: %s",
+                        tl.scale, w.name, w.note)
+            village.events.emit("protocol_window_short", window=w.name, wall_s=w.wall_s,
+                                 walk_s=w.walk_s, note=w.note, time_scale=tl.scale)
 
     async def _measure(self, village: Any, admin: Any) -> None:
         began = time.time()

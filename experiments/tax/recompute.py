@@ -70,7 +70,36 @@ def figures(out: Path) -> dict[str, Any]:
         rci = M.mean_ci(rates, conf, (0, 1))
         f["rate_after"] = {"mean": rci.mean, "ci": [rci.lo, rci.hi], "per_repeat": rates}
         shares_by[cond] = f
-    return {"shares": shares_by, "votes": votes(out), "commitment": commitment(out)}
+    return {"shares": shares_by, "votes": votes(out), "commitment": commitment(out),
+            **body(out)}
+
+
+WINDOW_FIELDS = ["condition", "repeat", "name", "wall_s", "walk_s", "farthest_agent", "fits",
+                 "note"]
+
+
+def body(out: Path) -> dict[str, Any]:
+    """``seasons``: every constituent-season accounted for per condition and phase
+    (:mod:`experiments.tax.accounts`: paid, decided not to pay, tried and failed and why);
+    ``body_ledger``: every skill started, succeeded and failed by kind, per condition and
+    phase (:mod:`experiments.ledger`, from ``skills.csv``); ``windows``: each protocol
+    window against the walk it needs (``windows.csv``)."""
+    from experiments import ledger
+    from experiments.tax import accounts
+
+    border = accounts.distributed_at(out)
+
+    def phase_for(cond: str, rep: int) -> ledger.Phase:
+        at = border.get((cond, rep), math.inf)
+        return lambda t: "before" if t < at else "after"
+
+    wf = out / "windows.csv"
+    wins = [{"condition": w["condition"], "repeat": int(w["repeat"]), "name": w["name"],
+             "wall_s": _f(w["wall_s"]), "walk_s": _f(w["walk_s"]), "fits": w["fits"] == "True",
+             "note": w["note"]} for w in (read_csv(wf) if wf.exists() else [])]
+    return {"seasons": accounts.figures(accounts.seasons(out)),
+            "body_ledger": ledger.figures(ledger.read_skills(out), phase_for),
+            "windows": wins}
 
 
 def commitment(out: Path) -> list[dict[str, Any]]:
@@ -147,8 +176,55 @@ def tables(out: Path, figs: Mapping[str, Any]) -> str:
           *(k["deposits"][d] for d in ("started", "succeeded", "cancelled", "failed"))]
          for k in figs.get("commitment", [])],
     )
-    return (f"{shares}\n\n## Votes\n\n{ballots}\n\n"
-            f"## Did the controllers keep their word?\n\n{kept}")
+    short = [w for w in figs.get("windows", []) if not w["fits"]]
+    warn = "".join(
+        f"**Window too short for the world** ({w['condition']}-r{w['repeat']}, {w['name']}): "
+        f"{w['note']}; walking is not scaled by the time scale, so agents far from the "
+        "target could not reach it in time whatever they decided.\n\n" for w in short)
+    return (f"{warn}{shares}\n\n{season_tables(figs)}\n\n## Votes\n\n{ballots}\n\n"
+            f"## Did the controllers keep their word?\n\n{kept}\n\n{body_tables(figs)}")
+
+
+def _p(x: Any) -> str:
+    return "n/a" if x is None or not math.isfinite(float(x)) else f"{float(x) * 100:.0f}%"
+
+
+def season_tables(figs: Mapping[str, Any]) -> str:
+    """Decisions vs bodies: every constituent-season accounted for."""
+    from experiments.ledger import kinds_text
+
+    rows, counts = [], []
+    for cond, phases in figs.get("seasons", {}).items():
+        for phase, f in phases.items():
+            c = f["classes"]
+            rows.append([cond, phase, f["seasons"], _p(f["decided_to_pay"]), _p(f["paid"]),
+                         _p(f["failed"]), _p(f["unpaid_by_decision"]), _p(f["unpaid_by_body"]),
+                         f"{f['deposits_succeeded']} of {f['deposits_started']} "
+                         f"({_p(f['deposits_succeeded_share'])})",
+                         kinds_text(f["deposit_failures_by_kind"])])
+            counts.append([cond, phase, *(c[k] for k in (
+                "paid_full", "paid_less", "decided_not", "tried_failed", "stopped",
+                "nothing_to_pay", "nothing_asked")), kinds_text(f["tried_failed_by_reason"])])
+    share = md_table(
+        ["condition", "phase", "constituent-seasons", "decided to pay", "paid", "failed",
+         "unpaid: decided", "unpaid: body failed", "deposits in the windows succeeded",
+         "deposit failures by kind"], rows)
+    classes = md_table(
+        ["condition", "phase", "paid the rate", "paid less", "decided not to pay",
+         "tried and failed", "started, then stopped", "held nothing", "0% asked",
+         "tried and failed: why"], counts)
+    return ("## Decisions or bodies? Every constituent-season\n\n" + share + "\n\n" + classes)
+
+
+def body_tables(figs: Mapping[str, Any]) -> str:
+    from experiments.ledger import table
+
+    wins = md_table(
+        ["run", "window", "open (wall s)", "walk + act needed (s)", "fits", "how"],
+        [[f"{w['condition']}-r{w['repeat']}", w["name"], w["wall_s"], w["walk_s"],
+          "yes" if w["fits"] else "**no**", w["note"]] for w in figs.get("windows", [])])
+    return (f"## Body ledger\n\n{table(figs.get('body_ledger', []))}\n\n"
+            f"## Do the windows fit the world?\n\n{wins}")
 
 
 if __name__ == "__main__":

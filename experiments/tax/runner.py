@@ -21,7 +21,7 @@ from typing import Any
 from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import VillageConfig
-from experiments import common, plots
+from experiments import common, ledger, plots
 from experiments import metrics as M
 from experiments.runner_base import RunBook, parse_protocol
 from experiments.tax import recompute
@@ -85,6 +85,8 @@ async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOpti
     all_votes: list[dict[str, Any]] = []
     all_feedback: list[dict[str, Any]] = []
     all_timeline: list[dict[str, Any]] = []
+    all_skills: list[dict[str, Any]] = []
+    all_windows: list[dict[str, Any]] = []
     runs: dict[str, list[dict[str, Any]]] = defaultdict(list)
     book = RunBook(exp, opts, out)
     rosters: Rosters = {}
@@ -102,6 +104,8 @@ async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOpti
         all_votes += [{**tag, **v} for v in run.votes]
         all_feedback += [{**tag, **f} for f in run.feedback]
         all_timeline += [{**tag, **t} for t in run.timeline]
+        all_skills += [{**tag, **r} for r in ledger.skill_rows(events)]
+        all_windows += [{**tag, **w} for w in run.windows]
         cdir = out / "constitutions"
         cdir.mkdir(parents=True, exist_ok=True)
         for c in run.constitutions:
@@ -140,6 +144,8 @@ async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOpti
                "heuristic_attitude", "opinion"])
     common.write_jsonl(out / "feedback.jsonl", all_feedback)
     common.write_jsonl(out / "timeline.jsonl", all_timeline)
+    common.write_csv(out / "skills.csv", all_skills, ledger.SKILL_FIELDS)
+    common.write_csv(out / "windows.csv", all_windows, recompute.WINDOW_FIELDS)
 
     summary: dict[str, Any] = {}
     series: dict[str, tuple[list[float], list[float]]] = {}
@@ -214,6 +220,23 @@ async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOpti
         "chest without being missed in an inventory).\n\n"
     )
     report += (
+        "Decisions or bodies: each constituent-season (`deposits.csv` row) is *paid the rate* "
+        "(at least the whole items the rate asks of its inventory), *paid less*, *decided not "
+        "to pay* (no deposit started in the window), *tried and failed* (a deposit it started "
+        "in the window failed for a reason of its body, given by kind), *started, then "
+        "stopped* (it cancelled its deposit, or asked for an item it lacked, or the deposit was "
+        "still running at the measurement), *held nothing* or *0% asked*. \"Decided to pay\" "
+        "= seasons with a deposit started in the window, \"paid\" = seasons with items "
+        "deposited, \"failed\" = tried and failed, each of the seasons something was asked "
+        "of; \"unpaid: decided / body failed\" split the seasons that paid nothing. Windows "
+        "from `timeline.jsonl`, deposits from `skills.csv` (`experiments/tax/accounts.py`).\n\n"
+        + ledger.LEDGER_TEXT +
+        "Windows: each window an agent must act in, against the walk from the farthest "
+        "agent's home (the square where the server spawns it) to the farthest chest at the "
+        "bodies' measured pace plus 2 s at the chest (`experiments/reach.py`); the feedback and "
+        "the vote need no walk (the experiment asks each member's policy).\n\n"
+    )
+    report += (
         "Did the controllers keep their word (table above): from each run's "
         "`runs/<run>/events.jsonl`: `decision_cancelled` (a decision the body was carrying out "
         "dropped, or a preempted one abandoned), `skill_outcome` with `cancelled` (all the body "
@@ -222,7 +245,9 @@ async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOpti
         "`skill_resumed`, and `deposit` skills started / finished; "
         "agent-hours = agents x wall-clock duration.\n\n"
         "Files: `deposits.csv`, `season_totals.csv`, `votes.csv`, `feedback.jsonl`, "
-        "`timeline.jsonl`, `constitutions/`, `runs/<run>/democracy.json` (amendments, tally, "
+        "`timeline.jsonl`, `skills.csv` (every skill started and how it ended: the body "
+        "ledger), `windows.csv` (each protocol window against the walk it needs), "
+        "`constitutions/`, `runs/<run>/democracy.json` (amendments, tally, "
         "every announcement as the agents got it); plots in `plots/`.\n"
     )
     return book.finish("Tax law and a democratic constitution", p, figs,
