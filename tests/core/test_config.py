@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from agent_runtime.app.cli.main import main
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents
-from agent_runtime.config.models import PRESETS
+from agent_runtime.config.models import MODULE_NAMES, PRESETS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,9 +32,10 @@ def test_minimal_file_gets_defaults(tmp_path: Path) -> None:
     cfg = load_config(write(tmp_path, "agents:\n  - name: Ann\n"))
     assert cfg.services.redis == "embedded"
     assert cfg.llm.provider == "heuristic"
-    assert cfg.modules.enabled() == tuple(
-        sorted(PRESETS["full"], key=list(PRESETS["full"]).index)
-    ) or set(cfg.modules.enabled()) == set(PRESETS["full"])
+    # every module of the full preset, each once, in the table's order (MODULE_NAMES: the
+    # order agents start them in)
+    assert cfg.modules.enabled() == tuple(n for n in MODULE_NAMES if n in PRESETS["full"])
+    assert set(cfg.modules.enabled()) == set(PRESETS["full"])
     with pytest.raises(ValidationError):  # frozen
         cfg.run.seed = 3  # type: ignore[misc]
 

@@ -11,6 +11,7 @@ import pytest
 
 from bots.admin import AdminClient, AdminError
 from bots.server_host import EmbeddedServer
+from tests.listeners import listening_addresses
 
 from .conftest import BotFactory, counts
 
@@ -65,7 +66,10 @@ async def test_admin_api_is_loopback_only(server: EmbeddedServer) -> None:
     address = server.admin_address
     assert address is not None and address.startswith("http://127.0.0.1:")
     port = int(address.rsplit(":", 1)[1])
-    # not reachable on a non-loopback address of this machine (if it has one)
+    # the kernel's own table: the port listens on loopback and nowhere else (holds on any
+    # machine, also one whose only address is loopback)
+    assert listening_addresses(port) == {"127.0.0.1"}
+    # and, where this machine has another address, a connection there is refused
     addrs = {
         str(info[4][0])
         for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)

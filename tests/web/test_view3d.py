@@ -23,6 +23,7 @@ from playwright.async_api import BrowserContext, Page
 from agent_runtime.app.village import Village, VillageOptions
 from agent_runtime.config.loader import parse_config
 from modules.memory.encoder import HashingEncoder
+from tests.listeners import listening_addresses
 
 pytestmark = [pytest.mark.minecraft, pytest.mark.services, pytest.mark.slow]
 
@@ -102,7 +103,9 @@ async def test_view3d_from_the_agent_panel(
         url = urlsplit(link)
         assert url.hostname == "127.0.0.1" and url.port, link
 
-        # loopback only: the same port on the machine's other address refuses
+        # loopback only: the kernel's table has the port on loopback and nowhere else, and
+        # the same port on the machine's other address (where it has one) refuses
+        assert listening_addresses(url.port) == {"127.0.0.1"}
         outside = _outside_address()
         if outside is not None:
             async with httpx.AsyncClient(timeout=3.0) as client:
