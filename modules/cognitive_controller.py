@@ -28,6 +28,14 @@ of queueing behind each other until shed; reflexes meanwhile), and after a call 
 endpoint can serve. While the model thinks and a skill runs, the controller says every
 :data:`modules.reflexes.KEEP_GOING_S` that it keeps going (a ``continue`` decision, labelled
 heuristic); the model's own decision is broadcast even when it only keeps the agent on course.
+
+**Asked only when something changed** (option ``ask_on_change``, on by default;
+:mod:`modules.asking`): the model is asked when the view changed in a way that can change
+the decision (a skill ended or failed, a line to the agent, a new goal or plan step, a
+discrepancy, danger, a player in view) or ``max_interval_s`` passed since its last call;
+otherwise the step keeps the course without a call (counted as ``held``, no decision
+published; the reflexes still run). The prompt puts what changes least first
+(:data:`PROMPT_ORDER`), so consecutive prompts of an agent share a long prefix.
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ from agent_runtime.module_context import ModuleContext
 from agent_runtime.policy import LLMPolicy, Policy
 from agent_runtime.state.sections import Decision, IntentKind, UtteranceKind
 from agent_runtime.world import SkillCall
+from modules.asking import DEFAULT_MAX_INTERVAL_S, AskGate
 from modules.base import remember
 from modules.commitment import Ledger
 from modules.decisions import ControllerChoice, skill_list, to_decision
@@ -66,12 +75,29 @@ SHED_BACKOFF_S = 5.0
 #: the view's text in the prompt (~4 characters a token): repeated lines once, then the
 #: sections in the bottleneck's order while they fit (a local model reads ~10 tokens/s)
 PROMPT_VIEW_CHARS = 1500
+#: the sections' order in the prompt, what changes least first (who the agent is, its goal
+#: and plan) and what changes on every step last (conversation, position and inventory), so
+#: that a provider's prefix cache serves the start of an agent's next prompt; sections not
+#: named here come before ``perception`` in the bottleneck's order
+PROMPT_ORDER = (
+    "identity",
+    "goals",
+    "plan",
+    "reflection",
+    "social",
+    "working_memory",
+    "awareness",
+    "action",
+    "conversation",
+    "perception",
+)
 
 
 def prompt_view(view: BottleneckView, max_chars: int = PROMPT_VIEW_CHARS) -> str:
     """The view's text for the prompt: each section without repeated lines (the latest
-    kept), sections in order while they fit, the first that does not fit clipped."""
-    parts: list[str] = []
+    kept); the sections are chosen in the bottleneck's order while they fit (the first that
+    does not fit clipped), then written in :data:`PROMPT_ORDER`."""
+    parts: dict[str, str] = {}
     used = 0
     for sec in view.sections.values():
         if not sec.text:
@@ -84,11 +110,14 @@ def prompt_view(view: BottleneckView, max_chars: int = PROMPT_VIEW_CHARS) -> str
         room = max_chars - used
         if len(text) > room:
             if room > 80:
-                parts.append(text[: room - 1].rstrip() + "…")
+                parts[sec.name] = text[: room - 1].rstrip() + "…"
             break
-        parts.append(text)
+        parts[sec.name] = text
         used += len(text) + 2
-    return "\n\n".join(parts)
+    rank = {name: float(i) for i, name in enumerate(PROMPT_ORDER)}
+    last = rank["perception"]
+    order = sorted(parts, key=lambda n: rank.get(n, last - 0.5))
+    return "\n\n".join(parts[n] for n in order)
 
 
 def heuristic_choice(view: BottleneckView, rng: random.Random) -> ControllerChoice:
@@ -118,10 +147,14 @@ class CognitiveController(Module):
         *,
         deadline_s: float = DEADLINE_S,
         prompt_chars: int = PROMPT_VIEW_CHARS,
+        ask_on_change: bool = True,
+        max_interval_s: float = DEFAULT_MAX_INTERVAL_S,
     ) -> None:
         super().__init__(schedule)
         self.deadline_s = deadline_s
         self.prompt_chars = prompt_chars
+        #: None = the model is asked on every step (the behaviour before issue 30)
+        self.gate = AskGate(max_interval_s) if ask_on_change else None
         self._decisions = 0
         self.reflexes = 0
         self.reflex_checks = 0  # reflex checks made while the model thought (observable)
@@ -131,16 +164,23 @@ class CognitiveController(Module):
         self._view: tuple[int, BottleneckView] | None = None  # (state version, view)
 
     def get_state(self) -> dict[str, Any]:
-        return {
+        state: dict[str, Any] = {
             "decisions": self._decisions,
             "reflexes": self.reflexes,
             "commitment": self.ledger.state(),
         }
+        if self.gate is not None:
+            state["held"] = self.gate.held_total
+            state["asked"] = dict(self.gate.asked)
+        return state
 
     def set_state(self, state: Any) -> None:
         self._decisions = int(state.get("decisions", 0))
         self.reflexes = int(state.get("reflexes", 0))
         self.ledger.load(state.get("commitment"))
+        if self.gate is not None:
+            self.gate.held_total = int(state.get("held", 0))
+            self.gate.asked = {str(k): int(v) for k, v in dict(state.get("asked", {})).items()}
 
     @property
     def cancelled(self) -> dict[str, int]:
@@ -190,6 +230,9 @@ class CognitiveController(Module):
         await self._reflex(ctx, view, rnd)
         if self._thinking:  # never a second call of this agent while one is in flight
             return
+        if self.gate is not None and not self.gate.reasons(view, self._last(ctx))[1]:
+            self.gate.hold()  # nothing that could change the decision: keep the course
+            return
         self._thinking = True
         poll = REFLEX_POLL_S * ctx.clock.time_scale
         gate = _EndpointGate.of(ctx)
@@ -201,6 +244,10 @@ class CognitiveController(Module):
                 self.reflex_checks += 1
                 await self._reflex(ctx, self.view(ctx), rnd)
             view = self.view(ctx)
+            if self.gate is not None:
+                now, reasons = self.gate.reasons(view, self._last(ctx))
+                held = self.gate.ask(now, reasons or ["changed"])
+                ctx.emit("controller_asked", reasons=reasons, held=held)
             if gate is not None:
                 gate.asking += 1
                 asked = True
@@ -219,11 +266,18 @@ class CognitiveController(Module):
                 gate.asking -= 1
         got = call.result()
         fresh = self.view(ctx)
+        if self.gate is not None:
+            self.gate.answered(fresh.now)
         if got.fallback_reason == "LLMShed":
             self._model_after = fresh.now + fresh.seconds(SHED_BACKOFF_S)
         out = _without_done(got.value.to_out(fresh.social.opinions), rnd)
         # the model's decision is broadcast even when it keeps the agent on its course
         await self._apply(ctx, fresh, out, got.brain, replaceable=rnd.filler, keep=True)
+
+    @staticmethod
+    def _last(ctx: ModuleContext) -> Decision:
+        """The controller's own last decision (whether a skill is on its way to the body)."""
+        return ctx.state.get("decision", Decision)
 
     async def _reflex(self, ctx: ModuleContext, view: BottleneckView, rnd: _Round) -> None:
         out = reflex(view, ctx.rng)

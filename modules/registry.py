@@ -10,6 +10,7 @@ from agent_runtime.config.loader import ResolvedAgent
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.interfaces import Module, Schedule
 from modules.action_awareness import ActionAwareness
+from modules.asking import DEFAULT_MAX_INTERVAL_S
 from modules.cognitive_controller import DEADLINE_S, PROMPT_VIEW_CHARS, CognitiveController
 from modules.goal_generation import GoalGeneration
 from modules.memory_module import Memory
@@ -54,6 +55,8 @@ def _factories(cfg: VillageConfig) -> dict[str, Callable[[Schedule, dict[str, An
             s,
             deadline_s=float(o.get("deadline_s", DEADLINE_S)),
             prompt_chars=int(o.get("prompt_chars", PROMPT_VIEW_CHARS)),
+            ask_on_change=bool(o.get("ask_on_change", True)),
+            max_interval_s=float(o.get("max_interval_s", DEFAULT_MAX_INTERVAL_S)),
         ),
         "planning": lambda s, o: Planning(s),
         "reflection": lambda s, o: ReflectionModule(s, threshold=float(o.get("threshold", 150.0))),

@@ -1,0 +1,145 @@
+"""When the Cognitive Controller asks its model: only when its view changed in a way that can
+change the decision, and at least every ``max_interval_s`` of the agent's time.
+
+Most controller steps see the same situation as the last model call (the same skill running,
+nobody new talking to the agent): asked again, a model answers "continue". The
+:class:`AskGate` reads a :class:`Situation` from the bottleneck view (and the controller's
+own last decision) and says why the model should be asked now, or nothing:
+
+- ``first``: the model has not been asked yet;
+- ``skill_ended``: a skill ended or failed since the last call (a new outcome);
+- ``idle``: nothing runs and nothing is on its way to the body (it was busy at the last call);
+- ``addressed``: a line to the agent (or to everyone) from someone else, or an announcement;
+- ``goal``, ``plan_step``: its goal or its plan's current step changed;
+- ``discrepancy``: action awareness noted a new one;
+- ``danger``: its health or food fell below the reflexes' thresholds, or it lost health;
+- ``player``: a player came into view who was not in view at the last call;
+- ``connected``: its body's observation came back (or failed);
+- ``ceiling``: ``max_interval_s`` passed since the last call.
+
+Everything comes from the agent's own bottleneck view and its own last decision; the gate
+changes only *when* the policy is asked, never what it sees.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from agent_runtime.bottleneck import BottleneckView
+from agent_runtime.state.sections import Decision
+from modules.heuristics.controller import HUNGRY, HURT
+
+__all__ = ["DEFAULT_MAX_INTERVAL_S", "HEALTH_DROP", "AskGate", "Situation", "situation", "why"]
+
+#: agent's seconds between two model calls at most (the controller's cadence and the call's
+#: latency come on top: 10 + 3 + ~1 s keeps every agent deciding within 15 s)
+DEFAULT_MAX_INTERVAL_S = 10.0
+HEALTH_DROP = 2.0  # health lost since the last call that counts as a threat
+#: a skill decided this recently and not started yet is on its way to the body (not idle)
+ON_ITS_WAY_S = 10.0
+
+
+class Situation(BaseModel):
+    """What the controller's decision depends on, read from its own view."""
+
+    model_config = ConfigDict(frozen=True)
+    at: float
+    outcome: tuple[str, float] | None  # (skill, ended_at) of the last outcome
+    idle: bool  # nothing runs and nothing decided is on its way to the body
+    heard_at: float  # newest line addressed to the agent or to all, or announcement
+    goal: str
+    step: tuple[int, str]
+    discrepancy_at: float
+    danger: bool
+    health: float
+    players: frozenset[str]
+    connected: bool
+
+
+def situation(view: BottleneckView, decision: Decision) -> Situation:
+    """The situation in ``view``; ``decision`` is the controller's own last decision."""
+    me = view.identity.name
+    act, per, conv = view.action, view.perception, view.conversation
+    out = act.last_outcome
+    on_its_way = (
+        decision.skill is not None
+        and decision.updated_at > act.started_at
+        and view.now - decision.updated_at < view.seconds(ON_ITS_WAY_S)
+    )
+    heard = [u.at for u in conv.lines if u.speaker != me and u.to in (me, None)]
+    heard += [a.at for a in conv.announcements]
+    notes = view.awareness.discrepancies
+    return Situation(
+        at=view.now,
+        outcome=(out.skill, out.ended_at) if out is not None else None,
+        idle=act.running is None and not on_its_way,
+        heard_at=max(heard, default=0.0),
+        goal=view.goals.current,
+        step=(view.plan.current, view.plan.current_step),
+        discrepancy_at=max((d.at for d in notes), default=0.0),
+        danger=per.food < HUNGRY or per.health < HURT,
+        health=per.health,
+        players=frozenset(per.players),
+        connected=per.connected,
+    )
+
+
+def why(before: Situation | None, now: Situation, max_interval: float) -> list[str]:
+    """The reasons to ask the model in ``now``, given the situation at the last call
+    (``before``) and the ceiling ``max_interval`` (clock seconds); [] = keep the course."""
+    if before is None:
+        return ["first"]
+    reasons = []
+    if now.outcome != before.outcome:
+        reasons.append("skill_ended")
+    if now.idle and not before.idle:
+        reasons.append("idle")
+    if now.heard_at > before.heard_at:
+        reasons.append("addressed")
+    if now.goal != before.goal:
+        reasons.append("goal")
+    if now.step != before.step:
+        reasons.append("plan_step")
+    if now.discrepancy_at > before.discrepancy_at:
+        reasons.append("discrepancy")
+    if (now.danger and not before.danger) or now.health <= before.health - HEALTH_DROP:
+        reasons.append("danger")
+    if now.players - before.players:
+        reasons.append("player")
+    if now.connected != before.connected:
+        reasons.append("connected")
+    if not reasons and now.at - before.at >= max_interval:
+        reasons.append("ceiling")
+    return reasons
+
+
+class AskGate:
+    """The controller's record of its last model call: :meth:`reasons` to ask now."""
+
+    def __init__(self, max_interval_s: float = DEFAULT_MAX_INTERVAL_S) -> None:
+        self.max_interval_s = max_interval_s
+        self.last: Situation | None = None
+        self.held = 0  # steps that kept the course without a call since the last one
+        self.held_total = 0
+        self.asked: dict[str, int] = {}  # model calls by their first reason
+
+    def reasons(self, view: BottleneckView, decision: Decision) -> tuple[Situation, list[str]]:
+        now = situation(view, decision)
+        return now, why(self.last, now, view.seconds(self.max_interval_s))
+
+    def hold(self) -> None:
+        self.held += 1
+        self.held_total += 1
+
+    def ask(self, now: Situation, reasons: list[str]) -> int:
+        """Record a call made in situation ``now``; the steps held before it."""
+        self.last = now
+        held, self.held = self.held, 0
+        self.asked[reasons[0]] = self.asked.get(reasons[0], 0) + 1
+        return held
+
+    def answered(self, at: float) -> None:
+        """The model answered at ``at``: the ceiling counts from its answer; what changed
+        while it thought, after the view it was asked with, is still news."""
+        if self.last is not None:
+            self.last = self.last.model_copy(update={"at": at})

@@ -1,0 +1,171 @@
+"""The controller asks its model only when its view changed in a way that can change the
+decision, at least every ``max_interval_s`` (issue 30); and its prompts are built for prefix
+caching: what changes least first, so two consecutive prompts of one agent share a long,
+byte-identical prefix."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from agent_runtime.app.testing import config, local_services, module_context
+from agent_runtime.interfaces import LLMRequest, Schedule
+from agent_runtime.llm.brain import Brain
+from agent_runtime.llm.scripted import ScriptedLanguageModel
+from agent_runtime.state.sections import (
+    Action,
+    Conversation,
+    Decision,
+    Goals,
+    Identity,
+    IntentKind,
+    Perception,
+    Plan,
+    PlanStep,
+    Utterance,
+)
+from agent_runtime.world import NearbyPlayer, Observation, SkillCall, SkillOutcome, Vec3
+from modules.asking import AskGate, situation, why
+from modules.cognitive_controller import CognitiveController
+from modules.decisions import ControllerChoice
+from tests.modules.helpers import NOW, bview
+
+RUNNING = Action(running=SkillCall(skill="collect", args={"block": "oak_log"}), started_at=NOW - 5)
+FED = Perception(observation=Observation(food=20, health=20, inventory={"bread": 1}))
+
+
+def ann_heard(to: str | None, at: float = NOW - 1) -> Conversation:
+    return Conversation(lines=(Utterance(speaker="Bob", text="Hello there", to=to, at=at),))
+
+
+# --- why: the reasons to ask --------------------------------------------------------------
+
+
+def test_an_unchanged_view_is_no_reason_until_the_ceiling() -> None:
+    before = situation(bview(perception=FED, action=RUNNING), Decision())
+    later = situation(bview(NOW + 4, perception=FED, action=RUNNING), Decision())
+    assert why(None, before, 10.0) == ["first"]
+    assert why(before, later, 10.0) == []
+    ceiling = situation(bview(NOW + 10, perception=FED, action=RUNNING), Decision())
+    assert why(before, ceiling, 10.0) == ["ceiling"]
+
+
+def test_what_can_change_the_decision_is_a_reason() -> None:
+    base: dict[str, Any] = {"perception": FED, "action": RUNNING}
+    before = situation(bview(**base), Decision())
+
+    def reasons(**sections: Any) -> list[str]:
+        return why(before, situation(bview(NOW + 1, **{**base, **sections}), Decision()), 10.0)
+
+    ended = Action(
+        last_outcome=SkillOutcome(skill="collect", success=False, reason="no path", ended_at=NOW)
+    )
+    assert reasons(action=ended) == ["skill_ended", "idle"]
+    assert reasons(conversation=ann_heard("Ann")) == ["addressed"]
+    assert reasons(conversation=ann_heard(None)) == ["addressed"]  # to everyone
+    assert reasons(conversation=ann_heard("Cleo")) == []  # between others
+    assert reasons(goals=Goals(current="build a house")) == ["goal"]
+    step = PlanStep(text="collect stone", skill=SkillCall(skill="collect", args={"block": "stone"}))
+    assert reasons(plan=Plan(goal="g", steps=(step,))) == ["plan_step"]
+    hurt = Perception(observation=Observation(food=20, health=4, inventory={"bread": 1}))
+    assert reasons(perception=hurt) == ["danger"]
+    bob = NearbyPlayer(name="Bob", position=Vec3(x=1, y=64, z=1), distance=3.0)
+    seen = Perception(observation=Observation(food=20, health=20, players=(bob,)))
+    assert reasons(perception=seen) == ["player"]
+
+
+def test_a_skill_on_its_way_to_the_body_is_not_idle() -> None:
+    decided = Decision(skill=SkillCall(skill="explore", args={"distance": 8}), updated_at=NOW - 1)
+    assert not situation(bview(perception=FED), decided).idle
+    assert situation(bview(perception=FED), Decision()).idle
+
+
+# --- the controller -----------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def controller(**options: Any) -> AsyncIterator[tuple[CognitiveController, Any, Any]]:
+    def reply(request: LLMRequest[Any]) -> ControllerChoice:
+        return ControllerChoice(kind=IntentKind.CONTINUE, reason="keep at it")
+
+    model = ScriptedLanguageModel(responder=reply, name="m")
+    async with local_services(config(llm={"provider": "openai"})) as svc:
+        st = svc.store.agent("Ann")
+        st.set("identity", Identity(name="Ann", traits=("You are kind.",)), writer="runtime")
+        st.set("perception", FED, writer="perception")
+        running = Action(
+            running=SkillCall(skill="collect", args={"block": "oak_log"}), started_at=time.time()
+        )
+        st.set("action", running, writer="skill_execution")
+        cc = CognitiveController(Schedule(cadence=3.0), **options)
+        ctx = module_context(svc, cc, agent="Ann")
+        ctx.shared["brain:cognitive_controller"] = Brain(
+            model, module="cognitive_controller", agent="Ann"
+        )
+        yield cc, ctx, model
+
+
+async def test_the_controller_asks_only_when_something_changed() -> None:
+    async with controller() as (cc, ctx, model):
+        for _ in range(4):  # the same skill runs, nobody talks: one call, then none
+            await cc.step(ctx)
+        assert len(model.calls) == 1 and cc.gate is not None and cc.gate.held == 3
+        outcome = SkillOutcome(skill="collect", success=True, ended_at=time.time())
+        ctx.state.set("action", Action(last_outcome=outcome), writer="skill_execution")
+        await cc.step(ctx)  # the skill ended: the model is asked
+        assert len(model.calls) == 2 and cc.gate.asked == {"first": 1, "skill_ended": 1}
+        line = Utterance(speaker="Bob", text="Ann, any bread?", to="Ann", at=time.time())
+        ctx.state.set("conversation", Conversation(lines=(line,)), writer="talking")
+        await cc.step(ctx)  # addressed
+        await cc.step(ctx)
+        assert len(model.calls) == 3 and cc.get_state()["held"] == 4
+
+
+async def test_with_the_option_off_it_asks_on_every_step() -> None:
+    async with controller(ask_on_change=False) as (cc, ctx, model):
+        for _ in range(4):
+            await cc.step(ctx)
+        assert len(model.calls) == 4 and cc.gate is None
+
+
+def test_the_gate_counts_calls_by_reason() -> None:
+    gate = AskGate(5.0)
+    now = situation(bview(perception=FED), Decision())
+    gate.hold()
+    assert gate.ask(now, ["first"]) == 1 and gate.held == 0 and gate.asked == {"first": 1}
+
+
+# --- prompts built for prefix caching ------------------------------------------------------
+
+
+async def test_consecutive_controller_prompts_share_the_fixed_prefix() -> None:
+    """Two prompts of one agent a few seconds apart (it moved, its inventory grew, someone
+    spoke): the system message is byte-identical, and the user message shares everything up
+    to the sections that changed, which come last."""
+    step = PlanStep(text="collect 4 oak_log", skill=SkillCall(skill="collect", args={"block": "x"}))
+    fixed: dict[str, Any] = dict(
+        identity=Identity(name="Ann", traits=("You are kind.",), community_goal="Thrive."),
+        goals=Goals(current="gather wood for the village"),
+        plan=Plan(goal="gather wood for the village", steps=(step,)),
+        action=RUNNING,
+    )
+
+    def seen(x: float, logs: int) -> Perception:
+        obs = Observation(position=Vec3(x=x, y=64, z=0), inventory={"oak_log": logs})
+        return Perception(observation=obs)
+
+    first = bview(perception=seen(1, 2), **fixed)
+    second = bview(NOW + 3, perception=seen(4, 3), conversation=ann_heard("Ann"), **fixed)
+    async with controller() as (cc, ctx, _):
+        policy = cc.policy(ctx)
+        a = policy.request(first).messages  # type: ignore[attr-defined]
+        b = policy.request(second).messages  # type: ignore[attr-defined]
+    assert a[0].content == b[0].content and "$" not in a[0].content  # system: rendered, fixed
+    ua, ub = a[1].content, b[1].content
+    shared = next(i for i, (x, y) in enumerate(zip(ua, ub, strict=False)) if x != y)
+    prefix = ua[:shared]
+    for part in ("## identity", "You are Ann.", "## goals", "## plan", "## action"):
+        assert part in prefix, part
+    assert "Recent conversation" in ub[shared:] and "Position" in ub[shared:]
