@@ -1,32 +1,51 @@
-"""The no-op body of ``world: none``: skills fail honestly, at once or at a skill's pace."""
+"""The no-op body of ``world: none``: skills fail honestly, at once or at a skill's pace.
+
+"At once" and "at a skill's pace" are checked by what the body waits for (its sleeps,
+recorded), not by a wall clock on a busy machine.
+"""
 
 from __future__ import annotations
 
-import time
+import asyncio
+
+import pytest
 
 from agent_runtime.app.cli.bench_runtime import _config
+from agent_runtime.body import null
 from agent_runtime.body.null import NullBody
 from agent_runtime.world import SkillCall
 
 
-async def test_skills_fail_at_once_by_default() -> None:
+@pytest.fixture
+def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """Every sleep the no-op body asks for (it then sleeps for no time)."""
+    asked: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def record(seconds: float) -> None:
+        asked.append(seconds)
+        await real_sleep(0)
+
+    monkeypatch.setattr(null.asyncio, "sleep", record)
+    return asked
+
+
+async def test_skills_fail_at_once_by_default(sleeps: list[float]) -> None:
     body = NullBody("Ann")
-    t0 = time.monotonic()
     out = await body.run_skill(SkillCall(skill="collect", args={"block": "log"}))
     assert not out.success and out.reason.startswith("no world attached")
-    assert time.monotonic() - t0 < 0.05
+    assert sleeps == []
 
 
-async def test_skills_take_their_seconds_when_asked_and_chat_does_not() -> None:
+async def test_skills_take_their_seconds_when_asked_and_chat_does_not(
+    sleeps: list[float],
+) -> None:
     body = NullBody("Ann", skill_seconds=0.2)
-    t0 = time.monotonic()
     out = await body.run_skill(SkillCall(skill="collect", args={"block": "log"}))
-    took = time.monotonic() - t0
     assert not out.success
-    assert 0.1 <= took < 1.0, took  # 0.5x-1.5x of 0.2 s, plus scheduling
-    t0 = time.monotonic()
+    assert len(sleeps) == 1 and 0.1 <= sleeps[0] <= 0.3, sleeps  # 0.5x-1.5x of 0.2 s
     said = await body.run_skill(SkillCall(skill="chat", args={"message": "hi"}))
-    assert said.success and time.monotonic() - t0 < 0.05
+    assert said.success and len(sleeps) == 1  # chat waited for nothing
 
 
 def test_the_bench_config_carries_the_skill_seconds() -> None:
