@@ -36,6 +36,7 @@ class Message:
 class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0  # of prompt_tokens, served from the provider's prefix cache
 
     @property
     def total_tokens(self) -> int:

@@ -109,7 +109,7 @@ async def decide(
     if got.fallback_reason is not None:
         ctx.stats.fallbacks += 1
         ctx.emit("llm_fallback", prompt=policy.name, error=got.fallback_reason)
-    elif ctx.services.config.llm.provider == "simulated":
+    elif ctx.services.config.llm.provider == "simulated" and got.brain != SIMULATED:
         fallback: HeuristicPolicy[V, Out] = policy.fallback
         return Decided(fallback(view), SIMULATED)
     return got

@@ -39,19 +39,34 @@ class _Frozen(BaseModel):
 
 
 class ModelPrice(_Frozen):
-    """USD per one million tokens."""
+    """USD per one million tokens; cached input (the provider's prompt-prefix cache) at
+    ``cached_input_per_mtok``, None = the full input price."""
 
     input_per_mtok: float = Field(ge=0)
     output_per_mtok: float = Field(ge=0)
+    cached_input_per_mtok: float | None = Field(default=None, ge=0)
+
+    @property
+    def cached_input(self) -> float:
+        c = self.cached_input_per_mtok
+        return self.input_per_mtok if c is None else c
 
 
-#: Published list prices (USD / 1M tokens); a village file's ``prices`` entries win.
+#: Published list prices (USD / 1M tokens: input, cached input, output); a village file's
+#: ``prices`` entries win. The one price table of the runtime (``piano bench cost`` too).
 DEFAULT_PRICES: dict[str, ModelPrice] = {
-    "gpt-4o": ModelPrice(input_per_mtok=2.50, output_per_mtok=10.00),
-    "gpt-4o-mini": ModelPrice(input_per_mtok=0.15, output_per_mtok=0.60),
-    "gpt-4.1": ModelPrice(input_per_mtok=2.00, output_per_mtok=8.00),
-    "gpt-4.1-mini": ModelPrice(input_per_mtok=0.40, output_per_mtok=1.60),
-    "gpt-4.1-nano": ModelPrice(input_per_mtok=0.10, output_per_mtok=0.40),
+    "gpt-4o": ModelPrice(input_per_mtok=2.50, cached_input_per_mtok=1.25, output_per_mtok=10.00),
+    "gpt-4o-mini": ModelPrice(
+        input_per_mtok=0.15, cached_input_per_mtok=0.075, output_per_mtok=0.60
+    ),
+    "gpt-4.1": ModelPrice(input_per_mtok=2.00, cached_input_per_mtok=0.50, output_per_mtok=8.00),
+    "gpt-4.1-mini": ModelPrice(
+        input_per_mtok=0.40, cached_input_per_mtok=0.10, output_per_mtok=1.60
+    ),
+    "gpt-4.1-nano": ModelPrice(
+        input_per_mtok=0.10, cached_input_per_mtok=0.025, output_per_mtok=0.40
+    ),
+    "local": ModelPrice(input_per_mtok=0.0, cached_input_per_mtok=0.0, output_per_mtok=0.0),
 }
 
 
@@ -107,6 +122,9 @@ class LLMSettings(_Frozen):
     log_prompts: bool = True
     simulated_latency_ms: float = Field(default=0.0, ge=0)  # provider "simulated" only
     simulated_capacity: int | None = Field(default=None, ge=1)  # requests it serves at once
+    # what the simulated provider answers: a schema-synthesised default, or what the module's
+    # heuristic policy decides from the same view (labelled simulated, never model output)
+    simulated_content: Literal["schema", "heuristic"] = "schema"
 
     @field_validator("modules", mode="before")
     @classmethod

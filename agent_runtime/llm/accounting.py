@@ -35,7 +35,18 @@ from agent_runtime.interfaces import LLMResult, Usage
 from agent_runtime.llm.calls import CallTrace
 from agent_runtime.llm.errors import LLMError, LLMShed
 
-__all__ = ["Accounting", "CallStats", "PriceTable"]
+__all__ = ["Accounting", "CallStats", "PriceTable", "price_usage"]
+
+
+def price_usage(p: ModelPrice, usage: Usage) -> float:
+    """USD for ``usage`` at ``p``: cached prompt tokens at the cached-input price, the rest
+    of the prompt at the input price, completion at the output price."""
+    cached = min(usage.cached_tokens, usage.prompt_tokens)
+    return (
+        (usage.prompt_tokens - cached) * p.input_per_mtok
+        + cached * p.cached_input
+        + usage.completion_tokens * p.output_per_mtok
+    ) / 1_000_000
 
 
 class PriceTable:
@@ -55,9 +66,7 @@ class PriceTable:
         p = self.price(model)
         if p is None:
             return 0.0
-        return (
-            usage.prompt_tokens * p.input_per_mtok + usage.completion_tokens * p.output_per_mtok
-        ) / 1_000_000
+        return price_usage(p, usage)
 
 
 @dataclass(slots=True)
@@ -75,6 +84,7 @@ class CallStats:
     heuristic: int = 0
     fallbacks: int = 0
     prompt_tokens: int = 0
+    cached_tokens: int = 0  # of prompt_tokens, from the provider's prefix cache
     completion_tokens: int = 0
     cost_usd: float = 0.0
     latency_s_total: float = 0.0
@@ -113,6 +123,7 @@ class CallStats:
         self.heuristic += other.heuristic
         self.fallbacks += other.fallbacks
         self.prompt_tokens += other.prompt_tokens
+        self.cached_tokens += other.cached_tokens
         self.completion_tokens += other.completion_tokens
         self.cost_usd += other.cost_usd
         self.latency_s_total += other.latency_s_total
@@ -137,6 +148,7 @@ class CallStats:
             "heuristic": self.heuristic,
             "fallbacks": self.fallbacks,
             "prompt_tokens": self.prompt_tokens,
+            "cached_tokens": self.cached_tokens,
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.total_tokens,
             "cost_usd": round(self.cost_usd, 8),
@@ -211,6 +223,7 @@ class Accounting:
         s.attempts += attempts
         s.retries += max(0, attempts - 1)
         s.prompt_tokens += usage.prompt_tokens
+        s.cached_tokens += usage.cached_tokens
         s.completion_tokens += usage.completion_tokens
         s.cost_usd += cost
         s.latency_s_total += latency

@@ -138,7 +138,9 @@ class Brain:
                 return await model.complete(req)
 
         options = CallOptions(
-            Priority.parse(priority) if priority is not None else None, deadline_s
+            Priority.parse(priority) if priority is not None else None,
+            deadline_s,
+            heuristic=heuristic,
         )
         return await think(
             call, heuristic, module=self.module, agent=self.agent, accounting=self.accounting

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -27,6 +27,9 @@ __all__ = ["CallOptions", "CallTrace", "call_options", "current_options", "curre
 class CallOptions:
     priority: Priority | None = None  # None: from the module's name
     deadline_s: float | None = None  # None: the priority's deadline
+    # the caller's heuristic for this decision (what it falls back to); the simulated
+    # provider in ``simulated_content: heuristic`` mode answers with it
+    heuristic: Callable[[], object] | None = None
 
 
 @dataclass(slots=True)

@@ -95,7 +95,10 @@ class LLMService:
         )
         if backend is None and settings.provider == "simulated":
             backend = SimulatedLanguageModel(
-                settings.simulated_latency_ms, seed=seed, capacity=settings.simulated_capacity
+                settings.simulated_latency_ms,
+                seed=seed,
+                capacity=settings.simulated_capacity,
+                content=settings.simulated_content,
             )
         self._backend = backend
         self._clients: dict[tuple[str | None, str | None], AsyncOpenAI] = {}

@@ -30,6 +30,7 @@ BENCHES: dict[str, str] = {
     "bodies": "agent_runtime.app.cli.bench_bodies",
     "server": "agent_runtime.app.cli.bench_server",
     "llm": "agent_runtime.app.cli.bench_llm",
+    "cost": "agent_runtime.app.cli.bench_cost",  # the LLM bill per agent-hour (issue 30)
     "skills": "agent_runtime.app.cli.bench_skills",
     "village": "agent_runtime.app.cli.bench_village",  # world shards (issue 14)
 }

@@ -1,0 +1,224 @@
+"""``piano bench cost``: the LLM bill of a village, per module and per agent-hour.
+
+Runs the 5-agent village (``configs/village_small.yaml``; ``--agents`` adds generated ones
+or keeps the first N) against the simulated endpoint: every call answered after
+``--latency-ms`` (default 800) with the content the module's heuristic policy decides from
+the same view at that moment (``simulated_content: heuristic``), so skills run as long as
+real ones; prompts are the real prompts. The endpoint serves any number of calls at once,
+like a hosted API (``concurrency`` 64, no adaptive limit); everything else in ``llm:`` is the
+default. ``--world embedded`` (default) starts the embedded Minecraft server and bodies;
+``--world none`` runs without Minecraft.
+
+After the village is up, ``--duration`` seconds are measured, and it prints one JSON object:
+
+- per module and in ``all``: calls, prompt tokens, cacheable-prefix tokens (the longest
+  prefix identical to the same module's previous prompt for that agent), completion tokens,
+  each per agent-hour too, and dollars per agent-hour for the price table (gpt-4o,
+  gpt-4o-mini, a local model at $0: :data:`agent_runtime.llm.cost.BENCH_PRICES`; cached
+  input at the provider's cached price);
+- the controller's decisions: how many, by brain, the share made by the model (the
+  simulated endpoint's replies) and how many of those only kept the agent on course
+  (``continue``), and the longest gap between two decisions of one agent;
+- a 50-agent village's requests and tokens per minute, extrapolated linearly.
+
+The figures count the measured window only (the start-up's calls are left out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_CONFIG = Path(__file__).resolve().parents[3] / "configs" / "village_small.yaml"
+EXTRAPOLATE_AGENTS = 50
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "cost", help="the LLM bill per module and agent-hour against a simulated endpoint"
+    )
+    p.add_argument("--config", default=str(DEFAULT_CONFIG), help="village file")
+    p.add_argument("--agents", type=int, default=5)
+    p.add_argument("--world", choices=["embedded", "none"], default="embedded")
+    p.add_argument("--duration", type=float, default=600.0, help="measured seconds")
+    p.add_argument("--latency-ms", type=float, default=800.0, help="the endpoint's answer time")
+    p.add_argument("--seed", type=int, default=None, help="run seed (default: the file's)")
+    p.add_argument("--run-dir", help="keep the run folder here (default: a temporary one)")
+    p.add_argument("--json-out", help="also write the JSON to this file")
+
+
+def bench_config(args: argparse.Namespace) -> Any:
+    from agent_runtime.config.loader import load_config, resolve_agents, with_overrides
+
+    cfg = load_config(args.config)
+    updates: dict[str, Any] = {
+        "run.duration": None,
+        "world.kind": args.world,
+        "world.port": 0,
+        "llm": {
+            "provider": "simulated",
+            "simulated_latency_ms": args.latency_ms,
+            "simulated_content": "heuristic",
+            "concurrency": 64,
+            "adaptive_concurrency": False,
+            "log_prompts": False,
+        },
+    }
+    if args.seed is not None:
+        updates["run.seed"] = args.seed
+    have = len(resolve_agents(cfg))
+    if args.agents > have:
+        extra = {"count": args.agents - have, "random_personality": True, "spawn_spread": 12.0}
+        updates["agent_templates"] = [t.model_dump() for t in cfg.agent_templates] + [extra]
+    return with_overrides(cfg, updates, args.config)
+
+
+class ControllerDecisions:
+    """Event listener: the controller's published decisions within the measured window."""
+
+    def __init__(self) -> None:
+        self.since: float | None = None  # None: not measuring yet
+        self.records: list[tuple[str, float, str, bool, str]] = []  # agent, t, brain, reflex, kind
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        if record.get("type") != "decision" or self.since is None:
+            return
+        t = float(record["t"])
+        if t >= self.since:
+            self.records.append(
+                (
+                    str(record.get("agent")),
+                    t,
+                    str(record.get("brain")),
+                    bool(record.get("reflex")),
+                    str(record.get("kind")),
+                )
+            )
+
+    def summary(self, agents: list[str], end: float) -> dict[str, Any]:
+        from agent_runtime.llm.brain import HEURISTIC
+
+        since = self.since if self.since is not None else end
+        by_brain: dict[str, int] = {}
+        model_kinds: dict[str, int] = {}
+        times: dict[str, list[float]] = {a: [] for a in agents}
+        model_times: dict[str, list[float]] = {a: [] for a in agents}
+        for agent, t, brain, reflex, kind in self.records:
+            by_brain[brain] = by_brain.get(brain, 0) + 1
+            times.setdefault(agent, []).append(t)
+            if brain != HEURISTIC and not reflex:
+                model_kinds[kind] = model_kinds.get(kind, 0) + 1
+                model_times.setdefault(agent, []).append(t)
+        total = len(self.records)
+        model = sum(model_kinds.values())
+        gaps = {a: _longest_gap(ts, since, end) for a, ts in sorted(times.items())}
+        model_gaps = {a: _longest_gap(ts, since, end) for a, ts in sorted(model_times.items())}
+        return {
+            "decisions": total,
+            "by_brain": dict(sorted(by_brain.items())),
+            "model_decisions": model,
+            "model_share": round(model / total, 4) if total else 0.0,
+            "model_decisions_by_kind": dict(sorted(model_kinds.items())),
+            "model_continue_share": round(model_kinds.get("continue", 0) / model, 4)
+            if model
+            else 0.0,
+            "longest_gap_s": max(gaps.values(), default=0.0),
+            "longest_gap_s_by_agent": gaps,
+            "longest_model_gap_s": max(model_gaps.values(), default=0.0),
+            "longest_model_gap_s_by_agent": model_gaps,
+        }
+
+
+def _longest_gap(times: list[float], since: float, end: float) -> float:
+    """The longest time without a decision in [since, end] (the window's edges count)."""
+    points = [since, *sorted(times), end]
+    return round(max(b - a for a, b in itertools.pairwise(points)), 2)
+
+
+async def _bench(args: argparse.Namespace, run_dir: Path) -> dict[str, Any]:
+    from agent_runtime.app.village import Village, VillageOptions
+    from agent_runtime.llm.cost import cost_table, window
+
+    cfg = bench_config(args)
+    decisions = ControllerDecisions()
+    limit = args.agents if args.agents < 5 else None
+    opts = VillageOptions(run_dir=run_dir, run_id="bench-cost", agent_limit=limit)
+    t0 = time.monotonic()
+    async with Village(cfg, opts) as v:
+        startup_s = time.monotonic() - t0
+        llm = v.services.llm if v.services is not None else None
+        assert llm is not None, "the simulated provider was not started"
+        v.events.add_listener(decisions)
+        start_summary = llm.accounting.summary()
+        decisions.since = time.time()
+        w0 = time.monotonic()
+        await v.run(duration=args.duration)
+        measured_s = time.monotonic() - w0
+        end = time.time()
+        by_module = window(llm.accounting.summary(), start_summary)
+        agents = sorted(v.agents)
+        controller = decisions.summary(agents, end)
+        skills = v.events.counts.get("skill_outcome", 0)
+    agent_hours = len(agents) * measured_s / 3600.0
+    table = cost_table(by_module, agent_hours)
+    everything = table["all"]
+    per_min = EXTRAPOLATE_AGENTS / 60.0
+    return {
+        "bench": "cost",
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "config": str(args.config),
+        "world": args.world,
+        "agents": len(agents),
+        "latency_ms": args.latency_ms,
+        "startup_s": round(startup_s, 1),
+        "measured_s": round(measured_s, 1),
+        "agent_hours": round(agent_hours, 4),
+        "endpoint": "simulated: replies carry the heuristic's decision, labelled simulated",
+        "cacheable_prefix": "longest prefix identical to the same (agent, module)'s "
+        "previous prompt, ~4 characters a token",
+        "modules": table,
+        "usd_per_agent_hour": everything["usd_per_agent_hour"],
+        "controller": controller,
+        "controller_calls_model_share": round(
+            table.get("cognitive_controller", {}).get("ok", 0)
+            / max(
+                1,
+                table.get("cognitive_controller", {}).get("ok", 0)
+                + table.get("cognitive_controller", {}).get("heuristic", 0),
+            ),
+            4,
+        ),
+        "skill_outcomes": skills,
+        f"village_{EXTRAPOLATE_AGENTS}": {
+            "requests_per_minute": round(everything["calls_per_agent_hour"] * per_min, 1),
+            "tokens_per_minute": round(everything["tokens_per_agent_hour"] * per_min, 1),
+            "usd_per_hour": {
+                k: round(x * EXTRAPOLATE_AGENTS, 2)
+                for k, x in everything["usd_per_agent_hour"].items()
+            },
+        },
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.agents < 1 or args.duration <= 0 or args.latency_ms < 0:
+        print(json.dumps({"error": "need --agents >= 1, --duration > 0, --latency-ms >= 0"}))
+        return 2
+    from agent_runtime import event_loop
+
+    if args.run_dir:
+        out = event_loop.run(_bench(args, Path(args.run_dir)))
+    else:
+        with tempfile.TemporaryDirectory(prefix="piano-bench-cost-") as tmp:
+            out = event_loop.run(_bench(args, Path(tmp) / "run"))
+    text = json.dumps(out, indent=2)
+    if args.json_out:
+        Path(args.json_out).write_text(text + "\n")
+    sys.stdout.write(text + "\n")
+    return 0

@@ -1,0 +1,108 @@
+"""The LLM bill per agent-hour: calls, tokens and dollars from :class:`Accounting` figures.
+
+:func:`cost_table` turns per-module counters (``CallStats.as_dict()`` shapes, as in
+``Accounting.summary()`` or ``metrics.json``'s ``llm.accounting.by_module``) and the
+agent-hours they were spent in into per agent-hour rates, per module and in ``all``, priced
+with any :class:`~agent_runtime.config.llm.ModelPrice` (cached prompt tokens at the cached
+input price). :func:`per_agent_hour_lines` is the end-of-run text of ``piano run``;
+:func:`window` subtracts two summaries (a measurement window inside a run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agent_runtime.config.llm import DEFAULT_PRICES, ModelPrice
+from agent_runtime.interfaces import Usage
+from agent_runtime.llm.accounting import price_usage
+
+__all__ = ["BENCH_PRICES", "COUNTERS", "cost_table", "per_agent_hour_lines", "usd", "window"]
+
+#: the price table ``piano bench cost`` reports (entries of DEFAULT_PRICES)
+BENCH_PRICES: tuple[str, ...] = ("gpt-4o", "gpt-4o-mini", "local")
+
+#: the additive counters a window subtracts and a table sums
+COUNTERS: tuple[str, ...] = (
+    "calls",
+    "ok",
+    "heuristic",
+    "fallbacks",
+    "shed",
+    "failed",
+    "prompt_tokens",
+    "cached_tokens",
+    "completion_tokens",
+)
+
+
+def usd(stats: Mapping[str, Any], price: ModelPrice) -> float:
+    """What ``stats``' tokens cost at ``price``."""
+    return price_usage(
+        price,
+        Usage(
+            int(stats.get("prompt_tokens", 0)),
+            int(stats.get("completion_tokens", 0)),
+            int(stats.get("cached_tokens", 0)),
+        ),
+    )
+
+
+def window(
+    end: Mapping[str, Mapping[str, Any]], start: Mapping[str, Mapping[str, Any]]
+) -> dict[str, dict[str, int]]:
+    """Per module, the counters of ``end`` minus those of ``start`` (two summaries)."""
+    out: dict[str, dict[str, int]] = {}
+    for module, stats in end.items():
+        before = start.get(module, {})
+        out[module] = {k: int(stats.get(k, 0)) - int(before.get(k, 0)) for k in COUNTERS}
+    return out
+
+
+def _rates(
+    stats: Mapping[str, Any], agent_hours: float, prices: Mapping[str, ModelPrice]
+) -> dict[str, Any]:
+    h = max(agent_hours, 1e-9)
+    prompt, completion = int(stats.get("prompt_tokens", 0)), int(stats.get("completion_tokens", 0))
+    return {
+        **{k: int(stats.get(k, 0)) for k in COUNTERS},
+        "calls_per_agent_hour": round(int(stats.get("calls", 0)) / h, 1),
+        "prompt_tokens_per_agent_hour": round(prompt / h, 1),
+        "cached_tokens_per_agent_hour": round(int(stats.get("cached_tokens", 0)) / h, 1),
+        "completion_tokens_per_agent_hour": round(completion / h, 1),
+        "tokens_per_agent_hour": round((prompt + completion) / h, 1),
+        "usd_per_agent_hour": {name: round(usd(stats, p) / h, 4) for name, p in prices.items()},
+    }
+
+
+def cost_table(
+    by_module: Mapping[str, Mapping[str, Any]],
+    agent_hours: float,
+    prices: Mapping[str, ModelPrice] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Per module and ``all``: the counters, their rates per agent-hour, and dollars per
+    agent-hour for each price (default: :data:`BENCH_PRICES` of the default table)."""
+    if prices is None:
+        prices = {name: DEFAULT_PRICES[name] for name in BENCH_PRICES}
+    table = {m: _rates(s, agent_hours, prices) for m, s in sorted(by_module.items())}
+    total = {k: sum(int(s.get(k, 0)) for s in by_module.values()) for k in COUNTERS}
+    table["all"] = _rates(total, agent_hours, prices)
+    return table
+
+
+def per_agent_hour_lines(table: Mapping[str, Mapping[str, Any]], price_name: str) -> list[str]:
+    """The end-of-run lines: per module and in all, calls, tokens and dollars per agent-hour
+    (at ``price_name``, a key of the table's ``usd_per_agent_hour``)."""
+    rows = [("per agent-hour", "calls", "tokens", "cached", f"$ ({price_name})")]
+    for module, r in table.items():
+        rows.append(
+            (
+                module,
+                f"{r['calls_per_agent_hour']:,.0f}",
+                f"{r['tokens_per_agent_hour']:,.0f}",
+                f"{r['cached_tokens_per_agent_hour']:,.0f}",
+                f"{r['usd_per_agent_hour'].get(price_name, 0.0):.4f}",
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]

@@ -1,0 +1,148 @@
+"""The LLM bill: the simulated endpoint with the heuristic's content, cacheable prefixes,
+cached-input prices and the per agent-hour table (issue 30)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from pydantic import BaseModel
+
+from agent_runtime.config.llm import DEFAULT_PRICES, LLMSettings, ModelPrice
+from agent_runtime.interfaces import LLMRequest, Message, Usage
+from agent_runtime.llm import LLMService
+from agent_runtime.llm.accounting import PriceTable
+from agent_runtime.llm.cost import cost_table, per_agent_hour_lines, window
+from agent_runtime.llm.simulated import (
+    HEURISTIC_CONTENT,
+    SimulatedLanguageModel,
+    common_prefix_len,
+)
+
+
+class Choice(BaseModel):
+    action: str
+    steps: int = 1
+
+
+def choice_request(agent: str = "ann", user: str = "What now?") -> LLMRequest[Choice]:
+    return LLMRequest(
+        module="cognitive_controller",
+        agent=agent,
+        messages=(Message("system", "You decide. " * 40), Message("user", user)),
+        response_model=Choice,
+    )
+
+
+def settings(content: str) -> LLMSettings:
+    return LLMSettings(
+        provider="simulated",
+        simulated_latency_ms=0,
+        simulated_content=content,
+        log_prompts=False,
+    )
+
+
+async def test_heuristic_content_is_the_heuristics_decision_labelled_simulated() -> None:
+    rng = random.Random(4)
+    decided: list[Choice] = []
+
+    def heuristic() -> Choice:
+        out = Choice(action=f"chop tree {rng.randint(1, 10**6)}", steps=rng.randint(2, 9))
+        decided.append(out)
+        return out
+
+    async with LLMService(settings("heuristic")) as svc:
+        brain = svc.brain("cognitive_controller", "ann")
+        thought = await brain.think(lambda: choice_request(), heuristic)
+        summary = svc.accounting.summary()["cognitive_controller"]
+    assert decided and thought.value is decided[-1]  # the heuristic's own decision, once
+    assert len(decided) == 1
+    assert thought.brain == HEURISTIC_CONTENT
+    assert not thought.is_heuristic  # an endpoint answered: a model call, not a fallback
+    assert thought.result is not None
+    assert thought.result.usage.completion_tokens == len(decided[0].model_dump_json()) // 4
+    assert summary["ok"] == 1 and summary["heuristic"] == 0
+
+
+async def test_schema_content_stays_the_default() -> None:
+    async with LLMService(settings("schema")) as svc:
+        brain = svc.brain("cognitive_controller", "ann")
+        thought = await brain.think(lambda: choice_request(), lambda: Choice(action="chop"))
+    assert thought.brain == "llm:simulated"
+    assert thought.value.action != "chop"
+
+
+async def test_async_heuristic_and_sibling_type() -> None:
+    class Other(BaseModel):
+        action: str
+        steps: int = 3
+
+    async def heuristic() -> Choice:
+        return Other(action="mine")  # type: ignore[return-value]
+
+    async with LLMService(settings("heuristic")) as svc:
+        brain = svc.brain("planning", "bob")
+        thought = await brain.think(lambda: choice_request("bob"), heuristic)
+    assert thought.value == Choice(action="mine", steps=3)
+    assert thought.brain == HEURISTIC_CONTENT
+
+
+def test_common_prefix_len() -> None:
+    assert common_prefix_len("", "abc") == 0
+    assert common_prefix_len("abcdef", "abcxyz") == 3
+    assert common_prefix_len("abc", "abc") == 3
+    assert common_prefix_len("abc", "abcd") == 3
+    assert common_prefix_len("xbc", "abc") == 0
+
+
+async def test_cacheable_prefix_is_the_same_agents_and_modules_previous_prompt() -> None:
+    model = SimulatedLanguageModel(0)
+    first = await model.complete(choice_request("ann", "What now? tick 1"))
+    other_agent = await model.complete(choice_request("bob", "What now? tick 1"))
+    second = await model.complete(choice_request("ann", "What now? tick 2"))
+    assert first.usage.cached_tokens == 0  # nothing before it
+    assert other_agent.usage.cached_tokens == 0  # another agent's prompt is not its prefix
+    shared = len("<|system|>" + "You decide. " * 40 + "<|user|>What now? tick ")
+    assert second.usage.cached_tokens == shared // 4
+    assert 0 < second.usage.cached_tokens < second.usage.prompt_tokens
+    off = await SimulatedLanguageModel(0, prefix_cache=False).complete(choice_request())
+    assert off.usage.cached_tokens == 0
+
+
+def test_cached_input_is_priced_at_the_cached_price() -> None:
+    prices = PriceTable()
+    usage = Usage(prompt_tokens=1_000_000, completion_tokens=100_000, cached_tokens=400_000)
+    # gpt-4o: 600k at $2.50/M + 400k at $1.25/M + 100k at $10/M
+    assert prices.cost("gpt-4o", usage) == pytest.approx(1.5 + 0.5 + 1.0)
+    assert prices.cost("gpt-4o-mini-2024-07-18", usage) == pytest.approx(0.09 + 0.03 + 0.06)
+    assert prices.cost("local", usage) == 0.0
+    no_cache_price = PriceTable({"m": ModelPrice(input_per_mtok=2.0, output_per_mtok=0.0)})
+    assert no_cache_price.cost("m", usage) == pytest.approx(2.0)  # no cached price: full
+    assert DEFAULT_PRICES["gpt-4o"].cached_input == 1.25
+
+
+def test_cost_table_per_agent_hour_and_window() -> None:
+    start = {"planning": {"calls": 2, "prompt_tokens": 100, "completion_tokens": 10}}
+    end = {
+        "planning": {
+            "calls": 12,
+            "prompt_tokens": 1_100,
+            "cached_tokens": 400,
+            "completion_tokens": 210,
+        },
+        "talking": {"calls": 5, "prompt_tokens": 500, "completion_tokens": 50},
+    }
+    w = window(end, start)
+    assert w["planning"]["calls"] == 10 and w["planning"]["prompt_tokens"] == 1_000
+    assert w["planning"]["cached_tokens"] == 400
+    table = cost_table(w, agent_hours=0.5)
+    assert table["planning"]["calls_per_agent_hour"] == 20
+    assert table["all"]["calls"] == 15
+    assert table["all"]["tokens_per_agent_hour"] == (1_000 + 200 + 500 + 50) * 2
+    gpt4o = (600 * 2.5 + 400 * 1.25 + 200 * 10 + 500 * 2.5 + 50 * 10) / 1e6 * 2
+    assert table["all"]["usd_per_agent_hour"]["gpt-4o"] == pytest.approx(gpt4o, abs=1e-4)
+    assert table["all"]["usd_per_agent_hour"]["local"] == 0.0
+    lines = per_agent_hour_lines(table, "gpt-4o")
+    assert lines[0].startswith("per agent-hour")
+    assert any(line.startswith("all") and f"{gpt4o:.4f}" in line for line in lines)
