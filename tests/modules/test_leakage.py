@@ -59,6 +59,7 @@ from agent_runtime.world import (
     Vec3,
 )
 from modules.action_awareness import ActionAwareness
+from modules.asking import situation
 from modules.cognitive_controller import CognitiveController
 from modules.goal_generation import GoalGeneration
 from modules.memory_module import Memory
@@ -237,7 +238,12 @@ async def run_world(
         social, goals, plan = st.get("social", Social), st.get("goals", Goals), st.get("plan", Plan)
         d = st.get("decision", Decision)
         conv = st.get("conversation", Conversation)
+        cc = mods["cognitive_controller"]
+        assert isinstance(cc, CognitiveController)
+        # when the controller asks its model (issue 30): read from its view and own decision
+        gate = situation(cc.view(ctxs["cognitive_controller"]), d)
         return {
+            "controller_gate": gate.model_dump(),
             "perception": (heard, st.get("perception", Perception).observation),
             "talking": (
                 [(u.speaker, u.text, u.to) for u in conv.lines],
@@ -301,6 +307,15 @@ def test_perceived_differences_change_the_output(
     module: str, outputs: dict[str, dict[str, Any]]
 ) -> None:
     assert outputs[module][module] != outputs["A"][module]
+
+
+def test_when_the_controller_asks_depends_only_on_what_ann_perceived(
+    outputs: dict[str, dict[str, Any]],
+) -> None:
+    """The ask gate's situation (what decides whether the model is asked) is the same in
+    worlds that differ only in what Ann cannot perceive, and changes with what she hears."""
+    assert outputs["A"]["controller_gate"] == outputs["B"]["controller_gate"]
+    assert outputs["talking"]["controller_gate"] != outputs["A"]["controller_gate"]
 
 
 def test_the_scripted_moment_reflects(outputs: dict[str, dict[str, Any]]) -> None:
