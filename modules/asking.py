@@ -29,7 +29,15 @@ from agent_runtime.bottleneck import BottleneckView
 from agent_runtime.state.sections import Decision
 from modules.heuristics.controller import HUNGRY, HURT
 
-__all__ = ["DEFAULT_MAX_INTERVAL_S", "HEALTH_DROP", "AskGate", "Situation", "situation", "why"]
+__all__ = [
+    "DEFAULT_MAX_INTERVAL_S",
+    "HEALTH_DROP",
+    "AskGate",
+    "InputGate",
+    "Situation",
+    "situation",
+    "why",
+]
 
 #: agent's seconds between two model calls at most (the controller's cadence and the call's
 #: latency come on top: 10 + 3 + ~1 s keeps every agent deciding within 15 s)
@@ -143,3 +151,23 @@ class AskGate:
         while it thought, after the view it was asked with, is still news."""
         if self.last is not None:
             self.last = self.last.model_copy(update={"at": at})
+
+
+class InputGate:
+    """For a module other than the controller: ask the model when the inputs its answer
+    depends on (``signature``, read from the module's own view) differ from those of the
+    last call, or ``max_interval_s`` (clock seconds) passed since it; otherwise the module
+    keeps what it has."""
+
+    def __init__(self, max_interval_s: float) -> None:
+        self.max_interval_s = max_interval_s
+        self.last: tuple[object, float] | None = None
+        self.held = 0
+
+    def due(self, signature: object, now: float) -> bool:
+        if self.last is None or self.last[0] != signature:
+            return True
+        return now - self.last[1] >= self.max_interval_s
+
+    def asked(self, signature: object, now: float) -> None:
+        self.last = (signature, now)

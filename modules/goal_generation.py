@@ -10,6 +10,11 @@ appended to the goal history, from which experiments infer roles.
 The policy is :func:`modules.heuristics.goals.choose_goal` or the LLM prompt
 ``prompts/goal_generation.md``, fed the same view. While the agent perceives nothing (its
 body's last observation failed) the goal is left as it is.
+
+With a model (option ``ask_on_change``, on by default) the model is asked only when what a
+goal depends on changed since its last call (:func:`inputs`: the current goal, what others
+are doing, what was heard, the kinds of items held, the heuristic's own reason to revise)
+or ``max_interval_s`` (default 60 s) passed; otherwise the goal is kept without a call.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any, ClassVar
 
 from agent_runtime.interfaces import Module
 from agent_runtime.module_context import ModuleContext
+from agent_runtime.policy import LLMPolicy
 from agent_runtime.state.sections import (
     Conversation,
     GoalEntry,
@@ -26,13 +32,35 @@ from agent_runtime.state.sections import (
     Perception,
     Social,
 )
+from modules.asking import InputGate
 from modules.base import appended, remember
-from modules.heuristics.goals import GoalOut, choose_goal, classify_activity, goal_done
+from modules.heuristics.goals import (
+    GoalOut,
+    choose_goal,
+    classify_activity,
+    goal_done,
+    revise_reason,
+)
 from modules.knowledge import ACTIVITIES
 from modules.policies import decide, module_policy
-from modules.views import goal_view
+from modules.views import GoalView, goal_view
 
 HISTORY = 200
+MAX_INTERVAL_S = 60.0  # agent's seconds between two model calls at most
+
+
+def inputs(view: GoalView) -> tuple[object, ...]:
+    """What a new goal depends on, from the goal view: the current goal, what others are
+    doing, what was heard, the kinds of items held, and whether the heuristic sees a reason
+    to revise (reached, pursued long enough, others need something else)."""
+    return (
+        view.current,
+        tuple(sorted(view.others.items())),
+        view.heard,
+        tuple(sorted(k for k, n in view.inventory.items() if n > 0)),
+        revise_reason(view),
+    )
+
 
 __all__ = ["GoalGeneration", "GoalOut", "classify_activity", "goal_done"]
 
@@ -44,19 +72,23 @@ class GoalGeneration(Module):
     )
     writes: ClassVar[frozenset[str]] = frozenset({"goals"})
 
-    def __init__(self, schedule: Any, *, kinds: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        schedule: Any,
+        *,
+        kinds: tuple[str, ...] = (),
+        ask_on_change: bool = True,
+        max_interval_s: float = MAX_INTERVAL_S,
+    ) -> None:
         super().__init__(schedule)
+        self.gate = InputGate(max_interval_s) if ask_on_change else None
         unknown = [k for k in kinds if k not in ACTIVITIES]
         if unknown:
             raise ValueError(f"goal_generation.options.kinds: unknown activities {unknown}")
         self.kinds = kinds or tuple(k for k in ACTIVITIES if k != "pay_tax")
 
-    async def step(self, ctx: ModuleContext) -> None:
-        goals = ctx.read("goals", Goals)
-        perception = ctx.read("perception", Perception)
-        if not perception.observation.connected:
-            return  # nothing perceived now (a failed observation): not a blank inventory
-        view = goal_view(
+    def _view(self, ctx: ModuleContext, goals: Goals, perception: Perception) -> GoalView:
+        return goal_view(
             ctx.read("identity", Identity),
             goals,
             perception,
@@ -67,7 +99,28 @@ class GoalGeneration(Module):
             now=ctx.clock.now(),
             time_scale=ctx.clock.time_scale,
         )
+
+    async def step(self, ctx: ModuleContext) -> None:
+        goals = ctx.read("goals", Goals)
+        perception = ctx.read("perception", Perception)
+        if not perception.observation.connected:
+            return  # nothing perceived now (a failed observation): not a blank inventory
+        view = self._view(ctx, goals, perception)
         policy = module_policy(ctx, GoalOut, choose_goal, prompt="goal_generation", max_tokens=150)
+        gate = self.gate if isinstance(policy, LLMPolicy) else None
+        if gate is not None and not gate.due(inputs(view), view.now / view.time_scale):
+            gate.held += 1
+            return  # nothing a goal depends on changed: keep it without a call
+        try:
+            await self._regenerate(ctx, policy, view, goals)
+        finally:
+            if gate is not None:  # its own answer is no news to it
+                after = self._view(ctx, ctx.read("goals", Goals), perception)
+                gate.asked(inputs(after), view.now / view.time_scale)
+
+    async def _regenerate(
+        self, ctx: ModuleContext, policy: Any, view: GoalView, goals: Goals
+    ) -> None:
         got = await decide(ctx, policy, view)
         out, brain = got.value, got.brain
         kind = out.kind if out.kind in ACTIVITIES else classify_activity(out.goal)

@@ -12,6 +12,7 @@ from agent_runtime.interfaces import Module, Schedule
 from modules.action_awareness import ActionAwareness
 from modules.asking import DEFAULT_MAX_INTERVAL_S
 from modules.cognitive_controller import DEADLINE_S, PROMPT_VIEW_CHARS, CognitiveController
+from modules.goal_generation import MAX_INTERVAL_S as GOALS_MAX_INTERVAL_S
 from modules.goal_generation import GoalGeneration
 from modules.memory_module import Memory
 from modules.perception import PerceptionModule
@@ -47,7 +48,12 @@ def _factories(cfg: VillageConfig) -> dict[str, Callable[[Schedule, dict[str, An
             weights=tuple(o.get("weights", (1.0, 1.0, 1.0))),
         ),
         "action_awareness": lambda s, o: ActionAwareness(s),
-        "goal_generation": lambda s, o: GoalGeneration(s, kinds=tuple(o.get("kinds", ()))),
+        "goal_generation": lambda s, o: GoalGeneration(
+            s,
+            kinds=tuple(o.get("kinds", ())),
+            ask_on_change=bool(o.get("ask_on_change", True)),
+            max_interval_s=float(o.get("max_interval_s", GOALS_MAX_INTERVAL_S)),
+        ),
         "social_awareness": lambda s, o: SocialAwareness(s),
         "talking": lambda s, o: Talking(s),
         "skill_execution": lambda s, o: SkillExecution(s),

@@ -169,3 +169,38 @@ async def test_consecutive_controller_prompts_share_the_fixed_prefix() -> None:
     for part in ("## identity", "You are Ann.", "## goals", "## plan", "## action"):
         assert part in prefix, part
     assert "Recent conversation" in ub[shared:] and "Position" in ub[shared:]
+
+
+# --- goal generation ------------------------------------------------------------------------
+
+
+async def test_goals_are_asked_for_only_when_their_inputs_changed() -> None:
+    from modules.goal_generation import GoalGeneration
+    from modules.heuristics.goals import GoalOut
+
+    model = ScriptedLanguageModel(
+        responder=lambda r: GoalOut(goal="gather wood", kind="gather_wood", reason="wood"),
+        name="m",
+    )
+    async with local_services(config(llm={"provider": "openai"})) as svc:
+        st = svc.store.agent("Ann")
+        st.set("identity", Identity(name="Ann", traits=("You are kind.",)), writer="runtime")
+        st.set("perception", FED, writer="perception")
+        gg = GoalGeneration(Schedule(cadence=5.0))
+        ctx = module_context(svc, gg, agent="Ann")
+        ctx.shared["brain:goal_generation"] = Brain(model, module="goal_generation", agent="Ann")
+        await gg.step(ctx)  # no goal yet: asked
+        assert len(model.calls) == 1 and st.get("goals", Goals).current == "gather wood"
+        await gg.step(ctx)  # its own new goal is no news: nothing changed
+        await gg.step(ctx)
+        assert len(model.calls) == 1 and gg.gate is not None and gg.gate.held == 2
+        line = Utterance(speaker="Bob", text="I need stone, anyone?", to=None, at=time.time())
+        st.set("conversation", Conversation(lines=(line,)), writer="talking")
+        await gg.step(ctx)  # heard something: asked again
+        assert len(model.calls) == 2
+        off = GoalGeneration(Schedule(cadence=5.0), ask_on_change=False)
+        ctx2 = module_context(svc, off, agent="Ann")
+        ctx2.shared["brain:goal_generation"] = ctx.shared["brain:goal_generation"]
+        await off.step(ctx2)
+        await off.step(ctx2)
+        assert len(model.calls) == 4
