@@ -6,6 +6,10 @@ configured for it, by the heuristic rater otherwise; embeddings from the shared
 encoder), seeds the stream from the YAML identity on first start, and refreshes
 the ``working_memory`` section: the latest items plus the memories retrieved for
 the current focus (goal / decision) with the Generative Agents score.
+
+With a model rating importance, new memories go to working memory at once, but are rated
+and stored in batches (one call for up to ``batch`` memories, option, default 8): when that
+many wait, or the oldest has waited ``batch_s`` (option, default 30 agent's seconds).
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ WM_ITEMS = 12
 RETRIEVE_K = 6
 RETRIEVE_TOKENS = 350
 REFRESH_S = 30.0
+BATCH = 8  # memories rated in one model call at most
+BATCH_S = 30.0  # agent's seconds the oldest unrated memory waits at most
 
 
 def memory_stream(ctx: ModuleContext) -> MemoryStream | None:
@@ -47,10 +53,15 @@ class Memory(Module):
         *,
         decay: float = 0.995,
         weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
+        batch: int = BATCH,
+        batch_s: float = BATCH_S,
     ) -> None:
         super().__init__(schedule)
         self.decay = decay
         self.weights = weights
+        self.batch = max(1, batch)
+        self.batch_s = batch_s
+        self._unrated: list[PendingMemory] = []  # waiting for a model's batch rating
         self._focus = ""
         self._focus_at = 0.0
         self.stored = 0
@@ -98,9 +109,45 @@ class Memory(Module):
             return NewMemory(item.text, item.kind, None, item.evidence, created, "heuristic")
         if self._rater is None:
             ident = ctx.read("identity", Identity)
-            self._rater = ImportanceBrain(brain, " ".join((f"{ident.name}.", *ident.traits)))
+            self._rater = ImportanceBrain(
+                brain, " ".join((f"{ident.name}.", *ident.traits)), max_batch=self.batch
+            )
         rating, label = await self._rater.rate(item.text, item.kind)
         return NewMemory(item.text, item.kind, rating, item.evidence, created, label)
+
+    async def _store(
+        self, ctx: ModuleContext, stream: MemoryStream, items: list[PendingMemory]
+    ) -> None:
+        """Rate and store ``items``; with a model, those it must rate wait for a batch."""
+        if brain_for(ctx).uses_llm:
+            now = ctx.clock.now()
+            self._unrated += [i for i in items if i.importance is None]
+            items = [i for i in items if i.importance is not None]
+            oldest = min((i.at for i in self._unrated), default=now)
+            if len(self._unrated) >= self.batch or now - oldest >= self.batch_s * (
+                ctx.clock.time_scale
+            ):
+                items += self._unrated
+                self._unrated = []
+        if items:
+            new = list(await asyncio.gather(*(self._rated(ctx, i) for i in items)))
+            await stream.add_many(new)
+            self.stored += len(new)
+
+    async def teardown(self, ctx: ModuleContext) -> None:
+        """Memories still waiting for a batch are stored, rated by the heuristic."""
+        stream, waiting, self._unrated = memory_stream(ctx), self._unrated, []
+        if stream is None or not waiting:
+            return
+        new = [
+            NewMemory(i.text, i.kind, None, i.evidence, ctx.clock.game_hours(i.at), "heuristic")
+            for i in waiting
+        ]
+        try:
+            await stream.add_many(new)
+            self.stored += len(new)
+        except Exception:  # the store may be closing: the memories are lost, said so
+            log.warning("%s: %d unrated memories not stored at stop", ctx.agent, len(new))
 
     async def step(self, ctx: ModuleContext) -> None:
         stream = memory_stream(ctx)
@@ -110,10 +157,7 @@ class Memory(Module):
         items = []
         while inbox:
             items.append(inbox.popleft())
-        if items:
-            new = list(await asyncio.gather(*(self._rated(ctx, i) for i in items)))
-            await stream.add_many(new)
-            self.stored += len(new)
+        await self._store(ctx, stream, items)
         wm = ctx.read("working_memory", WorkingMemory)
         recent = list(wm.items) + [
             WorkingMemoryItem(

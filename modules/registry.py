@@ -14,6 +14,8 @@ from modules.asking import DEFAULT_MAX_INTERVAL_S
 from modules.cognitive_controller import DEADLINE_S, PROMPT_VIEW_CHARS, CognitiveController
 from modules.goal_generation import MAX_INTERVAL_S as GOALS_MAX_INTERVAL_S
 from modules.goal_generation import GoalGeneration
+from modules.memory_module import BATCH as MEMORY_BATCH
+from modules.memory_module import BATCH_S as MEMORY_BATCH_S
 from modules.memory_module import Memory
 from modules.perception import PerceptionModule
 from modules.planning import Planning
@@ -46,6 +48,8 @@ def _factories(cfg: VillageConfig) -> dict[str, Callable[[Schedule, dict[str, An
             s,
             decay=float(o.get("decay", 0.995)),
             weights=tuple(o.get("weights", (1.0, 1.0, 1.0))),
+            batch=int(o.get("batch", MEMORY_BATCH)),
+            batch_s=float(o.get("batch_s", MEMORY_BATCH_S)),
         ),
         "action_awareness": lambda s, o: ActionAwareness(s),
         "goal_generation": lambda s, o: GoalGeneration(

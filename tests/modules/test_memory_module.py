@@ -25,3 +25,37 @@ async def test_queued_memories_reach_the_stream_and_working_memory() -> None:
         wm = st.get("working_memory", WorkingMemory)
         assert any("oak logs" in i.text for i in wm.items)
         assert wm.focus == "gather wood" and wm.retrieved
+
+
+async def test_with_a_model_memories_are_rated_in_batches() -> None:
+    """Importance by a model (issue 30): memories reach working memory at once but wait to be
+    rated together: one call when ``batch`` of them wait (or the oldest waited ``batch_s``)."""
+    from agent_runtime.app.testing import config
+    from agent_runtime.llm.brain import Brain
+    from agent_runtime.llm.scripted import ScriptedLanguageModel
+    from modules.memory.importance import ratings_model
+
+    model = ScriptedLanguageModel(responder=lambda r: ratings_model(3)(ratings=[4, 5, 6]))
+    async with local_services(config(llm={"provider": "openai"})) as svc:
+        st = svc.store.agent("Ann")
+        st.set("identity", Identity(name="Ann", traits=("You are kind.",)), writer="runtime")
+        mem = Memory(Schedule(cadence=3.0), batch=3, batch_s=600.0)
+        ctx = module_context(svc, mem, agent="Ann")
+        ctx.shared["brain:memory"] = Brain(model, module="memory", agent="Ann")
+        await mem.setup(ctx)
+        stream = memory_stream(ctx)
+        assert stream is not None
+        seeded = await stream.count()
+        for n in range(2):
+            remember(ctx, f"I collected {n + 1} oak logs.", "action")
+            await mem.step(ctx)
+        wm = st.get("working_memory", WorkingMemory)
+        assert sum("oak logs" in i.text for i in wm.items) == 2  # in working memory at once
+        assert not model.calls and await stream.count() == seeded  # not rated yet
+        remember(ctx, "Bob gave me bread.", "observation")
+        await mem.step(ctx)
+        assert len(model.calls) == 1 and await stream.count() == seeded + 3
+        remember(ctx, "I walked home.", "action")
+        await mem.step(ctx)
+        await mem.teardown(ctx)  # stopping: what waits is stored, rated by the heuristic
+        assert len(model.calls) == 1 and await stream.count() == seeded + 4
