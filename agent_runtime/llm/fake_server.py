@@ -51,6 +51,7 @@ class FakeReply:
     delay_s: float = 0.0  # server-side delay before answering
     headers: Mapping[str, str] = field(default_factory=dict)
     usage: tuple[int, int] | None = None  # (prompt, completion); default: chars / 4
+    cached_tokens: int | None = None  # usage.prompt_tokens_details.cached_tokens, if given
     raw_body: bytes | None = None  # sent verbatim instead of a JSON body
     omit_usage: bool = False
 
@@ -321,6 +322,8 @@ class FakeOpenAIServer:
                 "completion_tokens": completion,
                 "total_tokens": prompt + completion,
             }
+            if reply.cached_tokens is not None:
+                data["usage"]["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens}
         return 200, dict(reply.headers), json.dumps(data).encode()
 
     async def _next_reply(self, request: RecordedRequest) -> FakeReply:

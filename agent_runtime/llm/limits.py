@@ -9,6 +9,11 @@ least recently goes first (FIFO among equals), so on a slow one-slot server
 two agents take turns instead of one of them being shed every time; the token
 buckets serve their waiters FIFO.
 
+Before a request goes out it also waits as the endpoint's rate-limit headers say
+(:class:`~agent_runtime.llm.pacing.HeaderPacer`: nothing left until the reset, what is left
+spread over the time to it, a 429's ``retry-after`` for everyone); the models that send
+feed it every reply's headers (``limiter.pacer.observe``).
+
 No caller waits longer than its priority's deadline (and never longer than
 ``queue_timeout_s``): it is shed with :class:`LLMShed` (``reason="deadline"``)
 and its module uses the heuristic. When others of its priority or higher are
@@ -42,6 +47,7 @@ from typing import Any
 
 from agent_runtime.llm.adaptive import AdaptiveConcurrency
 from agent_runtime.llm.errors import LLMShed
+from agent_runtime.llm.pacing import HeaderPacer
 from agent_runtime.llm.priority import Priority, SchedulingPolicy
 
 __all__ = ["Limiter", "Slot", "TokenBucket"]
@@ -209,6 +215,8 @@ class Limiter:
         self._high_demand_at = float("-inf")
         self._holding: set[Slot] = set()  # slots granted and not yet released
         self._served_at: dict[str, float] = {}  # agent -> when it was last granted a slot
+        #: the endpoint's own figures (rate-limit headers), read by the models that send
+        self.pacer = HeaderPacer(clock=clock)
 
     async def wait_for(self, predicate: Callable[[Limiter], bool]) -> None:
         """Wait until ``predicate(limiter)`` holds (tests and tools; bound it with a timeout)."""
@@ -316,14 +324,18 @@ class Limiter:
                     taken_requests = await self.requests.take(1)
                 if self.tokens is not None:
                     taken_tokens = await self.tokens.take(estimated_tokens)
+            paced = await self._pace(estimated_tokens, deadline - (time.monotonic() - t0))
         except TimeoutError:
             self._release()
             if self.requests is not None and taken_requests:
                 self.requests.adjust(taken_requests)
+            if self.tokens is not None and taken_tokens:
+                self.tokens.adjust(taken_tokens)
             raise self._shed(prio, "rate_limit", time.monotonic() - t0, deadline, None) from None
         except BaseException:
             self._release()
             raise
+        self.pacer.spend(estimated_tokens, paced)
         waited = time.monotonic() - t0
         self.granted += 1
         self.wait_s_total += waited
@@ -358,6 +370,17 @@ class Limiter:
                     in_flight=slot.in_flight_at_grant,
                 )
             self._release()
+
+    async def _pace(self, estimated_tokens: float, remaining_s: float) -> float:
+        """Wait as the endpoint's rate-limit headers say (:class:`HeaderPacer`); raises
+        TimeoutError when that wait would pass the deadline. Returns the seconds waited."""
+        waited = 0.0
+        while (delay := self.pacer.delay(estimated_tokens)) > 0:
+            if waited + delay > remaining_s:
+                raise TimeoutError
+            await asyncio.sleep(delay)  # paced by the endpoint's figures, not polling
+            waited += delay
+        return waited
 
     # --- the queue ----------------------------------------------------------------------
 
@@ -478,4 +501,5 @@ class Limiter:
             },
             "deadlines_s": {p.label: self.policy.deadline_s(p) for p in Priority},
             "adaptive": self.concurrency_control.snapshot(),
+            "rate_headers": self.pacer.snapshot(),
         }

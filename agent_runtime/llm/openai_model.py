@@ -26,7 +26,10 @@ the request's priority) and is counted. Per call:
 2. Retry 408/409/429/5xx and connection errors up to ``max_retries`` times
    (timeouts not at all) with capped, jittered exponential backoff
    (honouring ``Retry-After`` up to the cap); other 4xx fail at once. A 429
-   or a timeout also lowers the limiter's adaptive concurrency.
+   or a timeout also lowers the limiter's adaptive concurrency. Every reply's
+   headers (``with_raw_response``) go to the limiter's
+   :class:`~agent_runtime.llm.pacing.HeaderPacer`: the ``x-ratelimit-*`` figures pace the
+   next requests before a 429, a 429's ``retry-after`` holds every request.
 3. Parse the reply (```json fences, surrounding prose and raw control
    characters inside strings tolerated) and validate it with the pydantic model. If that fails, make ONE repair request
    that shows the model its reply and the error; if that fails too, raise
@@ -45,7 +48,7 @@ import logging
 import random
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -183,11 +186,12 @@ class _CallState:
     attempts: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
     last_error: tuple[type[LLMError], BaseException] | None = None  # being retried
 
     @property
     def usage(self) -> Usage:
-        return Usage(self.prompt_tokens, self.completion_tokens)
+        return Usage(self.prompt_tokens, self.completion_tokens, self.cached_tokens)
 
 
 class OpenAILanguageModel(LanguageModel):
@@ -346,6 +350,7 @@ class OpenAILanguageModel(LanguageModel):
                 logger.info("%s (%s): structured output mode %s works", *self._where(), mode)
             call.prompt_tokens += reply[1].prompt_tokens
             call.completion_tokens += reply[1].completion_tokens
+            call.cached_tokens += reply[1].cached_tokens
             return reply[0]
 
     def _where(self) -> tuple[str, str]:
@@ -436,7 +441,7 @@ class OpenAILanguageModel(LanguageModel):
         used = 0
         try:
             async with asyncio.timeout(self.timeout_s):
-                completion = await self.client.chat.completions.create(
+                raw = await self.client.chat.completions.with_raw_response.create(
                     model=self.model,
                     messages=cast(Any, [{"role": m.role, "content": m.content} for m in messages]),
                     response_format=response_format,
@@ -444,6 +449,8 @@ class OpenAILanguageModel(LanguageModel):
                     max_tokens=request.max_tokens,
                     timeout=self.timeout_s,
                 )
+            self._observe(raw.headers)  # the endpoint's rate-limit figures pace what follows
+            completion = raw.parse()
             if not completion.choices:
                 text = ""
             else:
@@ -452,7 +459,13 @@ class OpenAILanguageModel(LanguageModel):
                 if not text and message.refusal:
                     text = f"(refused: {message.refusal})"
             if completion.usage is not None:
-                usage = Usage(completion.usage.prompt_tokens, completion.usage.completion_tokens)
+                details = completion.usage.prompt_tokens_details
+                cached = details.cached_tokens if details is not None else None
+                usage = Usage(
+                    completion.usage.prompt_tokens,
+                    completion.usage.completion_tokens,
+                    cached or 0,
+                )
             else:
                 usage = Usage(
                     sum(estimate_tokens(m.content) for m in messages), estimate_tokens(text)
@@ -461,8 +474,9 @@ class OpenAILanguageModel(LanguageModel):
             if slot is not None:
                 slot.succeeded()
             return text, usage
-        except openai.RateLimitError:
-            if slot is not None:
+        except openai.APIStatusError as exc:
+            self._observe(exc.response.headers)  # a 429's retry-after holds every request
+            if isinstance(exc, openai.RateLimitError) and slot is not None:
                 slot.overloaded()
             raise
         except (openai.APITimeoutError, TimeoutError):
@@ -472,6 +486,10 @@ class OpenAILanguageModel(LanguageModel):
         finally:
             if slot is not None:
                 slot.settle(used)
+
+    def _observe(self, headers: Mapping[str, str]) -> None:
+        if self.limiter is not None:
+            self.limiter.pacer.observe(headers)
 
     def _error(self, cls: type[LLMError], exc: BaseException, call: _CallState) -> LLMError:
         status = getattr(exc, "status_code", None)
