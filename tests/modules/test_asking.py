@@ -204,3 +204,21 @@ async def test_goals_are_asked_for_only_when_their_inputs_changed() -> None:
         await off.step(ctx2)
         await off.step(ctx2)
         assert len(model.calls) == 4
+
+
+def test_goal_and_plan_step_prompts_render_with_what_is_fixed_first() -> None:
+    """The goal and plan-step prompts render from their views (every variable supplied)
+    and put the fixed lines (activities, skills) before what changes (inventory last)."""
+    from agent_runtime import prompts
+    from modules.views import GoalView, PlanView
+
+    goal = GoalView(name="Ann", kinds=("farm", "mine"), inventory={"oak_log": 3})
+    plan = PlanView(name="Ann", goal="gather wood", skills=("collect", "craft"), level="step")
+    for name, variables, fixed in (
+        ("goal_generation", goal.prompt_variables(), "Activities to choose"),
+        ("planning_steps", plan.prompt_variables(), "Skills: "),
+    ):
+        system, user = prompts.render(prompts.prompt_path("modules", name), variables)
+        assert "$" not in system.content + user.content, name
+        text = user.content
+        assert text.index(fixed) < text.index("Current goal") < text.index("Inventory"), name
