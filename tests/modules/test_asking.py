@@ -222,3 +222,21 @@ def test_goal_and_plan_step_prompts_render_with_what_is_fixed_first() -> None:
         assert "$" not in system.content + user.content, name
         text = user.content
         assert text.index(fixed) < text.index("Current goal") < text.index("Inventory"), name
+
+
+async def test_the_heuristic_brain_is_never_gated() -> None:
+    """Without a model nothing is saved by holding: the heuristic decides on every step,
+    as before issue 30 (its behaviour is unchanged)."""
+    async with local_services() as svc:
+        st = svc.store.agent("Ann")
+        st.set("identity", Identity(name="Ann"), writer="runtime")
+        st.set("perception", FED, writer="perception")
+        cc = CognitiveController(Schedule(cadence=3.0))
+        ctx = module_context(svc, cc, agent="Ann")
+        seen: list[dict[str, Any]] = []
+        svc.events.add_listener(seen.append)
+        for _ in range(3):
+            await cc.step(ctx)
+        assert cc.gate is not None and cc.gate.held == 0 and not cc.gate.asked
+        assert not [e for e in seen if e["type"] == "controller_asked"]
+        assert [e for e in seen if e["type"] == "decision"]
