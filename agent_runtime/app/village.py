@@ -304,6 +304,7 @@ class Village:
             run_dir=self.run_dir,
             seed=self.config.run.seed,
             backend=self.options.llm_override,
+            events=self.events.emit,  # llm_budget: what a spending rate sheds, and when
         )
         return await stack.enter_async_context(service)
 

@@ -19,7 +19,7 @@ Example::
       deadlines_s: {high: 10, normal: 6, low: 3}   # longest wait for a slot, then heuristic
       priorities: {planning: high}     # per-module override of the name-derived class
       adaptive_concurrency: true       # follow the endpoint's latency and 429s, <= concurrency
-      budget: {max_tokens: 200000, max_usd: 0.50}   # per agent
+      budget: {max_tokens: 200000, max_usd: 0.50, max_usd_per_hour: 10}   # per agent; rate: village
       prices: {my-model: {input_per_mtok: 0.1, output_per_mtok: 0.2}}
       log_prompts: true
 """
@@ -80,10 +80,13 @@ class ModuleLLMSettings(_Frozen):
 
 
 class LLMBudget(_Frozen):
-    """Per-agent spending cap for the whole run; ``None`` means unlimited."""
+    """Per-agent spending cap for the whole run (``max_tokens``, ``max_usd``) and a
+    village-wide spending rate (``max_usd_per_hour``: low-priority modules are shed to the
+    heuristic first while spending runs ahead of it); ``None`` means unlimited."""
 
     max_tokens: int | None = Field(default=None, ge=0)
     max_usd: float | None = Field(default=None, ge=0)
+    max_usd_per_hour: float | None = Field(default=None, gt=0)
 
 
 class LLMDeadlines(_Frozen):

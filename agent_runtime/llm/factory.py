@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import os
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from agent_runtime.llm.brain import Brain
 from agent_runtime.llm.budget import Budgets
 from agent_runtime.llm.circuit import Circuit, CircuitBreakerModel
 from agent_runtime.llm.errors import LLMConfigError
+from agent_runtime.llm.hourly import HourlyBudget
 from agent_runtime.llm.limits import Limiter
 from agent_runtime.llm.managed import ManagedLanguageModel
 from agent_runtime.llm.openai_model import EndpointState, OpenAILanguageModel, RetryPolicy
@@ -65,6 +66,7 @@ class LLMService:
         seed: int = 0,
         backend: LanguageModel | None = None,
         environ: Mapping[str, str] | None = None,
+        events: Callable[..., object] | None = None,
     ) -> None:
         self.settings = settings
         self.run_dir = Path(run_dir) if run_dir is not None else None
@@ -75,6 +77,14 @@ class LLMService:
             max_tokens=settings.budget.max_tokens, max_usd=settings.budget.max_usd
         )
         self.prices = PriceTable(settings.prices)
+        self.hourly: HourlyBudget | None = None
+        if settings.budget.max_usd_per_hour is not None:
+            self.hourly = HourlyBudget(
+                settings.budget.max_usd_per_hour, policy=scheduling_policy(settings)
+            )
+            if events is not None:
+                emit = events
+                self.hourly.listeners.append(lambda change: emit("llm_budget", **change))
         self.limiter = Limiter(
             concurrency=settings.concurrency,
             requests_per_minute=settings.requests_per_minute,
@@ -197,6 +207,7 @@ class LLMService:
             "budgets": self.budgets if self.budgets.limited else None,
             "prices": self.prices,
             "prompt_log": self.prompt_log,
+            "hourly": self.hourly,
         }
         if self._backend is not None:
             # the backend is shared by every module; the service closes it once
@@ -259,7 +270,10 @@ class LLMService:
             "provider": self.settings.provider,
             "models": {m: model.name for m, model in sorted(self._models.items())},
             "accounting": self.accounting.snapshot(),
-            "budget": self.budgets.snapshot(),
+            "budget": {
+                **self.budgets.snapshot(),
+                "per_hour": self.hourly.snapshot() if self.hourly is not None else None,
+            },
             "limiter": self.limiter.snapshot(),
             "endpoints": [state.snapshot() for _, state in sorted(self._endpoints.items())],
             "circuits": {

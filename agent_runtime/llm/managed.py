@@ -18,6 +18,7 @@ from agent_runtime.llm.accounting import Accounting, PriceTable
 from agent_runtime.llm.budget import Budgets
 from agent_runtime.llm.calls import CallTrace, current_options, traced
 from agent_runtime.llm.errors import LLMBudgetExceeded, LLMError, LLMInvalidOutput, LLMShed
+from agent_runtime.llm.hourly import HourlyBudget
 from agent_runtime.llm.limits import Limiter
 from agent_runtime.llm.openai_model import estimate_tokens
 from agent_runtime.llm.prompt_log import PromptLog
@@ -36,6 +37,7 @@ class ManagedLanguageModel(LanguageModel):
         prompt_log: PromptLog | None = None,
         limiter: Limiter | None = None,
         close_inner: bool = True,
+        hourly: HourlyBudget | None = None,
     ) -> None:
         self.inner = inner
         self._close_inner = close_inner
@@ -45,6 +47,7 @@ class ManagedLanguageModel(LanguageModel):
         self.prices = prices if prices is not None else PriceTable()
         self.prompt_log = prompt_log
         self.limiter = limiter
+        self.hourly = hourly
 
     async def complete(self, request: LLMRequest[T]) -> LLMResult[T]:
         with traced() as trace:
@@ -53,6 +56,8 @@ class ManagedLanguageModel(LanguageModel):
     async def _complete(self, request: LLMRequest[T], trace: CallTrace) -> LLMResult[T]:
         t0 = time.monotonic()
         try:
+            if self.hourly is not None:
+                self.hourly.check(request.module)  # the village's spending rate
             if self.budgets is not None:
                 self.budgets.check(request.agent, model=self.name)
             if self.limiter is None:
@@ -78,6 +83,8 @@ class ManagedLanguageModel(LanguageModel):
             self._failed(request, exc, time.monotonic() - t0, trace)
             raise
         result = dataclasses.replace(result, cost_usd=self.prices.cost(result.model, result.usage))
+        if self.hourly is not None:
+            self.hourly.charge(result.cost_usd)
         if self.budgets is not None:
             self.budgets.charge(
                 request.agent, tokens=result.usage.total_tokens, usd=result.cost_usd
@@ -104,6 +111,8 @@ class ManagedLanguageModel(LanguageModel):
     ) -> None:
         model = exc.model or self.name
         cost = self.prices.cost(model, exc.usage)
+        if self.hourly is not None:
+            self.hourly.charge(cost)
         if self.budgets is not None and exc.usage.total_tokens:
             self.budgets.charge(request.agent, tokens=exc.usage.total_tokens, usd=cost)
         self.accounting.record_failure(
