@@ -150,6 +150,11 @@ def collect_metrics(v: Village) -> dict[str, Any]:
             m: round(s.get("total_tokens", 0) / agent_hours, 1)
             for m, s in llm.get("accounting", {}).get("by_module", {}).items()
         }
+        if svc.llm.uses_llm:
+            # the end-of-run table's figures: per module and in all, calls, tokens and dollars
+            # per agent-hour (agents that decided x hours since the first decision)
+            out["llm_agent_hours"] = round(svc.llm.accounting.agent_hours(), 4)
+            out["llm_per_agent_hour"] = svc.llm.per_agent_hour()
     extra = getattr(v, "extra_metrics", None)
     if callable(extra):
         out.update(extra())

@@ -67,6 +67,19 @@ def village_figures(v: Village) -> dict[str, Any]:
         for key in ("model_share", "fallbacks", "shed", "failed", "attempt_errors"):
             out[f"llm_{key}"] = p[key]
         out["llm_text"] = llm.progress_text()
+        # per module, for the page's calls / tokens / dollars per agent-hour
+        out["llm_modules"] = (
+            {
+                m: {
+                    "calls": int(st["calls"]),
+                    "tokens": int(st["total_tokens"]),
+                    "cost_usd": round(float(st["cost_usd"]), 6),
+                }
+                for m, st in accounting.summary().items()
+            }
+            if accounting is not None
+            else {}
+        )
     # over the newest utterances only: the full summary grows with the run (metrics.json has it)
     c = v.coherence
     recent = CoherenceTracker(

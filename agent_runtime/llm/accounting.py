@@ -26,7 +26,9 @@ Definitions (exact, the tests rely on them):
 
 from __future__ import annotations
 
+import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,16 +168,27 @@ class CallStats:
 class Accounting:
     """Call, token, cost and fallback counters keyed by (module, agent)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
         self._stats: dict[tuple[str, str], CallStats] = {}
         self._warned: set[tuple[str, str]] = set()
+        self._clock = clock
+        self.first_at: float | None = None  # the first decision recorded (clock's time)
 
     def _get(self, module: str, agent: str) -> CallStats:
         key = (module, agent)
         s = self._stats.get(key)
         if s is None:
             s = self._stats[key] = CallStats()
+            if self.first_at is None:
+                self.first_at = self._clock()
         return s
+
+    def agent_hours(self) -> float:
+        """The agents that decided anything, times the hours since the first decision."""
+        if self.first_at is None:
+            return 0.0
+        agents = len({a for _, a in self._stats})
+        return agents * max(0.0, self._clock() - self.first_at) / 3600.0
 
     def record_success(
         self, module: str, agent: str, result: LLMResult[Any], trace: CallTrace | None = None

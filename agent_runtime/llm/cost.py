@@ -50,12 +50,15 @@ def usd(stats: Mapping[str, Any], price: ModelPrice) -> float:
 
 def window(
     end: Mapping[str, Mapping[str, Any]], start: Mapping[str, Mapping[str, Any]]
-) -> dict[str, dict[str, int]]:
-    """Per module, the counters of ``end`` minus those of ``start`` (two summaries)."""
-    out: dict[str, dict[str, int]] = {}
+) -> dict[str, dict[str, float]]:
+    """Per module, the counters (and ``cost_usd``) of ``end`` minus those of ``start``."""
+    out: dict[str, dict[str, float]] = {}
     for module, stats in end.items():
         before = start.get(module, {})
         out[module] = {k: int(stats.get(k, 0)) - int(before.get(k, 0)) for k in COUNTERS}
+        out[module]["cost_usd"] = float(stats.get("cost_usd", 0.0)) - float(
+            before.get("cost_usd", 0.0)
+        )
     return out
 
 
@@ -72,6 +75,8 @@ def _rates(
         "completion_tokens_per_agent_hour": round(completion / h, 1),
         "tokens_per_agent_hour": round((prompt + completion) / h, 1),
         "usd_per_agent_hour": {name: round(usd(stats, p) / h, 4) for name, p in prices.items()},
+        # at the price of the model each call went to (what the run paid; 0 if unpriced)
+        "model_usd_per_agent_hour": round(float(stats.get("cost_usd", 0.0)) / h, 4),
     }
 
 
@@ -85,15 +90,18 @@ def cost_table(
     if prices is None:
         prices = {name: DEFAULT_PRICES[name] for name in BENCH_PRICES}
     table = {m: _rates(s, agent_hours, prices) for m, s in sorted(by_module.items())}
-    total = {k: sum(int(s.get(k, 0)) for s in by_module.values()) for k in COUNTERS}
+    total: dict[str, float] = {
+        k: sum(int(s.get(k, 0)) for s in by_module.values()) for k in COUNTERS
+    }
+    total["cost_usd"] = sum(float(s.get("cost_usd", 0.0)) for s in by_module.values())
     table["all"] = _rates(total, agent_hours, prices)
     return table
 
 
-def per_agent_hour_lines(table: Mapping[str, Mapping[str, Any]], price_name: str) -> list[str]:
-    """The end-of-run lines: per module and in all, calls, tokens and dollars per agent-hour
-    (at ``price_name``, a key of the table's ``usd_per_agent_hour``)."""
-    rows = [("per agent-hour", "calls", "tokens", "cached", f"$ ({price_name})")]
+def per_agent_hour_lines(table: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The end-of-run lines: per module and in all, calls, tokens (cached among them) and
+    dollars per agent-hour at the price of the model each module used."""
+    rows = [("per agent-hour", "calls", "tokens", "cached", "$")]
     for module, r in table.items():
         rows.append(
             (
@@ -101,7 +109,7 @@ def per_agent_hour_lines(table: Mapping[str, Mapping[str, Any]], price_name: str
                 f"{r['calls_per_agent_hour']:,.0f}",
                 f"{r['tokens_per_agent_hour']:,.0f}",
                 f"{r['cached_tokens_per_agent_hour']:,.0f}",
-                f"{r['usd_per_agent_hour'].get(price_name, 0.0):.4f}",
+                f"{r['model_usd_per_agent_hour']:.4f}",
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]

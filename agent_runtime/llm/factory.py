@@ -38,6 +38,7 @@ from agent_runtime.llm.accounting import Accounting, PriceTable
 from agent_runtime.llm.brain import Brain
 from agent_runtime.llm.budget import Budgets
 from agent_runtime.llm.circuit import Circuit, CircuitBreakerModel
+from agent_runtime.llm.cost import cost_table, per_agent_hour_lines
 from agent_runtime.llm.errors import LLMConfigError
 from agent_runtime.llm.hourly import HourlyBudget
 from agent_runtime.llm.limits import Limiter
@@ -259,10 +260,22 @@ class LLMService:
             f"slots {self.limiter.in_flight}/{self.limiter.limit} queued {self.limiter.queued}"
         )
 
-    def report(self) -> list[str]:
+    def report(self, agent_hours: float | None = None) -> list[str]:
         """The end-of-run lines: per module calls, parsed, repaired, shed, failed by reason,
-        then one warning line per module where more than 20% of the calls fell back."""
-        return self.accounting.report() if self.uses_llm else []
+        then one warning line per module where more than 20% of the calls fell back, then
+        per module and in all calls, tokens and dollars per agent-hour (``agent_hours``:
+        default the agents that decided times the hours since the first decision)."""
+        if not self.uses_llm:
+            return []
+        table = self.per_agent_hour(agent_hours)
+        return [*self.accounting.report(), *per_agent_hour_lines(table)]
+
+    def per_agent_hour(self, agent_hours: float | None = None) -> dict[str, dict[str, Any]]:
+        """Per module and ``all``: calls, tokens and dollars per agent-hour (dollars at the
+        price of the model each module used, cached input at its cached price; and at the
+        price table of ``piano bench cost``)."""
+        hours = self.accounting.agent_hours() if agent_hours is None else agent_hours
+        return cost_table(self.accounting.summary(), hours)
 
     def snapshot(self) -> dict[str, Any]:
         """Everything for ``metrics.json`` (no secrets)."""

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from agent_runtime.config.llm import DEFAULT_PRICES, LLMSettings, ModelPrice
 from agent_runtime.interfaces import LLMRequest, Message, Usage
-from agent_runtime.llm import LLMService
+from agent_runtime.llm import Accounting, FakeOpenAIServer, FakeReply, LLMService
 from agent_runtime.llm.accounting import PriceTable
 from agent_runtime.llm.cost import cost_table, per_agent_hour_lines, window
 from agent_runtime.llm.simulated import (
@@ -18,6 +18,8 @@ from agent_runtime.llm.simulated import (
     SimulatedLanguageModel,
     common_prefix_len,
 )
+
+from .conftest import API_KEY, PLAN, Plan, plan_request
 
 
 class Choice(BaseModel):
@@ -143,6 +145,46 @@ def test_cost_table_per_agent_hour_and_window() -> None:
     gpt4o = (600 * 2.5 + 400 * 1.25 + 200 * 10 + 500 * 2.5 + 50 * 10) / 1e6 * 2
     assert table["all"]["usd_per_agent_hour"]["gpt-4o"] == pytest.approx(gpt4o, abs=1e-4)
     assert table["all"]["usd_per_agent_hour"]["local"] == 0.0
-    lines = per_agent_hour_lines(table, "gpt-4o")
+    lines = per_agent_hour_lines(table)
     assert lines[0].startswith("per agent-hour")
-    assert any(line.startswith("all") and f"{gpt4o:.4f}" in line for line in lines)
+    assert table["all"]["model_usd_per_agent_hour"] == 0.0  # no cost_usd recorded here
+
+
+def test_agent_hours_run_from_the_first_decision() -> None:
+    now = [50.0]
+    acc = Accounting(clock=lambda: now[0])
+    assert acc.agent_hours() == 0.0
+    acc.record_heuristic("planning", "ann")
+    now[0] += 1800.0
+    acc.record_heuristic("planning", "bob")
+    now[0] += 1800.0
+    assert acc.agent_hours() == pytest.approx(2.0)  # two agents, one hour since the first
+
+
+async def test_end_of_run_lines_per_agent_hour_at_the_models_price(
+    server: FakeOpenAIServer,
+) -> None:
+    server.default = FakeReply.json(PLAN, usage=(1_000, 100), cached_tokens=400)
+    cfg = LLMSettings(
+        provider="openai",
+        base_url=server.base_url,
+        api_key_env="PIANO_TEST_KEY",
+        model="gpt-4o",
+        log_prompts=False,
+    )
+    async with LLMService(cfg, environ={"PIANO_TEST_KEY": API_KEY}) as svc:
+        for agent in ("ann", "bob"):
+            brain = svc.brain("planning", agent)
+            got = await brain.think(
+                lambda a=agent: plan_request(a), lambda: Plan(goal="x", steps=["y"])
+            )
+            assert not got.is_heuristic
+        lines = svc.report(agent_hours=0.5)
+        table = svc.per_agent_hour(0.5)
+    per_call = (600 * 2.5 + 400 * 1.25 + 100 * 10) / 1e6
+    assert table["all"]["model_usd_per_agent_hour"] == pytest.approx(2 * per_call / 0.5, abs=1e-4)
+    assert table["planning"]["calls_per_agent_hour"] == 4
+    assert table["all"]["cached_tokens_per_agent_hour"] == 1_600
+    assert any(line.startswith("per agent-hour") for line in lines)
+    all_line = next(line for line in lines if line.startswith("all "))
+    assert all_line.split() == ["all", "4", "4,400", "1,600", f"{2 * per_call / 0.5:.4f}"]

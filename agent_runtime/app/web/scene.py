@@ -34,6 +34,19 @@ ADDITIVE = frozenset(
 BUBBLE_S = 8.0
 
 
+def _add_modules(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Per-module LLM counters of two workers, added up."""
+    out = {m: dict(x) for m, x in a.items() if isinstance(x, dict)}
+    for m, x in b.items():
+        if not isinstance(x, dict):
+            continue
+        row = out.setdefault(m, {})
+        for k, v in x.items():
+            if isinstance(v, int | float):
+                row[k] = row.get(k, 0) + v
+    return out
+
+
 def _short(text: Any, n: int = 160) -> str:
     s = str(text or "")
     return s if len(s) <= n else s[: n - 1] + "…"
@@ -315,6 +328,8 @@ class Scene:
                 for k, v in rec.items():
                     if k in ADDITIVE and isinstance(v, int | float):
                         merged[k] = merged.get(k, 0) + v
+                    elif k == "llm_modules" and isinstance(v, dict):
+                        merged[k] = _add_modules(merged.get(k) or {}, v)
                     elif k.startswith("lag_ms") and isinstance(v, int | float):
                         merged[k] = max(merged.get(k, 0), v)
                     else:
@@ -372,6 +387,18 @@ class Scene:
             figures["usd_per_agent_hour"] = round(
                 float(figures.get("llm_cost_usd") or 0) / hours, 4
             )
+            figures["calls_per_agent_hour"] = round(float(figures.get("llm_calls") or 0) / hours)
+            modules = figures.get("llm_modules")
+            if isinstance(modules, dict):
+                figures["llm_per_agent_hour"] = {
+                    str(m): {
+                        "calls": round(float(x.get("calls") or 0) / hours),
+                        "tokens": round(float(x.get("tokens") or 0) / hours),
+                        "usd": round(float(x.get("cost_usd") or 0) / hours, 4),
+                    }
+                    for m, x in sorted(modules.items())
+                    if isinstance(x, dict)
+                }
         strong = [
             (v.name, b, s)
             for v in self.agents.values()

@@ -206,12 +206,14 @@ function renderFigures (snap) {
   const show = [
     ['agents', f.agents], ['online', snap.agents.filter((a) => a.online && !a.stale).length],
     ['decisions/min', f.decisions_per_min], ['decisions', f.decisions], ['speech', f.speech],
-    ['LLM calls', f.llm_calls], ['tokens', f.llm_tokens], ['tokens/agent-h', f.tokens_per_agent_hour], ['$/agent-h', f.usd_per_agent_hour],
+    ['LLM calls', f.llm_calls], ['tokens', f.llm_tokens], ['calls/agent-h', f.calls_per_agent_hour], ['tokens/agent-h', f.tokens_per_agent_hour], ['$/agent-h', f.usd_per_agent_hour],
     ['lag p50 ms', f.lag_ms_p50], ['lag p95 ms', f.lag_ms_p95],
     ['coherence', f.coherence == null ? null : Number(f.coherence).toFixed(2)],
     ['unresponsive', f.unresponsive], ['errors', f.errors], ['elapsed', f.elapsed_s == null ? null : fmtDur(f.elapsed_s)]
   ]
-  $('figures').innerHTML = show.filter(([, v]) => v !== undefined && v !== null).map(([k, v]) => `<span data-k="${esc(k)}">${esc(k)} <b>${esc(v)}</b></span>`).join('')
+  const perModule = Object.entries(f.llm_per_agent_hour || {}).map(([m, r]) => `<span data-k="llm ${esc(m)}">${esc(m)} <b>${esc(r.calls)}</b> calls <b>${esc(r.tokens)}</b> tok <b>$${esc(r.usd)}</b></span>`).join('')
+  $('figures').innerHTML = show.filter(([, v]) => v !== undefined && v !== null).map(([k, v]) => `<span data-k="${esc(k)}">${esc(k)} <b>${esc(v)}</b></span>`).join('') +
+    (perModule ? `<div class="per-module" data-k="llm per agent-hour">LLM per agent-hour: ${perModule}</div>` : '')
   $('status').textContent = snap.status || ''
 }
 
