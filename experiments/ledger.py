@@ -24,8 +24,8 @@ from experiments.common import read_csv
 from experiments.report import md_table
 
 __all__ = [
-    "BODY_KINDS", "KINDS", "LEDGER_TEXT", "SKILL_FIELDS", "failure_kind", "figures", "outcomes",
-    "read_skills", "skill_rows", "table", "tally",
+    "BODY", "BODY_KINDS", "KINDS", "LEDGER_TEXT", "SKILL_FIELDS", "failure_kind", "figures", "outcomes",
+    "read_skills", "section", "skill_rows", "table", "tally", "without",
 ]
 
 #: the kinds a failed skill is sorted into (in the order tables list them)
@@ -205,6 +205,20 @@ def figures(skills: Sequence[Mapping[str, Any]],
     result.sort(key=lambda r: (r["condition"], order.get(r["phase"], 2), r["phase"],
                                -r["started"], r["skill"]))
     return result
+
+
+#: the key of the body ledger in a report's figures whose other keys are conditions (or runs)
+BODY = "body_ledger"
+
+
+def without(figs: Mapping[str, Any]) -> dict[str, Any]:
+    """A report's per-condition (or per-run) figures, without the body ledger."""
+    return {k: v for k, v in figs.items() if k != BODY}
+
+
+def section(figs: Mapping[str, Any]) -> str:
+    """The report's "Body ledger" section from ``figs[BODY]``."""
+    return "\n\n## Body ledger\n\n" + table(figs.get(BODY, []))
 
 
 def kinds_text(by_kind: Mapping[str, int]) -> str:

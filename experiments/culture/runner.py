@@ -27,6 +27,7 @@ from pydantic import Field
 
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import VillageConfig
+from experiments import ledger as skills_ledger
 from experiments.common import (
     Condition,
     ExperimentFile,
@@ -196,6 +197,7 @@ async def _one_run(spec: RunSpec, opts: ExperimentOptions, p: CultureProtocol,
     transfers = sum(1 for e in events if e.get("type") == "shard_transfer")
     return {"goals": [g for n in goals for g in goals[n].values()], "positions": positions,
             "memes": meme_rows, "speech": speech, "speech_attempted": attempted,
+            "skills": skills_ledger.skill_rows(events),
             "shard_transfers": transfers}
 
 
@@ -253,6 +255,8 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
                           "shard": _shard(t.x, t.z, parts)} for t in towns]
         for key in ("speech", "memes", "positions", "goals"):
             raw[key] += [{**tag, **row} for row in run[key]]
+        raw["skills"] += [{"condition": spec.condition.name, "repeat": spec.repeat, **row}
+                          for row in run["skills"]]
         settings[spec.label] = {
             "condition": spec.condition.name, "repeat": spec.repeat, "seed": spec.seed,
             "scale": scale, "duration_s": duration_s, "sample_every_s": p.sample_every_s,
@@ -272,9 +276,10 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
         shards=shards, workers=opts.workers)
     for key, cols in RAW_FIELDS.items():
         write_csv(out / f"{key}.csv", raw[key], cols)
+    write_csv(out / "skills.csv", raw["skills"], skills_ledger.SKILL_FIELDS)
     write_json(out / analysis.SETTINGS, settings)
     figs = recompute.figures(out)
-    analysis.draw(out, figs)
+    analysis.draw(out, skills_ledger.without(figs))
     text = (f"Scale {scale:g} of the paper's protocol: {scale_note(pop)}; {duration_s:g} "
             f"protocol s. Memes are read by the {p.meme_extractor} extractor (auto = the LLM "
             "when the run has one, else `meme_keywords.txt`) from each agent's own goal "
@@ -285,7 +290,10 @@ async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path
             "`settings.json`, `runs.csv`; `python -m experiments.culture.recompute OUT` "
             "recomputes every figure above from them.\n\nPlots per run: "
             "`plots/memes_per_capita_<run>.png`, `plots/memes_over_time_<run>.png`, "
-            "`plots/converts_over_time_<run>.png`, `plots/influence_over_time_<run>.png`.\n")
+            "`plots/converts_over_time_<run>.png`, `plots/influence_over_time_<run>.png`.\n\n"
+            "Lines: each run's table gives the speech lines delivered (heard in the world) of "
+            "those the agents spoke (`speech lines delivered / attempted`). "
+            + skills_ledger.LEDGER_TEXT)
     if shards > 1:
         text += (f"\nWorld: {shards} Minecraft servers, one rectangle of the area each "
                  "(`settings.json`: `shards`, `shard_transfers`; `residents.csv`, `towns.csv` "

@@ -3,7 +3,8 @@
 ``python -m experiments.item_progression.recompute OUT`` prints them and exits 1 when
 ``OUT/metrics.json`` or ``OUT/report.md`` says anything else. Raw files:
 ``acquisitions.csv`` (one row per first acquisition of a kind of item by an agent, at the time
-it happened), ``items.csv`` (one row per agent and inventory read: the kinds acquired so far)
+it happened), ``items.csv`` (one row per agent and inventory read: the kinds acquired so far),
+``skills.csv`` (every skill started and how it ended: the body ledger, :mod:`experiments.ledger`)
 and ``runs.csv``. The runner
 builds its report with these same functions.
 """
@@ -18,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from experiments import ledger
 from experiments import metrics as M
 from experiments.common import read_csv
 from experiments.report import is_pipeline_check, md_table, paper_column
@@ -99,6 +101,7 @@ def figures(out: Path) -> dict[str, Any]:
             "curve": curve, "acquisitions": len(times[cond]),
             "steps": _steps(max(1, ci.n), times[cond]),
         }
+    out_figs[ledger.BODY] = ledger.figures(ledger.read_skills(out))
     return out_figs
 
 
@@ -108,13 +111,17 @@ def _ci(lo_hi: list[float]) -> str:
 
 def tables(out: Path, figs: Mapping[str, Any]) -> str:
     exp, brain = context(out)
+    return main_table(exp, brain, figs) + ledger.section(figs)
+
+
+def main_table(exp: Any, brain: str, figs: Mapping[str, Any]) -> str:
     return md_table(
         ["condition", "agents", "repeats", "mean unique items", "CI (agents)", "range",
          "collective", "CI (repeats)", "acquisitions"] + ([] if is_pipeline_check(brain) else ["paper"]),
         [[c, s["agents"], s["repeats"], s["mean_unique_items"], _ci(s["ci"]),
           f"{s['min']:.0f}-{s['max']:.0f}" if math.isfinite(s["min"]) else "n/a",
           s["collective_unique_mean"], _ci(s["collective_ci"]), s["acquisitions"], *paper_column(exp, brain, c)]
-         for c, s in figs.items()],
+         for c, s in ledger.without(figs).items()],
     )
 
 

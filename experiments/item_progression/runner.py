@@ -22,7 +22,7 @@ from pydantic import Field
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.config.names import generate_names
-from experiments import common, plots
+from experiments import common, ledger, plots
 from experiments.item_progression import recompute
 from experiments.runner_base import RunBook, parse_protocol
 
@@ -164,9 +164,11 @@ async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOpti
         run = await _one_run(spec, opts, p)
         book.done(spec, len(spec.config.agents))
         measured.add(run["measured_by"])
-        book.collect(spec, items=run["rows"], acquisitions=run["acquisitions"])
+        book.collect(spec, items=run["rows"], acquisitions=run["acquisitions"],
+                     skills=ledger.skill_rows(common.read_events(spec.run_dir)))
     book.write("items", recompute.ITEM_FIELDS)
     book.write("acquisitions", recompute.ACQUISITION_FIELDS)
+    book.write("skills", ledger.SKILL_FIELDS)
     figs = recompute.figures(out)
     _plots(out, figs, recompute.read_items(out))
     text = ("\n\nAcquisitions are recorded when they happen (`acquisitions.csv`: the first "
@@ -181,12 +183,15 @@ async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOpti
             "`acquisitions.csv`, `items.csv`, `runs.csv`; `python -m experiments.item_progression.recompute OUT` "
             "recomputes every figure above from them.\n\nPlots: `plots/unique_items_mean.png`, "
             "`plots/unique_items_steps.png`, "
-            "`plots/unique_items_collective.png`, `plots/unique_items_agents_<condition>.png`.\n")
+            "`plots/unique_items_collective.png`, `plots/unique_items_agents_<condition>.png`.\n\n"
+            + ledger.LEDGER_TEXT + "A smelt, craft or collect that failed is an item an agent "
+            "decided to make and its body did not (`skills.csv`).\n")
     return book.finish("Item progression", p, figs, recompute.tables(out, figs), text,
                        {"measured_by": sorted(measured)})
 
 
-def _plots(out: Path, figs: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+def _plots(out: Path, all_figs: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    figs = ledger.without(all_figs)
     plot_dir = out / "plots"
     plots.lines(plot_dir / "unique_items_steps.png",
                 {c: ([x["t"] for x in s["steps"]], [x["mean"] for x in s["steps"]])

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from experiments import ledger
 from experiments import metrics as M
 from experiments.common import read_csv
 from experiments.report import is_pipeline_check, md_table, paper_column
@@ -82,6 +83,7 @@ def figures(out: Path) -> dict[str, Any]:
                 "col_normalised": M.normalise_cols(counts).tolist(),
             },
         })
+    figs[ledger.BODY] = ledger.figures(ledger.read_skills(out))
     return figs
 
 
@@ -99,8 +101,8 @@ def tables(out: Path, figs: Mapping[str, Any]) -> str:
           s["entropy_bits"]["mean"], _ci(s["entropy_bits"]["ci95"]), s["persistence"]["mean"],
           _ci(s["persistence"]["ci95"]),
           ", ".join(f"{k} {v}" for k, v in Counter(s["role_distribution"]).most_common(top_n)),
-          *paper_column(exp, brain, c)] for c, s in figs.items()],
-    )
+          *paper_column(exp, brain, c)] for c, s in ledger.without(figs).items()],
+    ) + ledger.section(figs)
 
 
 if __name__ == "__main__":

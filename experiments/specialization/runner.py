@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from experiments import common, plots
+from experiments import common, ledger, plots
 from experiments.runner_base import RunBook, parse_protocol
 from experiments.specialization import recompute
 from experiments.specialization.roles import RoleClassifier
@@ -123,13 +123,15 @@ async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOpti
     for spec in book.runs():
         run = await _one_run(spec, opts, p)
         book.done(spec, len(run["agents"]), run["events"])
-        book.collect(spec, goals=run["goals"], roles=run["roles"], actions=run["actions"])
+        book.collect(spec, goals=run["goals"], roles=run["roles"], actions=run["actions"],
+                     skills=ledger.skill_rows(run["events"]))
         calls[spec.label] = run["classifier_calls"]
     book.write("goals", recompute.GOAL_FIELDS)
     book.write("roles", recompute.ROLE_FIELDS)
     book.write("actions", recompute.ACTION_FIELDS)
+    book.write("skills", ledger.SKILL_FIELDS)
     figs = recompute.figures(out)
-    _plots(out, figs, book.tables.get("roles", []))
+    _plots(out, ledger.without(figs), book.tables.get("roles", []))
     text = (
         "\n\nEntropy: Shannon entropy (bits) of the final role distribution of each society, "
         "mean and CI over repeats (a society is the unit). Persistence: share of consecutive "
@@ -141,7 +143,8 @@ async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOpti
         "`plots/entropy_over_time.png`, `plots/roles_over_time_<condition>.png`, "
         "`plots/action_by_role_rows_<condition>.png`, `plots/action_by_role_cols_<condition>.png`."
         "\n\nRoles are inferred after the run, on the experiment's side, from each agent's own "
-        "goal history; no agent is given a role, a role table or a goal by the experiment.\n"
+        "goal history; no agent is given a role, a role table or a goal by the experiment.\n\n"
+        + ledger.LEDGER_TEXT
     )
     return book.finish("Specialization", p, figs, recompute.tables(out, figs), text,
                        {"classifier_calls": calls})

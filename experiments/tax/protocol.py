@@ -24,7 +24,7 @@ import logging
 import time
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from experiments import reach
 from experiments.common import RunSpec, Strict, Timeline, fresh_state
@@ -82,7 +82,20 @@ class TaxProtocol(Strict):
     give_inventory: bool = False  # embedded world: /give inventories (the runtime does it at spawn)
     broadcast: bool = False  # embedded world: also a server chat line (agents then hear it twice)
     confidence: float = Field(default=0.95, gt=0, lt=1)
+    # where members live: occupation (or "influencer") -> (dx, dz) offset from the village
+    # centre where they spawn, at home_y (they fall to the ground); a member whose occupation
+    # is not listed spawns on the village square, ~21 blocks from the town hall's chests
+    homes: dict[str, tuple[float, float]] = Field(default_factory=dict)
+    home_y: float = 80.0
     heuristic: HeuristicSettings = Field(default_factory=HeuristicSettings)
+
+    @model_validator(mode="after")
+    def _homes_known(self) -> TaxProtocol:
+        unknown = sorted(set(self.homes) - set(self.occupations) - {"influencer"})
+        if unknown:
+            raise ValueError(f"homes: unknown occupation(s) {unknown}; use "
+                             f"{sorted(self.occupations)} or 'influencer'")
+        return self
 
 
 class TaxRun:

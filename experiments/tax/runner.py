@@ -61,9 +61,15 @@ def make_config(p: TaxProtocol, opts: common.ExperimentOptions, rosters: Rosters
         members = members_of(p, stance, seed, opts.agents)
         layout = VillageLayout.model_validate(data.get("world", {}).get("layout", {}))
         where = chest_memory(chest_positions(layout))
+
+        def home(m: Member) -> dict[str, float] | None:
+            at = p.homes.get(m.occupation)
+            return None if at is None else {"x": layout.centre_x + at[0], "y": p.home_y,
+                                            "z": layout.centre_z + at[1]}
+
         data["agents"] = [
             {
-                "name": m.name, "traits": list(m.traits),
+                "name": m.name, "traits": list(m.traits), "spawn_location": home(m),
                 "inventory": dict(p.influencer_inventory if m.role == "influencer"
                                   else p.occupations[m.occupation].inventory),
                 "location_memories": [where] if where else [],

@@ -232,6 +232,22 @@ async def test_tax_timeline_and_ledger(tmp_path: Path, small_config: Callable[..
         rows[0]["vote"] = {"yes": "no", "no": "abstain", "abstain": "yes"}[rows[0]["vote"]]
 
     assert any("figure votes" in x for x in tampered(out, recompute, "votes.csv", turned))
+    # every constituent-season is accounted for; a 0.2 s season does not fit the walk to the
+    # chests: the run warned (an event) and the report says so
+    for cond in ("full-anti", "frozen-anti"):
+        n = sum(1 for d in deposits if d["condition"] == cond and d["role"] == "constituent")
+        assert sum(sum(f["classes"].values()) for f in figs["seasons"][cond].values()) == n
+    season = [w for w in figs["windows"] if w["name"] == "tax season"]
+    assert len(season) == 2 and not any(w["fits"] for w in season)
+    assert all(w["fits"] for w in figs["windows"] if w["name"] in ("feedback", "vote"))
+    assert sum(e["type"] == "protocol_window_short" for e in events) == 2
+    assert "**Window too short for the world**" in (out / "report.md").read_text()
+
+    def longer(rows: list[dict[str, str]]) -> None:  # a window said to fit
+        for r in rows:
+            r["fits"] = "True"
+
+    assert any("figure windows" in x for x in tampered(out, recompute, "windows.csv", longer))
 
 
 async def test_item_progression(tmp_path: Path, small_config: Callable[..., Path]) -> None:
@@ -259,6 +275,21 @@ async def test_item_progression(tmp_path: Path, small_config: Callable[..., Path
         last["unique_cumulative"] = str(int(last["unique_cumulative"]) + 7)
 
     assert any("figure full" in x for x in tampered(out, recompute, "items.csv", more_items))
+    # the body ledger: every skill of skills.csv counted, per condition
+    skills = read_csv(out / "skills.csv")
+    for cond in ("full", "baseline"):
+        assert sum(r["started"] for r in figs["body_ledger"] if r["condition"] == cond) == sum(
+            1 for s in skills if s["condition"] == cond)
+    assert "## Body ledger" in (out / "report.md").read_text()
+
+    def one_failed(rows: list[dict[str, str]]) -> None:
+        rows.append({**rows[0], "success": "False", "kind": "not_loaded"} if rows else {
+            "condition": "full", "repeat": "0", "agent": "x", "skill": "smelt", "started": "1",
+            "ended": "2", "success": "False", "kind": "not_loaded", "reason": "", "args": "{}",
+            "delta": "{}"})
+
+    assert any("figure body_ledger" in x
+               for x in tampered(out, recompute, "skills.csv", one_failed))
 
 
 async def test_social_perception(tmp_path: Path, small_config: Callable[..., Path]) -> None:

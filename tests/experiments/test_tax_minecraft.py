@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from experiments import ledger
 from experiments.common import ExperimentOptions, read_csv
 from experiments.registry import run
 from experiments.runner_base import verify
@@ -61,3 +62,33 @@ async def test_tax_in_the_embedded_world(tmp_path: Path, small_config: Callable[
         assert before["repeats"] == 1
     else:  # no constituent share measured: n/a, not 0
         assert before["repeats"] == 0
+
+
+async def test_a_tax_season_reaches_the_chests_from_far_homes(
+        tmp_path: Path, small_config: Callable[..., Path]) -> None:
+    """Issue 29: constituents who live ~130 blocks east of the town hall (9 chunk columns from
+    its chests: beyond the server's view distance of 6, so the chests' chunks are not loaded
+    by their bodies) hear a season of 60 s open 2 s after the start, before they have walked
+    anywhere, and go there. No deposit they start may fail as 'not loaded' (the bodies walk to
+    a target they have not loaded), and some deposit must be started at all. (With the season
+    at 15 s they had walked half the way to the forest first, and the old bodies passed.)"""
+    cfg = small_config("tax", {
+        "duration_s": 75, "first_season_at_s": 2, "season_window_s": 60, "seasons": 1,
+        "settle_min_wall_s": 2, "homes": {"farmer": [130, -12], "miner": [130, -30]}})
+    opts = ExperimentOptions(out=tmp_path / "out", world="embedded", llm="heuristic", repeats=1,
+                             agents=3, time_scale=1.0, conditions=("full-pro",),
+                             embedder=HashingEncoder())
+    out, _ = await run("tax", cfg, opts)
+    figs = recompute.figures(out)
+    assert verify(out, figs, recompute.tables(out, figs)) == []
+    season = next(w for w in figs["windows"] if w["name"] == "tax season")
+    assert season["fits"], season  # ~135 blocks: ~32 s of walking in a 60 s window
+    skills = ledger.read_skills(out)
+    deposits = [s for s in skills if s["skill"] == "deposit"]
+    far = {d["agent"] for d in read_csv(out / "deposits.csv") if d["role"] == "constituent"}
+    tried = [d for d in deposits if d["agent"] in far]
+    assert tried, "no constituent started a deposit"
+    not_loaded = [d for d in deposits if d["kind"] == "not_loaded"]
+    assert not not_loaded, [d["reason"] for d in not_loaded]
+    accounted = figs["seasons"]["full-pro"]["before"]
+    assert accounted["seasons"] == 2 and sum(accounted["classes"].values()) == 2
