@@ -33,7 +33,7 @@ the level's count and durations (:func:`fit`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import ValidationError
 
@@ -60,7 +60,7 @@ from modules.heuristics.planning import (
     replan_reason,
 )
 from modules.heuristics.planning import plan as heuristic_plan
-from modules.policies import decide, module_policy
+from modules.policies import brain_for, decide, module_policy
 from modules.techtree import same_step
 from modules.views import PlanView, clock_text, plan_view
 
@@ -70,6 +70,7 @@ Level = Literal["day", "hour", "step"]
 PROMPTS: dict[str, str] = {"day": "planning", "hour": "planning_hours", "step": "planning_steps"}
 DAY_HOURS = 24.0
 MIN_WINDOW_H = 0.25  # a window to plan is at least 15 game minutes
+REPLAN_MIN_S = 30.0  # with a model: agent's seconds between two re-plans of the steps at least
 IMPORTANCE = {"day": 5, "hour": 3, "step": 2}  # of the plan memories (no rating call)
 
 
@@ -154,6 +155,27 @@ class Planning(Module):
     )
     writes: ClassVar[frozenset[str]] = frozenset({"plan"})
 
+    def __init__(self, schedule: Any, *, replan_min_s: float = REPLAN_MIN_S) -> None:
+        super().__init__(schedule)
+        #: with a model, the steps are re-planned for a perceived conflict at most this often
+        #: (agent's seconds; 0 = at once, as the heuristic does); meanwhile the plan is kept
+        #: and the controller, asked on the same failure or request, answers it
+        self.replan_min_s = replan_min_s
+        self._replanned_at: float | None = None
+        self.deferred = 0  # conflicts left for later
+
+    def _defer(self, ctx: ModuleContext) -> bool:
+        """A re-plan of the steps now would come within ``replan_min_s`` of the last one."""
+        if self.replan_min_s <= 0 or not brain_for(ctx).uses_llm:
+            return False
+        now = ctx.clock.now()
+        wait = self.replan_min_s * ctx.clock.time_scale
+        if self._replanned_at is not None and now - self._replanned_at < wait:
+            self.deferred += 1
+            return True
+        self._replanned_at = now
+        return False
+
     async def step(self, ctx: ModuleContext) -> None:
         goals = ctx.read("goals", Goals)
         perception = ctx.read("perception", Perception)
@@ -180,7 +202,7 @@ class Planning(Module):
         reason = replan_reason(view)
         if reason is not None and reason.startswith("goal"):
             await self._plan_day(ctx, view, plan, reason)
-        elif reason is not None:
+        elif reason is not None and not self._defer(ctx):
             await self._plan_steps(ctx, view, plan, reason)
         else:
             await self._follow(ctx, view, plan)

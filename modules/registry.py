@@ -18,7 +18,7 @@ from modules.memory_module import BATCH as MEMORY_BATCH
 from modules.memory_module import BATCH_S as MEMORY_BATCH_S
 from modules.memory_module import Memory
 from modules.perception import PerceptionModule
-from modules.planning import Planning
+from modules.planning import REPLAN_MIN_S, Planning
 from modules.reflection_module import ReflectionModule
 from modules.skill_execution import SkillExecution
 from modules.social_awareness import SocialAwareness
@@ -68,7 +68,9 @@ def _factories(cfg: VillageConfig) -> dict[str, Callable[[Schedule, dict[str, An
             ask_on_change=bool(o.get("ask_on_change", True)),
             max_interval_s=float(o.get("max_interval_s", DEFAULT_MAX_INTERVAL_S)),
         ),
-        "planning": lambda s, o: Planning(s),
+        "planning": lambda s, o: Planning(
+            s, replan_min_s=float(o.get("replan_min_s", REPLAN_MIN_S))
+        ),
         "reflection": lambda s, o: ReflectionModule(s, threshold=float(o.get("threshold", 150.0))),
     }
 

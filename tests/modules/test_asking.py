@@ -64,16 +64,28 @@ def test_what_can_change_the_decision_is_a_reason() -> None:
     )
     assert reasons(action=ended) == ["skill_ended", "idle"]
     assert reasons(conversation=ann_heard("Ann")) == ["addressed"]
-    assert reasons(conversation=ann_heard(None)) == ["addressed"]  # to everyone
     assert reasons(conversation=ann_heard("Cleo")) == []  # between others
-    assert reasons(goals=Goals(current="build a house")) == ["goal"]
-    step = PlanStep(text="collect stone", skill=SkillCall(skill="collect", args={"block": "stone"}))
-    assert reasons(plan=Plan(goal="g", steps=(step,))) == ["plan_step"]
     hurt = Perception(observation=Observation(food=20, health=4, inventory={"bread": 1}))
     assert reasons(perception=hurt) == ["danger"]
+    # while the skill runs, what applies only when it ends is no reason
+    step = PlanStep(text="collect stone", skill=SkillCall(skill="collect", args={"block": "stone"}))
     bob = NearbyPlayer(name="Bob", position=Vec3(x=1, y=64, z=1), distance=3.0)
     seen = Perception(observation=Observation(food=20, health=20, players=(bob,)))
-    assert reasons(perception=seen) == ["player"]
+    later: dict[str, Any] = {
+        "goals": Goals(current="build a house"),
+        "plan": Plan(goal="g", steps=(step,)),
+        "conversation": ann_heard(None),  # to everyone
+        "perception": seen,
+    }
+    assert reasons(**later) == []
+    assert reasons(**later, action=ended) == [
+        "skill_ended",
+        "idle",
+        "goal",
+        "plan_step",
+        "heard",
+        "player",
+    ]
 
 
 def test_a_skill_on_its_way_to_the_body_is_not_idle() -> None:

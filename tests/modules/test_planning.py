@@ -334,3 +334,32 @@ async def test_the_llm_plans_every_level_through_its_prompts() -> None:
         assert '"Ann, please give me wood"' in last and "request: someone asked" in last
     finally:
         await _close(ctx)
+
+
+async def test_with_a_model_the_steps_are_re_planned_at_most_every_replan_min_s() -> None:
+    """Issue 30: a conflict within ``replan_min_s`` of the last re-plan waits (the plan is
+    kept; the controller answers the failure or request), then is re-planned."""
+    steps = PlanOut(
+        steps=[PlanStepOut(text="chop", skill="collect", args={"block": "oak_log"}, minutes=10)]
+    )
+    st, ctx, clock, pl = await _planner(perception=seeing("oak_log"))
+    try:
+        model = ScriptedLanguageModel(responder=lambda r: steps)
+        ctx.shared["brain:planning"] = Brain(model, module="planning", agent="Ann")
+        await pl.step(ctx)  # the day, its first chunk, the steps
+        made = len(model.calls)
+        clock.t += 0.2 * HOUR_S
+        ask = Utterance(speaker="Bob", text="Ann, please give me wood", to="Ann", at=clock.t)
+        st.set("conversation", Conversation(lines=(ask,)), writer="talking")
+        await pl.step(ctx)  # the first re-plan: at once
+        assert len(model.calls) == made + 1
+        clock.t += 10.0  # 10 s later, another request: within 30 s, it waits
+        again = Utterance(speaker="Cleo", text="Ann, give me wood too", to="Ann", at=clock.t)
+        st.set("conversation", Conversation(lines=(ask, again)), writer="talking")
+        await pl.step(ctx)
+        assert len(model.calls) == made + 1 and pl.deferred == 1
+        clock.t += 25.0  # 35 s after the last re-plan: now
+        await pl.step(ctx)
+        assert len(model.calls) == made + 2
+    finally:
+        await _close(ctx)
