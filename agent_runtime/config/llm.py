@@ -8,6 +8,7 @@ Example::
       base_url: http://127.0.0.1:8000/v1   # omit for api.openai.com
       api_key_env: OPENAI_API_KEY      # the *name* of the variable; never the key
       model: gpt-4o-mini
+      small_model: gpt-4o-mini         # optional: importance ratings and social summaries
       modules:                         # per-module overrides
         social_awareness: gpt-4o       # shorthand: just the model
         planning: {model: llama3.1, base_url: http://10.0.0.5:8000/v1, api_key_env: null}
@@ -70,6 +71,11 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
 }
 
 
+#: the modules whose calls are small (importance ratings, social summaries): on
+#: ``small_model`` when one is configured
+SMALL_MODEL_MODULES: tuple[str, ...] = ("memory", "social_awareness")
+
+
 class ModuleLLMSettings(_Frozen):
     """Per-module override; unset fields inherit from the section."""
 
@@ -102,6 +108,9 @@ class LLMSettings(_Frozen):
     base_url: str | None = None  # None = the SDK default (api.openai.com)
     api_key_env: str | None = Field(default="OPENAI_API_KEY", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     model: str = "gpt-4o-mini"
+    # a second, smaller model: the small calls (SMALL_MODEL_MODULES) use it unless ``modules``
+    # names theirs; None = every module on ``model`` (issue 30)
+    small_model: str | None = None
     modules: dict[str, ModuleLLMSettings] = Field(default_factory=dict)
     temperature: float | None = Field(default=None, ge=0, le=2)  # None = the module's choice
     # auto: json_schema, falling back per (endpoint, model) to json_object with the schema
@@ -161,8 +170,9 @@ class LLMSettings(_Frozen):
     def for_module(self, module: str) -> ResolvedModuleLLM:
         """The effective model, endpoint and temperature for one module."""
         o = self.modules.get(module, ModuleLLMSettings())
+        small = self.small_model if module in SMALL_MODEL_MODULES else None
         return ResolvedModuleLLM(
-            model=o.model or self.model,
+            model=o.model or small or self.model,
             base_url=o.base_url if o.base_url is not None else self.base_url,
             api_key_env=o.api_key_env if "api_key_env" in o.model_fields_set else self.api_key_env,
             temperature=o.temperature if o.temperature is not None else self.temperature,
