@@ -18,8 +18,8 @@ from pydantic import ValidationError
 
 from agent_runtime.interfaces import BusMessage, Module
 from agent_runtime.module_context import ModuleContext
-from agent_runtime.state.sections import Action, ActionLogEntry, Decision
-from agent_runtime.world import SKILL_TIMEOUTS, SkillCall, SkillOutcome
+from agent_runtime.state.sections import Action, ActionLogEntry, Decision, Perception
+from agent_runtime.world import SKILL_TIMEOUTS, SkillCall, SkillOutcome, Vec3
 from modules.base import remember
 
 log = logging.getLogger(__name__)
@@ -27,6 +27,28 @@ log = logging.getLogger(__name__)
 LOG_LIMIT = 50
 GIFT_LOG_LIMIT = 100  # >= GiftSettings.items_per_hour: the gift ledger covers the hour
 CANCEL_GRACE = 10.0
+
+#: Walking pace that a skill with a far target is given time for: 4.5 blocks/s measured
+#: (bots/body/BENCH.md, session 3: goto_100 p50 22.3 s, one body), halved for detours around
+#: obstacles, other bodies in the way and a busy machine.
+WALK_BLOCKS_PER_S = 2.25
+#: Skills that walk to a position given in their arguments (the body walks there from any
+#: distance, in legs: bots/body/lib/move.js ``walkTo``).
+WALKING_SKILLS = frozenset({"go_to", "place", "deposit", "withdraw"})
+
+
+def walk_allowance(call: SkillCall, here: Vec3 | None) -> float:
+    """Seconds added to ``call``'s time limit for the walk to its target: the distance from
+    where the body last was (its own observation) at WALK_BLOCKS_PER_S. 0 for a skill without
+    a target position, an unknown position, or a call that sets its own timeout."""
+    if call.timeout is not None or call.skill not in WALKING_SKILLS or here is None:
+        return 0.0
+    x, z = call.args.get("x"), call.args.get("z")
+    if not isinstance(x, int | float) or not isinstance(z, int | float):
+        return 0.0
+    y = call.args.get("y")
+    target = Vec3(x=x, y=y if isinstance(y, int | float) else here.y, z=z)
+    return here.distance_to(target) / WALK_BLOCKS_PER_S
 
 
 def describe_outcome(o: SkillOutcome) -> str:
@@ -38,7 +60,7 @@ def describe_outcome(o: SkillOutcome) -> str:
 
 class SkillExecution(Module):
     name: ClassVar[str] = "skill_execution"
-    reads: ClassVar[frozenset[str]] = frozenset({"decision", "action"})
+    reads: ClassVar[frozenset[str]] = frozenset({"decision", "action", "perception"})
     writes: ClassVar[frozenset[str]] = frozenset({"action"})
 
     async def setup(self, ctx: ModuleContext) -> None:
@@ -103,10 +125,15 @@ class SkillExecution(Module):
             {"event": "started", "decision": decision.id, "call": call.model_dump(mode="json")},
         )
         ctx.emit("skill_started", decision=decision.id, call=call.model_dump(mode="json"))
-        timeout = call.timeout or SKILL_TIMEOUTS.get(call.skill, 60.0) * max(
-            1.0, ctx.clock.time_scale
-        )
-        run = asyncio.ensure_future(ctx.body.run_skill(call))
+        # a far target: the body's limit and this wait both cover the walk there
+        walk = walk_allowance(call, ctx.read("perception", Perception).observation.position)
+        timeout = (
+            call.timeout or SKILL_TIMEOUTS.get(call.skill, 60.0) * max(1.0, ctx.clock.time_scale)
+        ) + walk
+        sent = call
+        if walk > 0:
+            sent = call.model_copy(update={"timeout": SKILL_TIMEOUTS.get(call.skill, 60.0) + walk})
+        run = asyncio.ensure_future(ctx.body.run_skill(sent))
         superseded: Decision | None = None
         try:
             deadline = time.monotonic() + timeout + CANCEL_GRACE

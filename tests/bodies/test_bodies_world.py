@@ -193,7 +193,10 @@ async def test_go_to_contract(transport: JSPyBridgeTransport, server: EmbeddedSe
     assert to_player.position.distance_to(there) <= 3.5
 
     no_path = await run(walker, "go_to", x=0.0, y=150.0, z=0.0)
-    assert not no_path.success and no_path.reason == "no path to (0, 150, 0)"
+    assert not no_path.success and no_path.reason.startswith("no path to (0, 150, 0): ")
+    left = no_path.detail["walk"]["blocks_left"]
+    assert no_path.reason.endswith(f": {left} blocks left") and left > 0
+    assert no_path.detail["walk"]["outcome"] == "no_path"
     nobody = await run(walker, "go_to", player="Nobody")
     assert not nobody.success and nobody.reason == "player Nobody is not in sight"
     assert nobody.failure == "target_not_found"

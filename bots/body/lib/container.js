@@ -1,7 +1,7 @@
 'use strict'
 // Finding, reaching and opening containers (chests, furnaces).
-const { gotoGoal, goals } = require('./move')
-const { SkillError, SkillAborted, toVec3, vec } = require('./util')
+const { walkTo, checkRange, goals } = require('./move')
+const { SkillError, toVec3, vec } = require('./util')
 
 const SEARCH_RADIUS = 32
 const CHEST_BLOCKS = ['chest', 'trapped_chest', 'barrel']
@@ -30,26 +30,46 @@ function locate (bot, names, what, { x, y, z }) {
   return block
 }
 
+/**
+ * Walk to within reach of the ``what`` among ``names`` at ``at`` ({x, y, z}, from any distance
+ * up to APPROACH_MAX: in legs while it lies outside the loaded chunks, lib/move.js: walkTo) or
+ * of the nearest one within SEARCH_RADIUS (all of ``at`` null); the block, looked up once its
+ * chunk is loaded.
+ */
+async function reachAt (ctx, names, what, at) {
+  const bot = ctx.bot
+  if (at.x == null || at.y == null || at.z == null) {
+    const block = locate(bot, names, what, at)
+    await reach(ctx, block, what)
+    return block
+  }
+  const pos = toVec3(at).floored()
+  const where = `the ${what} at ${pos}`
+  checkRange(bot, pos, where)
+  let block = null
+  ctx.progress(0.1, `walking to ${where}`)
+  await walkTo(ctx, pos, where, () => {
+    block = locate(bot, names, what, at)
+    return new goals.GoalLookAtBlock(block.position, bot.world, { reach: 4 })
+  })
+  return block
+}
+
 /** Up to ``count`` blocks among ``names`` within SEARCH_RADIUS, the nearest first. */
 function nearest (bot, names, count) {
   return bot.findBlocks({ matching: blockIds(bot, names), maxDistance: SEARCH_RADIUS, count }).map(p => bot.blockAt(p)).filter(Boolean)
 }
 
+/** Walk to within reach of ``block`` (nearby: one found within SEARCH_RADIUS). */
 async function reach (ctx, block, what) {
-  try {
-    await gotoGoal(ctx, new goals.GoalLookAtBlock(block.position, ctx.bot.world, { reach: 4 }), `${what} at ${block.position}`)
-  } catch (err) {
-    if (err instanceof SkillAborted) throw err
-    if (err instanceof SkillError && err.kind === 'timed_out') throw err
-    throw new SkillError(`no path to the ${what} at ${block.position}`)
-  }
+  const where = `the ${what} at ${block.position}`
+  ctx.progress(0.1, `walking to ${where}`)
+  await walkTo(ctx, block.position, where, new goals.GoalLookAtBlock(block.position, ctx.bot.world, { reach: 4 }))
 }
 
 /** Walk to the chest at ``at`` (or the nearest), open it, ``use(chest, block)``, close it. */
 async function withChest (ctx, at, use) {
-  const block = locate(ctx.bot, CHEST_BLOCKS, 'chest', at)
-  ctx.progress(0.1, `walking to the chest at ${block.position}`)
-  await reach(ctx, block, 'chest')
+  const block = await reachAt(ctx, CHEST_BLOCKS, 'chest', at)
   ctx.check()
   const chest = await ctx.bot.openContainer(block)
   try {
@@ -96,4 +116,4 @@ async function transfer (ctx, chest, block, op, name, count) {
   return { detail: { item: name, count, chest: vec(block.position), tries: attempt } }
 }
 
-module.exports = { CHEST_ARGS, CHEST_BLOCKS, locate, nearest, reach, transfer, withChest, SEARCH_RADIUS }
+module.exports = { CHEST_ARGS, CHEST_BLOCKS, locate, nearest, reach, reachAt, transfer, withChest, SEARCH_RADIUS }

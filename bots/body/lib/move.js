@@ -2,8 +2,9 @@
 // Pathfinding helpers: cancellable goto with failure reasons a model can act on.
 
 const { goals, Movements } = require('mineflayer-pathfinder')
+const { Vec3 } = require('vec3')
 const Move = require('mineflayer-pathfinder/lib/move')
-const { SkillError, SkillAborted, sleep } = require('./util')
+const { SkillError, SkillAborted, sleep, waitForEvent, vec } = require('./util')
 
 const EMPTY_PATH_RETRIES = 3
 const PLAN_RETRIES = 2
@@ -363,4 +364,128 @@ async function awaitPlayerEntity (ctx, name, ms = 3000) {
   return entity
 }
 
-module.exports = { goals, GoalReachBlock, GoalBesideTrunk, spotInReach, movementsFor, gotoGoal, walk, digLanded, playerEntity, awaitPlayerEntity, stats, timed }
+// --- far targets: the one way to approach a far point ----------------------------------------
+
+const LEG = 32 // blocks: a long walk goes in legs of this length (A* cost grows fast with distance)
+const LEG_RANGE = 6
+const LONG = 64 // blocks: a walk shorter than this (to a loaded target) is planned in one search
+const MAX_LEGS = 12
+const CHUNK_WAIT_MS = 3000 // a target's chunk the server is about to send (nearest first)
+// a skill's target farther than this fails at once: walking there is a go_to of its own
+const APPROACH_MAX = 128
+
+/** Blocks from the body to ``pos`` (over x and z when ``pos.y`` is null), rounded. */
+function blocksLeft (bot, pos) {
+  const p = bot.entity.position
+  const dy = pos.y == null ? 0 : pos.y - p.y
+  return Math.round(Math.hypot(pos.x - p.x, dy, pos.z - p.z))
+}
+
+/** Whether this client holds the chunk of ``pos`` (a null ``y``: the column at the body's height). */
+function loaded (bot, pos) {
+  const y = pos.y == null ? bot.entity.position.y : pos.y
+  return bot.blockAt(new Vec3(Math.floor(pos.x), Math.floor(y), Math.floor(pos.z))) != null
+}
+
+/** What a failed walk was, for a machine: ``no_path``, ``blocked`` or ``timed_out`` (else null). */
+function walkOutcome (kind) {
+  return { target_out_of_reach: 'no_path', stuck: 'blocked', timed_out: 'timed_out' }[kind] || null
+}
+
+/** ``detail.walk`` of a walk towards ``pos`` that ended with ``outcome``. */
+function walkDetail (bot, pos, outcome) {
+  return { outcome, blocks_left: blocksLeft(bot, pos), target: vec({ x: pos.x, y: pos.y == null ? bot.entity.position.y : pos.y, z: pos.z }) }
+}
+
+/** A skill's target farther than APPROACH_MAX: a failure at once, before any step. */
+function checkRange (bot, pos, what) {
+  const d = blocksLeft(bot, pos)
+  if (d > APPROACH_MAX) {
+    throw new SkillError(`target out of reach: ${what} is ${d} blocks away (a skill walks to targets within ${APPROACH_MAX} blocks; go_to nearer first)`,
+      { walk: walkDetail(bot, pos, 'no_path') }, 'target_out_of_reach')
+  }
+}
+
+/**
+ * Walk towards ``pos`` ({x, y?, z}) until it is within LONG blocks (LEG + LEG_RANGE after the
+ * first leg) and its chunk is loaded: legs of LEG blocks, each A* search small and planned
+ * over chunks loaded by then. A leg whose waypoint cannot be reached is tried 40 degrees to
+ * either side. Returns when near (or when no leg works but the target is loaded: the final
+ * goal is then tried directly and its failure is the skill's); throws a SkillError with
+ * ``detail.walk`` when the target stays out of the loaded chunks.
+ */
+async function approach (ctx, pos, what) {
+  const bot = ctx.bot
+  for (let i = 0; ; i++) {
+    const p = bot.entity.position
+    const dx = pos.x - p.x
+    const dz = pos.z - p.z
+    const d = Math.hypot(dx, dz)
+    const near = d <= (i === 0 ? LONG : LEG + LEG_RANGE)
+    if (near && !loaded(bot, pos)) await waitLoaded(ctx, pos)
+    if (near && loaded(bot, pos)) return
+    if (i >= MAX_LEGS) break
+    const a = Math.atan2(dz, dx)
+    const leg = Math.max(1, Math.min(LEG, d - 2))
+    let moved = false
+    let last = null
+    for (const turn of [0, 0.7, -0.7]) {
+      const wx = p.x + leg * Math.cos(a + turn)
+      const wz = p.z + leg * Math.sin(a + turn)
+      ctx.progress(0, `walking to ${what} (leg ${i + 1})`)
+      try {
+        await gotoGoal(ctx, new goals.GoalNearXZ(wx, wz, Math.min(LEG_RANGE, Math.max(1, leg / 2))), `a waypoint towards ${what}`)
+        moved = true
+        break
+      } catch (err) {
+        if (!(err instanceof SkillError)) throw err
+        last = err
+      }
+    }
+    if (!moved) {
+      if (loaded(bot, pos)) return
+      const kind = last && walkOutcome(last.kind) ? last.kind : 'target_out_of_reach'
+      const words = { no_path: 'no path', blocked: 'blocked', timed_out: 'path planning timed out' }[walkOutcome(kind)]
+      throw new SkillError(`${words} on the way to ${what}: ${blocksLeft(bot, pos)} blocks left`, { walk: walkDetail(bot, pos, walkOutcome(kind)) }, kind)
+    }
+  }
+  if (!loaded(bot, pos)) {
+    throw new SkillError(`target out of reach: ${what} is not loaded after ${MAX_LEGS} legs: ${blocksLeft(bot, pos)} blocks left`,
+      { walk: walkDetail(bot, pos, 'no_path') }, 'target_out_of_reach')
+  }
+}
+
+/** Wait (at most CHUNK_WAIT_MS) for the server to send the chunk of ``pos``. */
+async function waitLoaded (ctx, pos) {
+  const deadline = Date.now() + CHUNK_WAIT_MS
+  while (!loaded(ctx.bot, pos) && Date.now() < deadline) {
+    await waitForEvent(ctx.bot, 'chunkColumnLoad', null, Math.max(1, deadline - Date.now()), ctx.signal)
+  }
+}
+
+/**
+ * The one way to walk to a target at a known position from any distance: ``approach`` (legs
+ * while it is far or its chunk not loaded), then ``goal`` (a pathfinder goal, or a function
+ * returning one once the target is loaded, e.g. after looking the block up). While it walks,
+ * ``ctx.walking`` names the target (the runner says how far it was when the skill timed out
+ * or got stuck). A walk that cannot finish throws a SkillError whose reason ends with the
+ * blocks left and whose ``detail.walk`` is {outcome: no_path | blocked | timed_out,
+ * blocks_left, target}.
+ */
+async function walkTo (ctx, pos, what, goal, opts = {}) {
+  const bot = ctx.bot
+  const before = ctx.walking
+  ctx.walking = { what, pos }
+  try {
+    await approach(ctx, pos, what)
+    const g = typeof goal === 'function' ? goal() : goal
+    await gotoGoal(ctx, g, what, opts)
+  } catch (err) {
+    if (!(err instanceof SkillError) || err.detail.walk || !walkOutcome(err.kind)) throw err
+    throw new SkillError(`${err.reason}: ${blocksLeft(bot, pos)} blocks left`, { ...err.detail, walk: walkDetail(bot, pos, walkOutcome(err.kind)) }, err.kind)
+  } finally {
+    ctx.walking = before
+  }
+}
+
+module.exports = { goals, GoalReachBlock, GoalBesideTrunk, spotInReach, movementsFor, gotoGoal, walk, digLanded, playerEntity, awaitPlayerEntity, stats, timed, approach, walkTo, checkRange, blocksLeft, walkDetail, walkOutcome, APPROACH_MAX }

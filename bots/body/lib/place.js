@@ -1,7 +1,7 @@
 'use strict'
 // Placing a block from the inventory at a position (or a free spot next to the bot).
 const { Vec3 } = require('vec3')
-const { gotoGoal, goals } = require('./move')
+const { gotoGoal, walkTo, checkRange, goals } = require('./move')
 const { SkillError, SkillAborted, resolveNames } = require('./util')
 
 const FACES = [
@@ -60,6 +60,12 @@ async function placeItem (ctx, itemName, target) {
     if (!target) throw new SkillError('no free spot on solid ground within 3 blocks to place on')
   } else {
     target = target.floored()
+    if (!bot.blockAt(target) || bot.entity.position.distanceTo(target) > 32) {
+      // far or outside the loaded chunks: walk there first (in legs), then look
+      checkRange(bot, target, `${target}`)
+      ctx.progress(0, `walking to ${target} to place ${itemName}`)
+      await walkTo(ctx, target, `${target}`, new goals.GoalNear(target.x, target.y, target.z, 3))
+    }
   }
   const here = bot.blockAt(target)
   if (!here) throw new SkillError(`target out of reach: ${target} is not loaded`)
@@ -68,10 +74,10 @@ async function placeItem (ctx, itemName, target) {
   if (!reference) throw new SkillError(`nothing solid next to ${target} to place against`)
   if (bot.entity.position.offset(0, 1.6, 0).distanceTo(target.offset(0.5, 0.5, 0.5)) > REACH) {
     try {
-      await gotoGoal(ctx, new goals.GoalNear(target.x, target.y, target.z, 3), `${target}`)
+      await walkTo(ctx, target, `${target}`, new goals.GoalNear(target.x, target.y, target.z, 3))
     } catch (err) {
       if (err instanceof SkillAborted) throw err
-      throw new SkillError(`target out of reach: ${target} (${err.message})`)
+      throw new SkillError(`target out of reach: ${target} (${err.message})`, err.detail, err.kind)
     }
   }
   if (occupiedByEntity(bot, target)) {

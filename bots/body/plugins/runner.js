@@ -4,7 +4,7 @@ const { SKILLS } = require('../skills')
 const {
   SkillError, SkillAborted, inventoryCounts, inventoryDelta, vec, truncate
 } = require('../lib/util')
-const { stats } = require('../lib/move')
+const { stats, walkDetail } = require('../lib/move')
 
 const TYPE_CHECKS = {
   number: v => typeof v === 'number' && Number.isFinite(v),
@@ -68,6 +68,12 @@ class SkillRunner {
     const run = this.current
     if (!run) return false
     run.abortKind = kind
+    // a timeout or stuck walk says where it was going and how far it still was
+    const walking = run.ctx && run.ctx.walking
+    const bot = this.body.bot
+    if (walking && bot && bot.entity && (kind === 'timeout' || kind === 'stuck')) {
+      run.walk = { what: walking.what, detail: walkDetail(bot, walking.pos, kind === 'timeout' ? 'timed_out' : 'blocked') }
+    }
     run.controller.abort(message)
     return true
   }
@@ -95,6 +101,8 @@ class SkillRunner {
       detail: '',
       controller: new AbortController(),
       abortKind: null,
+      ctx: null,
+      walk: null,
       lastProgressAt: Date.now(),
       lastPos: bot.entity.position.clone(),
       invBefore: inventoryCounts(bot),
@@ -117,6 +125,7 @@ class SkillRunner {
         if (process.env.PIANO_DEBUG_TRACE && detail) require('fs').appendFileSync(process.env.PIANO_DEBUG_TRACE, `${Date.now()} ${bot.username} ${bot.entity.position.x.toFixed(1)},${bot.entity.position.y.toFixed(1)},${bot.entity.position.z.toFixed(1)} ${detail}\n`)
       }
     }
+    run.ctx = ctx
     const timeout = setTimeout(() => this.cancel('timeout', 'timed out'), Math.max(1, timeoutMs))
     const watch = skill.stationary ? null : setInterval(() => this._checkStuck(run), 1000)
     const aborted = new Promise((resolve, reject) => {
@@ -207,12 +216,15 @@ class SkillRunner {
       const kind = run.abortKind
       if (kind) this._cleanup(bot)
       const where = run.detail ? ` (while ${run.detail})` : ''
+      // e.g. "timed out walking to the chest at (3, 65, -21): 23 blocks left"
+      const walked = run.walk ? ` walking to ${run.walk.what}: ${run.walk.detail.blocks_left} blocks left` : ''
+      if (run.walk) outcome.detail = { ...outcome.detail, walk: run.walk.detail }
       if (kind === 'timeout') {
         outcome.timed_out = true
         outcome.failure = 'timed_out'
-        outcome.reason = `timed out${where}`
+        outcome.reason = `timed out${walked || where}`
       } else if (kind === 'stuck') {
-        outcome.reason = String(run.controller.signal.reason) + where
+        outcome.reason = String(run.controller.signal.reason) + (walked || where)
         outcome.failure = 'stuck'
         outcome.detail = { ...outcome.detail, stuck: true }
       } else if (kind === 'disconnected') {

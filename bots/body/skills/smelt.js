@@ -61,7 +61,6 @@ module.exports = {
       if (!(have.furnace > 0)) throw new SkillError('no furnace within 32 blocks (and none in inventory)')
       block = await placeItem(ctx, 'furnace', null)
     }
-    ctx.progress(0.05, `walking to the furnace at ${block.position}`)
     await reach(ctx, block, 'furnace')
     ctx.check()
     const furnace = await bot.openFurnace(block)
