@@ -36,14 +36,15 @@ COUNTERS: tuple[str, ...] = (
 )
 
 
-def usd(stats: Mapping[str, Any], price: ModelPrice) -> float:
-    """What ``stats``' tokens cost at ``price``."""
+def usd(stats: Mapping[str, Any], price: ModelPrice, *, cached: bool = True) -> float:
+    """What ``stats``' tokens cost at ``price`` (``cached=False``: as if nothing had been
+    served from a prefix cache)."""
     return price_usage(
         price,
         Usage(
             int(stats.get("prompt_tokens", 0)),
             int(stats.get("completion_tokens", 0)),
-            int(stats.get("cached_tokens", 0)),
+            int(stats.get("cached_tokens", 0)) if cached else 0,
         ),
     )
 
@@ -75,6 +76,9 @@ def _rates(
         "completion_tokens_per_agent_hour": round(completion / h, 1),
         "tokens_per_agent_hour": round((prompt + completion) / h, 1),
         "usd_per_agent_hour": {name: round(usd(stats, p) / h, 4) for name, p in prices.items()},
+        "usd_per_agent_hour_uncached": {
+            name: round(usd(stats, p, cached=False) / h, 4) for name, p in prices.items()
+        },
         # at the price of the model each call went to (what the run paid; 0 if unpriced)
         "model_usd_per_agent_hour": round(float(stats.get("cost_usd", 0.0)) / h, 4),
     }

@@ -15,7 +15,9 @@ After the village is up, ``--duration`` seconds are measured, and it prints one 
   prefix identical to the same module's previous prompt for that agent), completion tokens,
   each per agent-hour too, and dollars per agent-hour for the price table (gpt-4o,
   gpt-4o-mini, a local model at $0: :data:`agent_runtime.llm.cost.BENCH_PRICES`; cached
-  input at the provider's cached price);
+  input at the provider's cached price; ``usd_per_agent_hour_uncached``: as if nothing were
+  cached. OpenAI caches only prompts of 1,024 tokens or more, in 128-token steps, so on
+  prompts shorter than that the uncached figure is the one it would bill);
 - the controller's decisions: how many, by brain, the share made by the model (the
   simulated endpoint's replies) and how many of those only kept the agent on course
   (``continue``), and the longest gap between two decisions of one agent;
@@ -29,6 +31,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import subprocess
 import sys
 import tempfile
 import time
@@ -51,6 +54,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--seed", type=int, default=None, help="run seed (default: the file's)")
     p.add_argument("--run-dir", help="keep the run folder here (default: a temporary one)")
     p.add_argument("--json-out", help="also write the JSON to this file")
+    p.add_argument(
+        "--render",
+        metavar="JSON",
+        help="print the Markdown table of a saved result (no run), as in llm/BENCH.md",
+    )
 
 
 def bench_config(args: argparse.Namespace) -> Any:
@@ -172,6 +180,7 @@ async def _bench(args: argparse.Namespace, run_dir: Path) -> dict[str, Any]:
     return {
         "bench": "cost",
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "commit": _commit(),
         "config": str(args.config),
         "world": args.world,
         "agents": len(agents),
@@ -206,7 +215,83 @@ async def _bench(args: argparse.Namespace, run_dir: Path) -> dict[str, Any]:
     }
 
 
+def render_markdown(result: dict[str, Any], source: str) -> str:
+    """The BENCH.md table of one result: per module, calls, prompt, cacheable-prefix and
+    completion tokens per agent-hour, dollars at gpt-4o and gpt-4o-mini, then the totals."""
+    from agent_runtime.config.llm import DEFAULT_PRICES
+    from agent_runtime.llm.cost import usd as price
+
+    rows = [
+        "| module | calls / agent-h | prompt tokens / agent-h | cacheable prefix / agent-h "
+        "| completion / agent-h | $ / agent-h gpt-4o | $ / agent-h gpt-4o-mini |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    rows[0] += " $ / agent-h gpt-4o, no cache |"
+    rows[1] += "---|"
+    for module, r in result["modules"].items():
+        usd = r["usd_per_agent_hour"]
+        # as if nothing were cached: from the per agent-hour counters (older results lack it)
+        uncached = price(
+            {
+                "prompt_tokens": r["prompt_tokens_per_agent_hour"],
+                "completion_tokens": r["completion_tokens_per_agent_hour"],
+            },
+            DEFAULT_PRICES["gpt-4o"],
+        )
+        name = f"**{module}**" if module == "all" else module
+        rows.append(
+            f"| {name} | {r['calls_per_agent_hour']:,.0f} | "
+            f"{r['prompt_tokens_per_agent_hour']:,.0f} | "
+            f"{r['cached_tokens_per_agent_hour']:,.0f} | "
+            f"{r['completion_tokens_per_agent_hour']:,.0f} | "
+            f"{usd['gpt-4o']:.2f} | {usd['gpt-4o-mini']:.3f} | "
+            f"{uncached:.2f} |"
+        )
+    c = result["controller"]
+    v = result[f"village_{EXTRAPOLATE_AGENTS}"]
+    notes = [
+        f"From `{source}` ({result['date']}, {result['agents']} agents, world "
+        f"{result['world']}, endpoint {result['latency_ms']:g} ms, "
+        f"{result['measured_s']:g} s measured after a {result['startup_s']:g} s start-up).",
+        "",
+        *rows,
+        "",
+        f"- Controller: {c['decisions']} decisions published, {c['model_decisions']} by the "
+        f"endpoint ({c['model_share']:.0%}; the rest reflexes and keep-going lines), "
+        f"{c['model_decisions_by_kind'].get('continue', 0)} of those "
+        f"({c['model_continue_share']:.0%}) only `continue`; its calls answered by the "
+        f"endpoint: {result['controller_calls_model_share']:.0%}.",
+        f"- Longest gap between two decisions of one agent: {c['longest_gap_s']:g} s "
+        f"(between two of the endpoint's: {c['longest_model_gap_s']:g} s).",
+        f"- A {EXTRAPOLATE_AGENTS}-agent village (linear): {v['requests_per_minute']:,.0f} "
+        f"requests and {v['tokens_per_minute']:,.0f} tokens a minute; "
+        f"${v['usd_per_hour']['gpt-4o']:,.2f} an hour at gpt-4o, "
+        f"${v['usd_per_hour']['gpt-4o-mini']:,.2f} at gpt-4o-mini.",
+    ]
+    return "\n".join(notes) + "\n"
+
+
+def _commit() -> str | None:
+    """The checkout's commit, when it is a git checkout (which code was measured)."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=DEFAULT_CONFIG.parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.render:
+        result = json.loads(Path(args.render).read_text())
+        sys.stdout.write(render_markdown(result, args.render))
+        return 0
     if args.agents < 1 or args.duration <= 0 or args.latency_ms < 0:
         print(json.dumps({"error": "need --agents >= 1, --duration > 0, --latency-ms >= 0"}))
         return 2
