@@ -199,7 +199,9 @@ class MqttBus(LocalDispatch):
                 # before the first connection the caller reports the failure itself
                 report = log.warning if self._ever_connected else log.debug
                 report("MQTT connection lost: %s", group.exceptions[0])
+            _drop_stray_cancel(self._closing)
             self._connected.clear()
+            self._subs_ready.clear()  # a new broker session must hear our patterns again
             self._client = None
             self.reconnects += 1
             delay = min(self.max_backoff, backoff) * (0.5 + self._rng.random())
@@ -257,6 +259,24 @@ class MqttBus(LocalDispatch):
                 # a cancel that arrived while publish finished can be swallowed inside it
                 # (asyncio.wait_for in Python 3.11): honour it, or stopping the bus hangs
                 raise asyncio.CancelledError
+
+
+def _drop_stray_cancel(closing: bool) -> None:
+    """Forget a cancel request that the connection's task group left on this task.
+
+    When a reader or sender fails, the inner TaskGroup cancels this (its parent) task; on
+    Python 3.11 that request can outlive the group (the connection loop caught the
+    group's MqttError with ``cancelling() == 1``, measured after a broker SIGKILL). Left
+    there, the next ``asyncio.timeout`` inside aiomqtt's connect turned into a
+    CancelledError, the loop ended and the bus never reconnected: every later publication
+    sat in the outbox while the village went on deciding locally. The only cancel meant
+    for this task comes from ``__aexit__``, which sets ``closing`` first.
+    """
+    task = asyncio.current_task()
+    if closing or task is None:
+        return
+    while task.cancelling():
+        task.uncancel()
 
 
 async def _publish_batch(client: aiomqtt.Client, batch: list[tuple[str, bytes]]) -> None:
