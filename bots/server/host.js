@@ -34,6 +34,7 @@ const PLUGIN_ORDER = [
   'teleport_confirm', // moves the client sent before it saw a teleport do not undo it
   'chunks', // chunks follow a teleport / jump (flying-squid skipped them while a send ran)
   'combat', // weapon damage, knockback, killed mobs removed, loot
+  'reach', // vanilla reach for digging: a dig from farther than 6 blocks is refused
   'village', // spawn point, animals
   'wild', // animals of the wild beyond the village
   'restore', // put the generated blocks back in an area (benchmark rounds)
@@ -129,7 +130,7 @@ async function main () {
     const hard = setTimeout(() => { log('shutdown timed out; exiting'); process.exit(1) }, 8000)
     hard.unref()
     try {
-      await Promise.all((serv.players || []).map(p => p.save().catch(e => log(`save ${p.username}: ${e}`))))
+      await Promise.all((serv.players || []).map(p => (p.pianoSaveNow ? p.pianoSaveNow() : p.save()).catch(e => log(`save ${p.username}: ${e}`))))
       if (serv.piano?.pendingSaves) await Promise.all([...serv.piano.pendingSaves])
       if (serv.piano?.saveState) await serv.piano.saveState()
       if (serv.piano?.saveChunks) await serv.piano.saveChunks()

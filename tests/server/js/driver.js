@@ -185,6 +185,15 @@ const actions = {
     await withTimeout(bot.pathfinder.goto(new goals.GoalNearXZ(x, z, range)), ms, `goto ${x},${z}`)
     return pos(bot.entity.position)
   },
+  async wait_block ({ x, y, z, name, ms = 10000 }) {
+    const deadline = Date.now() + ms
+    for (;;) {
+      const b = bot.blockAt(new Vec3(x, y, z))
+      if (b && b.name === name) return true
+      if (Date.now() > deadline) throw new Error(`no ${name} at ${x},${y},${z} within ${ms} ms (${b ? b.name : 'not loaded'})`)
+      await new Promise(resolve => setTimeout(resolve, 100)) // poll the client's world
+    }
+  },
   async block_at ({ x, y, z }) { const b = await loadedBlock(x, y, z); return b && b.name },
   async find_block ({ name, maxDistance = 64 }) { const b = findBlock(name, maxDistance); return b && pos(b.position) },
   // the blocks among PLACED that the current walks (whoever set their Movements) may dig through
@@ -301,6 +310,24 @@ const actions = {
     else if (bot.heldItem) await bot.unequip('hand')
     await withTimeout(bot.dig(b, true), 30000, 'dig')
     return { name: b.name, blockNow: bot.blockAt(new Vec3(x, y, z)).name, inventory: inventory() }
+  },
+
+  // dig a block from where the bot stands, however far (as a modified client may): whether
+  // the dig finished within `ms`, and the block the bot then sees there
+  async dig_from_here ({ x, y, z, ms = 5000 }) {
+    const b = await loadedBlock(x, y, z)
+    if (bot.heldItem) await bot.unequip('hand')
+    let finished = true
+    try {
+      await withTimeout(bot.dig(b, 'ignore'), ms, 'dig')
+    } catch (err) {
+      if (!/^timeout: dig/.test(String(err && err.message))) throw err
+      finished = false
+      bot.stopDigging()
+    }
+    const here = bot.entity.position
+    const distance = here.offset(0, 1.5, 0).distanceTo(b.position.offset(0.5, 0.5, 0.5))
+    return { name: b.name, finished, blockNow: bot.blockAt(new Vec3(x, y, z)).name, distance }
   },
 
   // walk to a spot and wait until the inventory holds `atLeast` of `item`
