@@ -184,8 +184,9 @@ async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOpti
             "recomputes every figure above from them.\n\nPlots: `plots/unique_items_mean.png`, "
             "`plots/unique_items_steps.png`, "
             "`plots/unique_items_collective.png`, `plots/unique_items_agents_<condition>.png`.\n\n"
-            + ledger.LEDGER_TEXT + "A smelt, craft or collect that failed is an item an agent "
-            "decided to make and its body did not (`skills.csv`).\n")
+            + ledger.LEDGER_TEXT + "A smelt, craft or collect that failed for a reason of the "
+            "body (\"of them the body's\") is an item the agent decided to make and its body "
+            "did not (`skills.csv`).\n")
     return book.finish("Item progression", p, figs, recompute.tables(out, figs), text,
                        {"measured_by": sorted(measured)})
 
