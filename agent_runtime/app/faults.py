@@ -11,8 +11,9 @@ Faults, in order (each waits for the village to be healthy first):
   endpoint misbehaves for a while (:mod:`agent_runtime.app.faults_llm`);
 - ``sigkill_run``: SIGKILL of a whole ``piano run`` process, then ``piano run --resume``.
 
-For each: ``recovered`` (the village decides again, and for a service the process was
-restarted), ``seconds_to_recover`` (from the fault to the first decision after it),
+For each: ``recovered`` (the village decides again, for a service the process was restarted,
+and the fault's ``data_path`` checks all hold: :mod:`agent_runtime.app.fault_checks`),
+``seconds_to_recover`` (from the fault to the first decision after it),
 ``decisions_in_window`` / ``errors_in_window`` over the recovery window, and for the kill of
 the run the memories counted in Redis before the kill and after the resume. At the end,
 ``orphans`` lists processes that still reference the suite's folders (must be none).
@@ -35,6 +36,7 @@ import psutil
 import yaml
 from redis.asyncio import Redis
 
+from agent_runtime.app.fault_checks import broadcast_heard, redis_writes_seen, world_skill_after
 from agent_runtime.app.fault_kit import AGENTS, FaultResult, until
 from agent_runtime.app.faults_llm import llm_faults
 from agent_runtime.config.loader import parse_config
@@ -51,7 +53,9 @@ def suite_config(world: str) -> dict[str, Any]:
                 "duration": None},
         "world": {"kind": world, "port": 0},
         "llm": {"provider": "heuristic"},
-        "agents": [{"name": n, "traits": ["You are steady and helpful."]} for n in AGENTS],
+        # something to keep: kill_minecraft checks each body gets its inventory back
+        "agents": [{"name": n, "traits": ["You are steady and helpful."],
+                    "inventory": {"bread": 3, "oak_planks": 6}} for n in AGENTS],
     }  # fmt: skip
 
 
@@ -91,43 +95,105 @@ async def _kill_service(v: Any, name: str, service: Any, window: float) -> Fault
     return await _inject(v, name, kill, restarted, window)
 
 
+def _checked(result: FaultResult, checks: dict[str, bool]) -> FaultResult:
+    """Record the data-path checks; a fault whose data path did not come back is not recovered."""
+    result.detail["data_path"] = checks
+    result.recovered = result.recovered and all(checks.values())
+    return result
+
+
 async def _in_process_faults(cfg: VillageConfig, run_dir: Path, window: float) -> list[FaultResult]:
     from agent_runtime.app.village import Village, VillageOptions
 
     results: list[FaultResult] = []
     opts = VillageOptions(run_dir=run_dir, run_id=run_dir.name)
     async with Village(cfg, opts) as v:
-        for name, service in (("kill_redis", v.redis_server), ("kill_broker", v.broker)):
-            assert service is not None
-            results.append(await _kill_service(v, name, service, window))
+        assert v.redis_server is not None and v.broker is not None
+        assert v.redis_url is not None and v.mqtt_url is not None
+        kill = await _kill_service(v, "kill_redis", v.redis_server, window)
+        results.append(_checked(kill, await redis_writes_seen(v.redis_url, v.run_id, AGENTS, window)))
+        kill = await _kill_service(v, "kill_broker", v.broker, window)
+        heard = await broadcast_heard(v.mqtt_url, v.run_id, window)
+        results.append(_checked(kill, {"broadcast_heard": heard}))
         server = getattr(v.world, "server", None)
         if server is not None and v.world is not None:
-            rejoined: set[str] = set()
-
-            def body_events(record: dict[str, Any]) -> None:
-                if record.get("type") == "body_event" and record.get("kind") == "reconnected":
-                    rejoined.add(str(record.get("agent")))
-
-            v.events.add_listener(body_events)
-            before = server.restarts
-
-            async def kill_server() -> None:
-                rejoined.clear()
-                os.kill(server.pid, signal.SIGKILL)
-
-            def world_back() -> bool:  # the server is up and every body joined it again
-                return bool(server.restarts > before) and rejoined >= set(AGENTS)
-
-            results.append(await _inject(v, "kill_minecraft", kill_server, world_back, window))
-            admin = v.world.admin
-            victim = AGENTS[0]
-
-            async def kick() -> None:
-                rejoined.clear()
-                await admin.command(f"/kick {victim}")
-
-            results.append(await _inject(v, "kick_bot", kick, lambda: victim in rejoined, window))
+            results += await _world_faults(v, server, window)
     return results
+
+
+async def _world_faults(v: Any, server: Any, window: float) -> list[FaultResult]:
+    """kill_minecraft and kick_bot, with the world's data path checked after the kill."""
+    admin = v.world.admin
+    rejoined: set[str] = set()
+    records: list[dict[str, Any]] = []
+    held_after: dict[str, asyncio.Task[dict[str, int]]] = {}
+
+    async def inventory(name: str) -> dict[str, int]:
+        return _item_counts(await admin.inventory(name))
+
+    def body_events(record: dict[str, Any]) -> None:
+        records.append(record)
+        if record.get("type") == "body_event" and record.get("kind") == "reconnected":
+            name = str(record.get("agent"))
+            rejoined.add(name)
+            if name not in held_after:  # what the server gave back, read as the body rejoins
+                held_after[name] = asyncio.get_running_loop().create_task(inventory(name))
+
+    v.events.add_listener(body_events)
+    before = server.restarts
+    held_before: dict[str, dict[str, int]] = {}
+    killed_at = 0.0
+
+    async def kill_server() -> None:
+        nonlocal held_before, killed_at
+        held_before = await _settled_inventories(inventory)
+        rejoined.clear()
+        held_after.clear()
+        killed_at = time.time()
+        os.kill(server.pid, signal.SIGKILL)
+
+    def world_back() -> bool:  # the server is up and every body joined it again
+        return bool(server.restarts > before) and rejoined >= set(AGENTS)
+
+    result = await _inject(v, "kill_minecraft", kill_server, world_back, window)
+    after = {n: await t for n, t in held_after.items()}
+    skill = await until(lambda: world_skill_after(records, killed_at), window) is not None
+    results = [_checked(result, {
+        "bodies_rejoined": rejoined >= set(AGENTS),
+        "inventories_kept": bool(held_before) and all(after.get(n) == held_before[n] for n in AGENTS),
+        "skill_succeeded": skill,
+    })]  # fmt: skip
+    results[0].detail["inventories"] = {"before": held_before, "after": after}
+    victim = AGENTS[0]
+
+    async def kick() -> None:
+        rejoined.clear()
+        await admin.command(f"/kick {victim}")
+
+    results.append(await _inject(v, "kick_bot", kick, lambda: victim in rejoined, window))
+    return results
+
+
+def _item_counts(items: list[dict[str, Any]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for it in items:
+        out[str(it["name"])] = out.get(str(it["name"]), 0) + int(it["count"])
+    return out
+
+
+async def _settled_inventories(
+    read: Callable[[str], Awaitable[dict[str, int]]], tries: int = 20
+) -> dict[str, dict[str, int]]:
+    """Every agent's inventory on the server, read twice a second apart until it holds still
+    (the server writes a player's file 200 ms after a change: what is read then is on disk)."""
+    last = {n: await read(n) for n in AGENTS}
+    for _ in range(tries):
+        await asyncio.sleep(1.0)
+        now = {n: await read(n) for n in AGENTS}
+        if now == last:
+            return now
+        last = now
+    return last
 
 
 async def _memories(run_dir: Path, run_id: str) -> int:

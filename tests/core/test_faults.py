@@ -22,6 +22,9 @@ async def test_fault_suite_without_a_world(tmp_path: Path) -> None:
     }  # fmt: skip
     reasons = by_name["llm_garbage"]["fallback_reasons"]
     assert reasons.get("LLMInvalidOutput", 0) > 0 and reasons.get("LLMRateLimited", 0) > 0
+    # recovery means the data path came back, checked from outside the village's process
+    assert by_name["kill_redis"]["data_path"] == {"state_written": True, "memories_written": True}
+    assert by_name["kill_broker"]["data_path"] == {"broadcast_heard": True}
     for fault in report["faults"]:
         assert fault["recovered"], fault
         assert fault["seconds_to_recover"] is not None and fault["seconds_to_recover"] < 60

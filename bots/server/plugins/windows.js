@@ -206,6 +206,7 @@ module.exports.server = function (serv) {
     item = clone(item)
     if (item) item.slot = p
     player.inventory.slots[p] = item
+    player.emit('piano_inventory_changed') // no packet, but the player's file is saved soon
     let equip = EQUIPMENT[p]
     if (p === 36 + player.heldItemSlot) equip = 0
     if (equip !== undefined) {

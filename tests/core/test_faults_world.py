@@ -1,0 +1,29 @@
+"""`piano faults --world embedded`: every fault on the real world, recovery judged by the
+data path (bodies back in the world with their inventories, a world skill after the kill,
+state and broadcasts reaching fresh clients), nothing orphaned, no memory lost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_runtime.app.faults import run_suite
+
+pytestmark = [pytest.mark.services, pytest.mark.minecraft, pytest.mark.slow]
+
+
+@pytest.mark.timeout(900)
+async def test_fault_suite_on_the_embedded_world(tmp_path: Path) -> None:
+    report = await run_suite(tmp_path / "suite", world="embedded", window=90, llm=False)
+    by_name = {f["fault"]: f for f in report["faults"]}
+    assert set(by_name) == {"kill_redis", "kill_broker", "kill_minecraft", "kick_bot", "sigkill_run"}
+    assert by_name["kill_minecraft"]["data_path"] == {
+        "bodies_rejoined": True, "inventories_kept": True, "skill_succeeded": True,
+    }, by_name["kill_minecraft"]  # fmt: skip
+    assert by_name["kill_redis"]["data_path"] == {"state_written": True, "memories_written": True}
+    assert by_name["kill_broker"]["data_path"] == {"broadcast_heard": True}
+    for fault in report["faults"]:
+        assert fault["recovered"], fault
+    assert by_name["sigkill_run"]["memories_lost"] == 0
+    assert report["orphans"] == []
