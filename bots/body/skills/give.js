@@ -8,7 +8,7 @@
 // receiver_not_picking_up. The embedded server gives a stack thrown at a player close
 // by to that player (bots/server/plugins/items.js); on a vanilla server the stack
 // lands at the receiver's feet and is picked up after vanilla's 2 s delay.
-const { gotoGoal, goals, awaitPlayerEntity } = require('../lib/move')
+const { gotoGoal, walkTo, goals, awaitPlayerEntity } = require('../lib/move')
 const { GoalPickup, ItemWatch } = require('../lib/items')
 const { SkillError, SkillAborted, resolveNames, inventoryCounts, vec } = require('../lib/util')
 
@@ -60,10 +60,12 @@ module.exports = {
         ctx.progress(received / count, `walking to ${player}`)
         const p = target.position
         try {
-          await gotoGoal(ctx, new goals.GoalNear(p.x, p.y, p.z, HAND_RANGE), `player ${player}`)
+          await walkTo(ctx, p, `player ${player}`, new goals.GoalNear(p.x, p.y, p.z, HAND_RANGE))
         } catch (err) {
           if (err instanceof SkillAborted) throw err
-          throw fail(`target out of reach: no path to ${player}`, 'target_out_of_reach')
+          const walk = err instanceof SkillError ? err.detail.walk : null
+          const left = walk ? `: ${walk.blocks_left} blocks left` : ''
+          throw new SkillError(`target out of reach: no path to ${player}${left}`, { ...detail(), ...(walk ? { walk } : {}) }, 'target_out_of_reach')
         }
         ctx.check()
         if (!target.isValid) continue
