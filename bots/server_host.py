@@ -35,12 +35,21 @@ from agent_runtime.config.layout import Place, VillageLayout
 from agent_runtime.services.process import ChildProcess
 from bots.node import BOTS_DIR, node_env, node_executable, require_node_modules
 
-__all__ = ["PROTOCOL_VERSION", "EmbeddedServer", "EmbeddedServerError", "status_ping"]
+__all__ = [
+    "PROTOCOLS",
+    "PROTOCOL_VERSION",
+    "EmbeddedServer",
+    "EmbeddedServerError",
+    "status_ping",
+]  # fmt: skip
 
 logger = logging.getLogger(__name__)
 
 HOST_JS = BOTS_DIR / "server" / "host.js"
 PROTOCOL_VERSION = 754  # Minecraft 1.16.5
+#: Minecraft version -> protocol number, for the versions the bodies speak (a server that
+#: answers the status ping with another protocol would drop every body at login)
+PROTOCOLS: dict[str, int] = {"1.16.5": PROTOCOL_VERSION}
 _READY = "PIANO_READY "
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _LOOPBACK = {"127.0.0.1", "::1", "localhost"}

@@ -229,7 +229,7 @@ async def open_server(
             **extra,
         )
         return handle
-    await _check_reachable(spot.host, spot.port)
+    await _check_reachable(spot.host, spot.port, w.version)
     if admin_url is not None:
         from bots.admin import AdminClient
 
@@ -250,9 +250,10 @@ async def _places(admin: Any) -> dict[str, Any]:
     return {p["name"]: Place(**p) for p in items}
 
 
-async def _check_reachable(host: str, port: int, within: float = 5.0) -> None:
-    """An external server must answer a server-list ping before bodies try to join it."""
-    from bots.server_host import status_ping
+async def _check_reachable(host: str, port: int, version: str, within: float = 5.0) -> None:
+    """An external server must answer a server-list ping, with the protocol of the village's
+    Minecraft version, before bodies try to join it."""
+    from bots.server_host import PROTOCOLS, status_ping
 
     try:
         status = await status_ping(host, port, within=within)
@@ -262,6 +263,16 @@ async def _check_reachable(host: str, port: int, within: float = 5.0) -> None:
     except Exception as err:  # the ping's own protocol errors
         raise WorldError(f"{host}:{port} did not answer as a Minecraft server: {err}") from None
     log.info("external world %s:%d answers: %s", host, port, status.get("version"))
+    raw = status.get("version")
+    served: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    protocol, expected = served.get("protocol"), PROTOCOLS.get(version)
+    if expected is not None and protocol != expected:
+        name = str(served.get("name", "an unknown version"))[:40]
+        raise WorldError(
+            f"the Minecraft server at {host}:{port} runs {name} (protocol {protocol}); this "
+            f"village's bodies speak Minecraft {version} (protocol {expected}): use a "
+            f"{version} server or another world.version"
+        )
 
 
 def _supervise_server(stack: contextlib.AsyncExitStack, server: Any, events: EventLog) -> None:
