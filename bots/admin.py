@@ -99,6 +99,11 @@ class AdminClient:
         result: list[dict[str, Any]] = data["items"]
         return result
 
+    async def returning(self, player: str) -> bool:
+        """Whether the world had this online player's file before its current login."""
+        data = await self._request("GET", f"/players/{quote(player, safe='')}/inventory")
+        return bool(data.get("returning", False))
+
     async def teleport(self, player: str, x: float, y: float, z: float) -> None:
         """Move an online player (agents' spawn locations on the embedded world)."""
         await self._request(

@@ -39,6 +39,7 @@ from redis.asyncio import Redis
 from agent_runtime.app.fault_checks import broadcast_heard, redis_writes_seen, world_skill_after
 from agent_runtime.app.fault_kit import AGENTS, FaultResult, until
 from agent_runtime.app.faults_llm import llm_faults
+from agent_runtime.app.world_setup import item_counts
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.services import RedisServer
@@ -129,7 +130,7 @@ async def _world_faults(v: Any, server: Any, window: float) -> list[FaultResult]
     held_after: dict[str, asyncio.Task[dict[str, int]]] = {}
 
     async def inventory(name: str) -> dict[str, int]:
-        return _item_counts(await admin.inventory(name))
+        return item_counts(await admin.inventory(name))
 
     def body_events(record: dict[str, Any]) -> None:
         records.append(record)
@@ -172,13 +173,6 @@ async def _world_faults(v: Any, server: Any, window: float) -> list[FaultResult]
 
     results.append(await _inject(v, "kick_bot", kick, lambda: victim in rejoined, window))
     return results
-
-
-def _item_counts(items: list[dict[str, Any]]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for it in items:
-        out[str(it["name"])] = out.get(str(it["name"]), 0) + int(it["count"])
-    return out
 
 
 async def _settled_inventories(

@@ -40,6 +40,7 @@ class WorldHandle:
     admin: Any = None  # bots.admin.AdminClient on the embedded world
     router: Any = None  # agent_runtime.app.shards.ShardRouter when the world is sharded
     null_skill_seconds: float = 0.0  # ``kind: none``: how long a no-op body's skill takes
+    events: EventLog | None = None  # the run's events (``body_equipped``)
 
     @property
     def join_address(self) -> str | None:
@@ -101,10 +102,13 @@ class WorldHandle:
         assert self.admin is not None
         try:
             inv = await self.admin.inventory(spec.name)
+            returning = await self.admin.returning(spec.name)
         except Exception:
             log.warning("cannot read %s's inventory through the admin API", spec.name)
             return
-        if inv:  # the world remembers this player: a restarted run continues
+        held = item_counts(inv)
+        if returning:  # the world remembers this player: a restarted run continues as it was
+            self._equipped(spec.name, held, {})
             return
         if spec.spawn_location is not None:
             p = spec.spawn_location
@@ -118,6 +122,20 @@ class WorldHandle:
                 await self.admin.command(command)
             except Exception as err:  # a refused command must not stop the village
                 log.warning("%s: %s failed: %s", spec.name, command.split()[0], err)
+        self._equipped(spec.name, held, {k: n for k, n in spec.inventory.items() if n > 0})
+
+    def _equipped(self, name: str, held: dict[str, int], kit: dict[str, int]) -> None:
+        """``body_equipped``: what the server held for the body as it joined, and the kit given
+        (none when the world remembered the player: a resumed run keeps its inventory)."""
+        if self.events is not None:
+            self.events.emit("body_equipped", name, held=held, kit=kit)
+
+
+def item_counts(items: list[dict[str, Any]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for it in items:
+        out[str(it["name"])] = out.get(str(it["name"]), 0) + int(it["count"])
+    return out
 
 
 @contextlib.asynccontextmanager
@@ -190,7 +208,9 @@ async def open_server(
     """Start (embedded) or check (external) one server; its handle has no transport yet."""
     w = cfg.world
     suffix = f"-{spot.shard}" if spot.shard else ""
-    handle = WorldHandle(kind=spot.kind, host=spot.host, port=spot.port, version=w.version)
+    handle = WorldHandle(
+        kind=spot.kind, host=spot.host, port=spot.port, version=w.version, events=events
+    )
     if spot.kind == "embedded":
         from bots.server_host import EmbeddedServer, EmbeddedServerError
 

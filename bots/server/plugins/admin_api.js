@@ -44,7 +44,7 @@ module.exports.server = function (serv, settings) {
   function inventory (p) {
     const items = []
     p.inventory.slots.forEach((it, slot) => { if (it && slot > 4) items.push(itemJson(it, slot)) })
-    return { username: p.username, items, cursor: p.cursor ? itemJson(p.cursor, -1) : null, heldSlot: 36 + (p.heldItemSlot || 0) }
+    return { username: p.username, items, cursor: p.cursor ? itemJson(p.cursor, -1) : null, heldSlot: 36 + (p.heldItemSlot || 0), returning: Boolean(p.pianoReturning) }
   }
   function playerJson (p) {
     return { username: p.username, uuid: p.uuid, position: position(p), health: p.health, food: p.food, gameMode: p.gameMode }

@@ -44,6 +44,7 @@ module.exports.server = function (serv, settings) {
   const readyHooks = []
   serv.piano = {
     settings: piano,
+    worldFolder: settings.worldFolder || null,
     state,
     markDirty,
     saveState,
@@ -69,6 +70,11 @@ module.exports.server = function (serv, settings) {
 const SAVE_AFTER_MS = 200
 
 module.exports.player = function (player, serv) {
+  // a returning player: the world had its file before this login (the login writes one at
+  // its end), so the runtime gives no starting kit again, whatever it holds (admin API)
+  const dir = serv.piano && serv.piano.worldFolder
+  const uuid = player._client && player._client.uuid
+  player.pianoReturning = Boolean(dir && uuid && fs.existsSync(path.join(dir, 'playerdata', `${uuid}.dat`)))
   let timer = null
   let saving = Promise.resolve()
   function save () {
