@@ -72,8 +72,9 @@ async def test_tpm_bucket_charges_real_usage() -> None:
     t0 = time.monotonic()
     async with asyncio.timeout(5), limiter.slot(estimated_tokens=90):
         pass
-    # ~50 tokens short at 100 tokens/s
-    assert 0.3 <= time.monotonic() - t0 < 2.0
+    # ~50 tokens short at 100 tokens/s: it waited for them (the bound above is the wait's own
+    # timeout, not a speed)
+    assert time.monotonic() - t0 >= 0.3
 
 
 async def test_oversized_request_is_clamped_not_stuck() -> None:

@@ -119,7 +119,7 @@ async def test_simulated_model_scales_to_a_thousand_agents() -> None:
     elapsed = time.monotonic() - t0
     assert len(results) == 1000 and model.calls == 1000
     assert all(0.08 <= r.latency_s <= 0.12 for r in results)
-    assert elapsed < 2.0  # concurrent, not serial
+    assert elapsed < 20.0  # concurrent: a fifth of the 100 s a serial model would take
 
 
 # --- schema helpers ---------------------------------------------------------------------
