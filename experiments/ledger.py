@@ -32,6 +32,7 @@ __all__ = [
 KINDS = (
     "not_loaded",  # the target's chunk was not loaded by the body: it failed without walking
     "walk_timed_out",  # the skill's time ran out while the body was walking to the target
+    "too_far",  # the target lay beyond the distance a skill walks to (go_to nearer first)
     "no_path",  # no path to the target (or the walk gave up: blocked)
     "stuck",  # the body stood still while walking
     "timed_out_acting",  # the time ran out at the target (digging, depositing, crafting)
@@ -73,6 +74,8 @@ def failure_kind(outcome: Mapping[str, Any]) -> str:
         return "not_loaded"
     if outcome.get("timed_out") or failure == "timed_out" or low.startswith("timed out"):
         return "walk_timed_out" if _WALKING.search(reason) else "timed_out_acting"
+    if re.search(r"\bblocks away\b.*\bwithin \d+ blocks\b", low):
+        return "too_far"
     if low.startswith("body error"):
         return "body_error"
     if low.startswith("no path") or "no path" in low:
@@ -239,6 +242,7 @@ LEDGER_TEXT = (
     "Body ledger: every skill the agents' bodies started (`skill_started` in each run's "
     "`events.jsonl`) and how it ended (`skill_outcome`): succeeded, failed (by kind: "
     "`not_loaded` = the target's chunk was not loaded so the skill failed without walking; "
+    "`too_far` = beyond the distance a skill walks to; "
     "`walk_timed_out` / `timed_out_acting` = the skill's time ran out while walking to the "
     "target / at it; `no_path`, `stuck`, `taken_by_other`, `server_refused`, ... are the "
     "body's; `cancelled` (the agent's controller or an urgent perceived reason stopped it), "

@@ -29,6 +29,13 @@ def _out(reason: str = "", *, success: bool = False, failure: str | None = None,
     (_out("timed out", timed_out=True), "timed_out_acting"),
     (_out("timed out while depositing", failure="timed_out"), "timed_out_acting"),
     (_out("no path to the chest at (1, 65, -21)", failure="target_out_of_reach"), "no_path"),
+    (_out("no path to the chest at (-5, 65, -21): 51 blocks left",
+          failure="target_out_of_reach"), "no_path"),
+    (_out("target out of reach: the chest at (-5, 65, -21) is 136 blocks away (a skill walks "
+          "to targets within 128 blocks; go_to nearer first)", failure="target_out_of_reach"),
+     "too_far"),
+    (_out("stuck: no step for 8 s on the way to the chest at (-5, 65, -21) (2 times got loose "
+          "and planned again): 59 blocks left", failure="stuck"), "stuck"),
     (_out("the body stood still", failure="stuck"), "stuck"),
     (_out("I have no cobblestone", failure="item_missing"), "no_such_item"),
     (_out("the server refused the click", failure="server_refused"), "server_refused"),
