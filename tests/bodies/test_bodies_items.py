@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 import typing
+from typing import Any
 
 import pytest
 
@@ -76,7 +77,7 @@ def check_shortfall(out: SkillOutcome, block: str, wanted: int) -> int:
     return got
 
 
-async def gather(body: MineflayerBody, block: str, drops: str, times: int) -> dict[str, object]:
+async def gather(body: MineflayerBody, block: str, drops: str, times: int) -> dict[str, Any]:
     """``collect block 3`` ``times`` times; every outcome is the count or a typed shortfall."""
     full = 0
     shortfalls: list[str] = []
@@ -106,7 +107,7 @@ async def test_collect_three_stone_logs_and_dirt_ten_times_each(
     transport: JSPyBridgeTransport, server: EmbeddedServer, admin: AdminClient
 ) -> None:
     miner = await connect(transport, server, "gatherer")
-    report: dict[str, dict[str, object]] = {}
+    report: dict[str, dict[str, Any]] = {}
 
     hills = place_xyz(server, "hills")
     await give(admin, miner, "iron_pickaxe", 1)

@@ -27,8 +27,8 @@ SPOTS = ((3.5, 3.5), (9.5, 3.5), (3.5, 9.5), (9.5, 9.5))
 async def test_concurrent_observations_share_a_call_and_keep_their_own_snapshot(
     server: EmbeddedServer, admin: AdminClient, kind: str
 ) -> None:
-    opened: HostTransport = JSPyBridgeTransport() if kind == "jspybridge" else StdioTransport()
-    async with opened as t:
+    t: HostTransport = JSPyBridgeTransport() if kind == "jspybridge" else StdioTransport()
+    async with t:
         bodies = [await connect(t, server, f"batch{kind[:3]}") for _ in SPOTS]
         for body, (x, z) in zip(bodies, SPOTS, strict=True):
             await admin.teleport(body.name, x, 80, z)

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from agent_runtime.app.cli.main import main
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents
-from agent_runtime.config.models import MODULE_NAMES, PRESETS
+from agent_runtime.config.module_table import MODULE_NAMES, PRESETS
 
 ROOT = Path(__file__).resolve().parents[2]
 

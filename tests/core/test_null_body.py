@@ -11,7 +11,6 @@ import asyncio
 import pytest
 
 from agent_runtime.app.cli.bench_runtime import _config
-from agent_runtime.body import null
 from agent_runtime.body.null import NullBody
 from agent_runtime.world import SkillCall
 
@@ -26,7 +25,7 @@ def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
         asked.append(seconds)
         await real_sleep(0)
 
-    monkeypatch.setattr(null.asyncio, "sleep", record)
+    monkeypatch.setattr(asyncio, "sleep", record)
     return asked
 
 

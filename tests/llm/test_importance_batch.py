@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -28,7 +29,7 @@ async def test_concurrent_ratings_share_one_request() -> None:
     results = await asyncio.gather(*(rater.rate(t, k) for t, k in ITEMS))
     assert results == [(7, "llm:scripted"), (2, "llm:scripted"), (9, "llm:scripted")]
     assert rater.batches == 1 and len(model.calls) == 1
-    request: LLMRequest[object] = model.calls[0]
+    request: LLMRequest[Any] = model.calls[0]
     assert request.response_model is ratings_model(3)
     assert request.prompt_name == "memory.importance_batch"
     user = request.messages[-1].content

@@ -181,9 +181,9 @@ async def test_shedding_falls_back_and_is_accounted() -> None:
     assert not any("cognitive_controller" in line for line in report if "warning" in line)
     assert snap["accounting"]["total"]["model_share"] == pytest.approx(0.2)
     assert line.startswith("model 20% of 5 decisions  fallbacks 4 (shed 4, failed 0)")
-    header, controller, memory_row = report[:3]
+    header, controller_row, memory_row = report[:3]
     assert header.split()[:6] == ["module", "calls", "parsed", "repaired", "shed", "failed"]
-    assert controller.split()[:6] == ["cognitive_controller", "1", "1", "0", "0", "0"]
+    assert controller_row.split()[:6] == ["cognitive_controller", "1", "1", "0", "0", "0"]
     assert memory_row.split()[:6] == ["memory", "4", "0", "0", "4", "0"]
 
 

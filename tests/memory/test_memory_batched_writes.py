@@ -75,12 +75,20 @@ async def test_pipelined_replies_in_order_and_a_callers_bug_fails_only_that_call
             pipe.set("x", 1)
             raise ValueError("a bug in one caller")
 
-        a, b, c = await asyncio.gather(
-            store.pipelined(lambda p: (p.set("k1", "v1"), p.get("k1"))),
+        def set_and_get(pipe: Pipeline) -> None:
+            pipe.set("k1", "v1")
+            pipe.get("k1")
+
+        def add_five(pipe: Pipeline) -> None:
+            pipe.incrby("n", 5)
+
+        replies: list[Any] = await asyncio.gather(
+            store.pipelined(set_and_get),
             store.pipelined(bad),
-            store.pipelined(lambda p: p.incrby("n", 5)),
+            store.pipelined(add_five),
             return_exceptions=True,
         )
+        a, b, c = replies
         assert a == [True, b"v1"]
         assert isinstance(b, ValueError)
         assert c == [5]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.bus import topics
 from agent_runtime.interfaces import Schedule
@@ -341,10 +343,13 @@ async def test_a_replacement_on_its_way_is_not_sent_or_counted_twice() -> None:
         assert sum(e["type"] == "decision" for e in seen) == 1
 
 
-async def test_the_view_is_built_again_only_after_a_write() -> None:
+async def test_the_view_is_built_again_only_after_a_write(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Reflex checks while the model thinks read the view again and again: with nothing
     written since, the controller reuses the last view (with the time moved on)."""
     import modules.cognitive_controller as cc_module
+    from agent_runtime.bottleneck import build_view as real
 
     async with local_services() as svc:
         st = svc.store.agent("Ann")
@@ -352,20 +357,17 @@ async def test_the_view_is_built_again_only_after_a_write() -> None:
         cc = CognitiveController(Schedule(cadence=3.0))
         ctx = module_context(svc, cc, agent="Ann")
         built: list[int] = []
-        real = cc_module.build_view
 
         def counting(*a: object, **kw: object) -> object:
             built.append(1)
             return real(*a, **kw)  # type: ignore[arg-type]
 
-        cc_module.build_view = counting  # type: ignore[assignment]
-        try:
-            first = cc.view(ctx)
-            second = cc.view(ctx)
-            assert len(built) == 1 and second.sections == first.sections
-            assert second.now >= first.now
-            st.set("goals", Goals(current="farm wheat", kind="farm"), writer="goal_generation")
-            third = cc.view(ctx)
-            assert len(built) == 2 and third.goals.current == "farm wheat"
-        finally:
-            cc_module.build_view = real
+        monkeypatch.setattr(cc_module, "build_view", counting)
+        first = cc.view(ctx)
+        second = cc.view(ctx)
+        assert len(built) == 1 and second.sections == first.sections
+        assert second.now >= first.now
+        st.set("goals", Goals(current="farm wheat", kind="farm"), writer="goal_generation")
+        third = cc.view(ctx)
+        assert len(built) == 2 and third.goals.current == "farm wheat"
+

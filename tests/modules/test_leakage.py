@@ -197,7 +197,7 @@ async def run_world(
             Identity(name="Ann", traits=w.ann_traits, community_goal="Thrive."),
             writer="runtime",
         )
-        body, shared = WorldBody(w), {}
+        body, shared = WorldBody(w), dict[str, object]()
         mods = modules_for(perception)
         ctxs = {
             n: module_context(svc, m, agent="Ann", body=body, shared=shared, seed=SEED)
