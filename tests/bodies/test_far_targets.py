@@ -91,8 +91,11 @@ async def _drop_at(admin: AdminClient, body: MineflayerBody, x: float, z: float)
         ok = p is not None and abs(p.x - x) < 2 and abs(p.z - z) < 2 and p.y < 109
         return obs if ok else None
 
-    where = f"{body.name} on the ground near ({x}, {z})"
-    obs = await wait_until(landed, within=40, what=f"{where} (last seen at {seen[-1:]})")
+    try:
+        # the wild's chunks are generated when first asked for: slow on a busy machine
+        obs = await wait_until(landed, within=120, what=f"{body.name} on the ground near {x, z}")
+    except AssertionError as err:
+        raise AssertionError(f"{err} (last seen at {seen[-1:]})") from None
     # standing on the ground: the same height in two snapshots (not still falling)
     last = [obs.position.y if obs.position is not None else 0.0]
 
@@ -105,7 +108,7 @@ async def _drop_at(admin: AdminClient, body: MineflayerBody, x: float, z: float)
     return await wait_until(still, within=20, what=f"{body.name} standing still")
 
 
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(420)
 @pytest.mark.asyncio(loop_scope="module")
 async def test_a_deposit_walks_to_a_chest_outside_the_loaded_chunks(
     transport: JSPyBridgeTransport, server: EmbeddedServer, admin: AdminClient
@@ -139,7 +142,7 @@ async def test_a_deposit_walks_to_a_chest_outside_the_loaded_chunks(
     assert AWAY - 40 < left <= AWAY + 2, late.detail
 
 
-@pytest.mark.timeout(180)
+@pytest.mark.timeout(300)
 @pytest.mark.asyncio(loop_scope="module")
 async def test_a_walk_that_cannot_start_says_no_path_and_the_distance_left(
     transport: JSPyBridgeTransport, server: EmbeddedServer, admin: AdminClient
