@@ -127,6 +127,7 @@ class ActionRecord(_Data):
     success: bool | None = None  # None while running / unknown
     ended_at: float = 0.0
     reason: str = ""
+    failure: str | None = None  # the outcome's failure kind (FailureKind), if it failed
     delta: dict[str, int] = Field(default_factory=dict)  # its own inventory change
 
 
@@ -397,6 +398,7 @@ def _record(e: ActionLogEntry) -> ActionRecord:
         success=e.outcome.success if e.outcome else None,
         ended_at=e.outcome.ended_at if e.outcome else 0.0,
         reason=e.outcome.reason if e.outcome else "",
+        failure=e.outcome.failure if e.outcome else None,
         delta=dict(e.outcome.inventory_delta) if e.outcome else {},
     )
     _RECORDS[key] = (weakref.ref(e, lambda _: _RECORDS.pop(key, None)), rec)

@@ -217,6 +217,12 @@ SKILLS: dict[str, type[SkillArgs]] = {
     "whisper": WhisperArgs,
 }
 
+#: Walking pace a body's walk to a far target is planned at: 4.5 blocks/s measured
+#: (bots/body/BENCH.md, session 3: goto_100 p50 22.3 s, one body), halved for detours around
+#: obstacles, other bodies in the way and a busy machine. Skill execution gives a far target
+#: this much time; an agent judges from it whether it can get somewhere in time.
+WALK_BLOCKS_PER_S = 2.25
+
 #: Default timeout (seconds) per skill; the CC may pass another.
 SKILL_TIMEOUTS: dict[str, float] = {
     "go_to": 60.0,

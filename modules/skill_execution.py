@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from agent_runtime.interfaces import BusMessage, Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Action, ActionLogEntry, Decision, Perception
-from agent_runtime.world import SKILL_TIMEOUTS, SkillCall, SkillOutcome, Vec3
+from agent_runtime.world import SKILL_TIMEOUTS, WALK_BLOCKS_PER_S, SkillCall, SkillOutcome, Vec3
 from modules.base import remember
 
 log = logging.getLogger(__name__)
@@ -28,10 +28,6 @@ LOG_LIMIT = 50
 GIFT_LOG_LIMIT = 100  # >= GiftSettings.items_per_hour: the gift ledger covers the hour
 CANCEL_GRACE = 10.0
 
-#: Walking pace that a skill with a far target is given time for: 4.5 blocks/s measured
-#: (bots/body/BENCH.md, session 3: goto_100 p50 22.3 s, one body), halved for detours around
-#: obstacles, other bodies in the way and a busy machine.
-WALK_BLOCKS_PER_S = 2.25
 #: Skills that walk to a position given in their arguments (the body walks there from any
 #: distance, in legs: bots/body/lib/move.js ``walkTo``).
 WALKING_SKILLS = frozenset({"go_to", "place", "deposit", "withdraw"})

@@ -11,6 +11,14 @@ items in all, spread over its item kinds in proportion to how many it holds of e
 nothing), one item kind per decision, never the same kind twice for the same request (its own action log
 says what it already deposited since the request was heard); a deposit that failed is
 tried once more, at another chest when there is one.
+
+It does not set out for what it cannot do: a request whose chest it could not reach (its
+own action log: the walk found no path or got stuck) is not tried again, and a deposit is
+not started when the walk to the nearest chest, at the pace its skills plan walks at
+(``WALK_BLOCKS_PER_S``), would end after the window it heard (it is too far away: a
+decision from its own position, not a failed body). In the tax run of 2026-11-26 (before
+this rule) constituents 130-350 blocks out started 715 deposits that could only fail and
+retried them up to 62 times.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from collections import Counter
 
 from agent_runtime.bottleneck import BottleneckView
 from agent_runtime.state.sections import Utterance
+from agent_runtime.world import WALK_BLOCKS_PER_S
 from modules.heuristics.requests import DepositRequest, RequestState, read_positions, read_request
 
 __all__ = [
@@ -32,6 +41,8 @@ __all__ = [
 ]
 
 MAX_TRIES = 2  # an item kind whose deposit failed is tried once more (at another chest)
+#: failures that say the body could not get to the chest: the request is not tried again
+UNREACHED = frozenset({"target_out_of_reach", "stuck"})
 OPINION_WEIGHT = 0.75  # opinion -1 pays a quarter of the asked share, +1 pays 1.75x
 DEFAULT_WINDOW_S = 60.0  # how long a request without a stated window is taken as open
 TOPIC = "tax"
@@ -65,8 +76,7 @@ def open_request(view: BottleneckView) -> OpenRequest | None:
     if latest is None:
         return None
     u, r = latest
-    window = r.window_s if r.window_s is not None else view.seconds(DEFAULT_WINDOW_S)
-    if view.now - u.at > window + view.seconds(5.0):  # a margin for hearing it late
+    if view.now - u.at > _window(view, r) + view.seconds(5.0):  # a margin for hearing it late
         return None
     return latest
 
@@ -118,9 +128,11 @@ def deposit_due(view: BottleneckView) -> tuple[str, int, tuple[int, int, int] | 
     rate = request.rate if request.rate is not None else rule_rate(view)
     if rate is None:
         return None
+    mine = [r for r in view.action.recent if r.call.skill == "deposit" and r.started_at >= heard_at]
+    if any(r.success is False and r.failure in UNREACHED for r in mine):
+        return None  # it could not get to the chest for this request
     opinion = view.social.opinions.get(TOPIC, 0.0)
     share = share_of(rate, opinion)
-    mine = [r for r in view.action.recent if r.call.skill == "deposit" and r.started_at >= heard_at]
     tries = Counter(str(r.call.args.get("item")) for r in mine)
     done = {str(r.call.args.get("item")) for r in mine if r.success}
     done |= {item for item, n in tries.items() if n >= MAX_TRIES}
@@ -134,8 +146,25 @@ def deposit_due(view: BottleneckView) -> tuple[str, int, tuple[int, int, int] | 
         if item in done or k < 1:
             continue
         why = f"a deposit of {rate:.0%} was asked; my view of it ({opinion:+.1f}) makes it {share:.0%}"
-        return item, min(k, inv[item]), _chest(view, request, failed), why
+        chest = _chest(view, request, failed)
+        if not mine and too_far(view, chest, heard_at + _window(view, request)):
+            return None  # it would arrive after the window: it does not set out
+        return item, min(k, inv[item]), chest, why
     return None
+
+
+def _window(view: BottleneckView, request: DepositRequest) -> float:
+    return request.window_s if request.window_s is not None else view.seconds(DEFAULT_WINDOW_S)
+
+
+def too_far(view: BottleneckView, chest: Chest | None, closes_at: float) -> bool:
+    """Whether the walk from its own position to ``chest`` at WALK_BLOCKS_PER_S ends after
+    ``closes_at`` (its clock). Unknown positions are not too far."""
+    pos = view.perception.position
+    if chest is None or pos is None:
+        return False
+    walk_s = math.dist((pos.x, pos.y, pos.z), chest) / WALK_BLOCKS_PER_S
+    return view.now + walk_s > closes_at
 
 
 def quotas_of(inventory: dict[str, int], share: float) -> dict[str, int]:

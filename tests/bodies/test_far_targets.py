@@ -14,12 +14,11 @@ import subprocess
 
 import pytest
 
-from agent_runtime.world import SKILL_TIMEOUTS, Observation, SkillOutcome
+from agent_runtime.world import SKILL_TIMEOUTS, WALK_BLOCKS_PER_S, Observation, SkillOutcome
 from bots.admin import AdminClient
 from bots.node import node_env, node_executable
 from bots.server_host import EmbeddedServer
 from bots.transport import BODY_DIR, JSPyBridgeTransport, MineflayerBody
-from modules.skill_execution import WALK_BLOCKS_PER_S
 
 from .conftest import connect, give, run, wait_until
 

@@ -27,9 +27,9 @@ from agent_runtime.state.sections import (
     Utterance,
     UtteranceKind,
 )
-from agent_runtime.world import Observation, SkillCall, SkillOutcome
+from agent_runtime.world import WALK_BLOCKS_PER_S, Observation, SkillCall, SkillOutcome, Vec3
 from modules.cognitive_controller import CognitiveController
-from modules.heuristics.controller import decide, inventory
+from modules.heuristics.controller import ControllerOut, decide, inventory
 from tests.modules.helpers import NOW, bview
 
 
@@ -371,3 +371,39 @@ async def test_the_view_is_built_again_only_after_a_write(
         third = cc.view(ctx)
         assert len(built) == 2 and third.goals.current == "farm wheat"
 
+
+
+def _at(x: float, items: dict[str, int]) -> Perception:
+    return Perception(observation=Observation(inventory=items, at=NOW, position=Vec3(x=x, y=64, z=-3)))
+
+
+def test_it_does_not_set_out_for_a_chest_it_cannot_reach_in_the_window() -> None:
+    """From its own position and the window it heard: 20 s at the planned walking pace."""
+    conv = Conversation(lines=(Utterance(speaker="Mayor", text=OPEN, at=NOW - 2, announcement=True),))
+    near = decide(bview(perception=_at(14 + 10, {"oak_log": 10}), conversation=conv), rng())
+    assert near.skill == "deposit", near
+    reach = (20 - 2) * WALK_BLOCKS_PER_S  # blocks it can walk before the window closes
+    edge = decide(bview(perception=_at(14 + reach - 2, {"oak_log": 10}), conversation=conv), rng())
+    assert edge.skill == "deposit", edge
+    far = decide(bview(perception=_at(14 + reach + 2, {"oak_log": 10}), conversation=conv), rng())
+    assert far.skill != "deposit" and far.kind is not IntentKind.DEPOSIT, far
+
+
+def test_a_chest_it_could_not_get_to_is_not_tried_again_for_that_request() -> None:
+    conv = Conversation(lines=(Utterance(speaker="Mayor", text=OPEN, at=NOW - 4, announcement=True),))
+    call = SkillCall(skill="deposit", args={"item": "oak_log", "count": 2, "x": 12, "y": 64, "z": -3})
+
+    def after(failure: str) -> ControllerOut:
+        log = ActionLogEntry(
+            decision_id="d1", call=call, started_at=NOW - 3,
+            outcome=SkillOutcome(skill="deposit", success=False, failure=failure,
+                                 reason="why", ended_at=NOW - 1),
+        )  # fmt: skip
+        v = bview(perception=inv({"oak_log": 10, "bread": 5}), conversation=conv, action=Action(log=(log,)))
+        return decide(v, rng())
+
+    # a chest that refused a click: the next kind is still paid (the body got there)
+    assert after("server_refused").skill == "deposit"
+    # no way there, or stuck on the way: not again for this request
+    for failure in ("target_out_of_reach", "stuck"):
+        assert after(failure).kind is not IntentKind.DEPOSIT, failure

@@ -7,8 +7,8 @@ from agent_runtime.body.recording import RecordingBody
 from agent_runtime.bus import topics
 from agent_runtime.interfaces import Schedule
 from agent_runtime.state.sections import Action, Decision, IntentKind, Perception
-from agent_runtime.world import SKILL_TIMEOUTS, Observation, SkillCall, Vec3
-from modules.skill_execution import WALK_BLOCKS_PER_S, SkillExecution, walk_allowance
+from agent_runtime.world import SKILL_TIMEOUTS, WALK_BLOCKS_PER_S, Observation, SkillCall, Vec3
+from modules.skill_execution import SkillExecution, walk_allowance
 
 
 async def test_a_decision_runs_its_skill_and_is_logged() -> None:
