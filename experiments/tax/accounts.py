@@ -10,8 +10,10 @@ failed (and why), from the raw files only (scoring side; no agent reads this).
 A season is ``paid_full`` when the constituent deposited at least the whole items the rate
 asked of its inventory (``floor(rate x inventory)``, at least one), ``paid_less`` when it
 deposited something less; otherwise ``decided_not`` when it started no deposit in the window,
-``tried_failed`` when a deposit it started failed for a reason of the body (the reason kind is
-kept), ``stopped`` when it started one and then dropped it itself (cancelled, asked for an
+``paid_late`` when a deposit it started in the window succeeded only after the season was
+measured (the walk took longer than the window), ``tried_failed`` when a deposit it started
+failed for a reason of the body (the reason kind is kept), ``stopped`` when it started one
+and then dropped it itself (cancelled, asked for an
 item it lacked) or the deposit was still running when the season was measured;
 ``nothing_to_pay`` when it held nothing at the opening; ``nothing_asked`` at a 0% rate.
 """
@@ -28,7 +30,7 @@ from typing import Any
 from experiments.common import read_csv
 from experiments.ledger import BODY_KINDS, read_skills
 
-CLASSES = ("paid_full", "paid_less", "decided_not", "tried_failed", "stopped",
+CLASSES = ("paid_full", "paid_less", "paid_late", "decided_not", "tried_failed", "stopped",
            "nothing_to_pay", "nothing_asked")
 PHASES = ("before", "after")
 
@@ -74,6 +76,8 @@ def classify(row: Mapping[str, str], tries: Sequence[Mapping[str, Any]]) -> tupl
         return "nothing_to_pay", ""
     if not tries:
         return ("nothing_asked" if rate <= 0 else "decided_not"), ""
+    if any(t["success"] for t in tries):
+        return "paid_late", ""
     body = Counter(t["kind"] for t in tries if t["success"] is False and t["kind"] in BODY_KINDS)
     if body:
         return "tried_failed", body.most_common(1)[0][0]
@@ -134,15 +138,14 @@ def figures(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
             n, c = f["seasons"], f["classes"]
             asked = n - c["nothing_to_pay"] - c["nothing_asked"]
             paid = c["paid_full"] + c["paid_less"]
-            tried = paid + c["tried_failed"] + c["stopped"]
+            tried = paid + c["paid_late"] + c["tried_failed"] + c["stopped"]
             unpaid = asked - paid
             out[cond][phase] = {
-                "seasons": n, "classes": {k: c[k] for k in ("paid_full", "paid_less",
-                                                            "decided_not", "tried_failed",
-                                                            "stopped", "nothing_to_pay",
-                                                            "nothing_asked")},
+                "seasons": n, "classes": {k: c[k] for k in CLASSES},
                 "decided_to_pay": _share(tried, asked), "paid": _share(paid, asked),
                 "failed": _share(c["tried_failed"], asked),
+                "paid_late": _share(c["paid_late"], asked),
+                "unpaid_paid_late": _share(c["paid_late"], unpaid),
                 "unpaid_by_body": _share(c["tried_failed"], unpaid),
                 "unpaid_by_decision": _share(c["decided_not"] + c["stopped"], unpaid),
                 "tried_failed_by_reason": dict(f["reasons"].most_common()),

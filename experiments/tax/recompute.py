@@ -192,25 +192,28 @@ def _p(x: Any) -> str:
 def season_tables(figs: Mapping[str, Any]) -> str:
     """Decisions vs bodies: every constituent-season accounted for."""
     from experiments.ledger import kinds_text
+    from experiments.tax import accounts
 
     rows, counts = [], []
     for cond, phases in figs.get("seasons", {}).items():
         for phase, f in phases.items():
             c = f["classes"]
             rows.append([cond, phase, f["seasons"], _p(f["decided_to_pay"]), _p(f["paid"]),
-                         _p(f["failed"]), _p(f["unpaid_by_decision"]), _p(f["unpaid_by_body"]),
+                         _p(f["failed"]), _p(f["paid_late"]), _p(f["unpaid_by_decision"]),
+                         _p(f["unpaid_by_body"]), _p(f["unpaid_paid_late"]),
                          f"{f['deposits_succeeded']} of {f['deposits_started']} "
                          f"({_p(f['deposits_succeeded_share'])})",
                          kinds_text(f["deposit_failures_by_kind"])])
-            counts.append([cond, phase, *(c[k] for k in (
-                "paid_full", "paid_less", "decided_not", "tried_failed", "stopped",
-                "nothing_to_pay", "nothing_asked")), kinds_text(f["tried_failed_by_reason"])])
+            counts.append([cond, phase, *(c[k] for k in accounts.CLASSES),
+                           kinds_text(f["tried_failed_by_reason"])])
     share = md_table(
         ["condition", "phase", "constituent-seasons", "decided to pay", "paid", "failed",
-         "unpaid: decided", "unpaid: body failed", "deposits in the windows succeeded",
+         "paid late", "unpaid: decided", "unpaid: body failed", "unpaid: paid late",
+         "deposits in the windows succeeded",
          "deposit failures by kind"], rows)
     classes = md_table(
-        ["condition", "phase", "paid the rate", "paid less", "decided not to pay",
+        ["condition", "phase", "paid the rate", "paid less", "paid after the season",
+         "decided not to pay",
          "tried and failed", "started, then stopped", "held nothing", "0% asked",
          "tried and failed: why"], counts)
     return ("## Decisions or bodies? Every constituent-season\n\n" + share + "\n\n" + classes)

@@ -228,7 +228,9 @@ async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOpti
     report += (
         "Decisions or bodies: each constituent-season (`deposits.csv` row) is *paid the rate* "
         "(at least the whole items the rate asks of its inventory), *paid less*, *decided not "
-        "to pay* (no deposit started in the window), *tried and failed* (a deposit it started "
+        "to pay* (no deposit started in the window), *paid after the season* (a deposit started "
+        "in the window succeeded only after the season was measured: the walk was longer than "
+        "the window), *tried and failed* (a deposit it started "
         "in the window failed for a reason of its body, given by kind), *started, then "
         "stopped* (it cancelled its deposit, or asked for an item it lacked, or the deposit was "
         "still running at the measurement), *held nothing* or *0% asked*. \"Decided to pay\" "

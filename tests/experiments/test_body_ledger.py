@@ -104,6 +104,7 @@ def _tax_files(tmp_path: Path) -> Path:
     for agent, inv, got, role in [("payer", 50, 10, "constituent"), ("less", 50, 3, "constituent"),
                                   ("idle", 50, 0, "constituent"), ("walker", 50, 0, "constituent"),
                                   ("quitter", 50, 0, "constituent"), ("empty", 0, 0, "constituent"),
+                                  ("late", 50, 0, "constituent"),
                                   ("infl", 50, 0, "influencer")]:
         dep.append({"condition": "x", "repeat": 0, "season": 0, "phase": "before", "rate": 0.2,
                     "agent": agent, "role": role, "inventory_open": inv, "deposited": got,
@@ -125,6 +126,8 @@ def _tax_files(tmp_path: Path) -> Path:
         _ev(110.0, "skill_started", "walker", "deposit"),
         _ev(121.0, "skill_outcome", "walker", "deposit", success=False, timed_out=True,
             reason="timed out (while walking to the chest at (1, 65, -21))"),
+        _ev(115.0, "skill_started", "late", "deposit"),  # arrives after the measurement
+        _ev(130.0, "skill_outcome", "late", "deposit", success=True, delta={"wheat": -10}),
         _ev(111.0, "skill_started", "quitter", "deposit"),
         _ev(112.0, "skill_outcome", "quitter", "deposit", success=False, cancelled=True,
             reason="cancelled"),
@@ -142,14 +145,17 @@ def test_every_constituent_season_is_accounted_for(tmp_path: Path) -> None:
         "payer": ("paid_full", "", 1), "less": ("paid_less", "", 1),
         "idle": ("decided_not", "", 0), "walker": ("tried_failed", "not_loaded", 2),
         "quitter": ("stopped", "cancelled", 1), "empty": ("nothing_to_pay", "", 0),
+        "late": ("paid_late", "", 1),
     }  # the influencer is not counted
     f = accounts.figures(rows)["x"]["before"]
-    assert f["seasons"] == 6 and sum(f["classes"].values()) == 6
-    assert f["decided_to_pay"] == pytest.approx(4 / 5)
-    assert f["paid"] == pytest.approx(2 / 5) and f["failed"] == pytest.approx(1 / 5)
-    assert f["unpaid_by_body"] == pytest.approx(1 / 3)
-    assert f["unpaid_by_decision"] == pytest.approx(2 / 3)
-    assert (f["deposits_started"], f["deposits_succeeded"]) == (5, 2)
+    assert f["seasons"] == 7 and sum(f["classes"].values()) == 7
+    assert f["decided_to_pay"] == pytest.approx(5 / 6)
+    assert f["paid"] == pytest.approx(2 / 6) and f["failed"] == pytest.approx(1 / 6)
+    assert f["paid_late"] == pytest.approx(1 / 6)
+    assert f["unpaid_by_body"] == pytest.approx(1 / 4)
+    assert f["unpaid_by_decision"] == pytest.approx(2 / 4)
+    assert f["unpaid_paid_late"] == pytest.approx(1 / 4)
+    assert (f["deposits_started"], f["deposits_succeeded"]) == (6, 3)
     assert f["deposit_failures_by_kind"] == {"not_loaded": 1, "walk_timed_out": 1,
                                              "cancelled": 1}
     assert accounts.distributed_at(tmp_path) == {("x", 0): 200.0}
