@@ -66,7 +66,7 @@ lint:
 	$(VENV)/bin/ruff check agent_runtime modules bots experiments tests
 
 typecheck:
-	$(VENV)/bin/mypy -p agent_runtime -p modules -p bots -p experiments
+	$(VENV)/bin/mypy -p agent_runtime -p modules -p bots -p experiments -p tests
 
 pytest:
 	$(VENV)/bin/pytest -q -p no:cacheprovider

@@ -175,9 +175,7 @@ async def test_end_of_run_lines_per_agent_hour_at_the_models_price(
     async with LLMService(cfg, environ={"PIANO_TEST_KEY": API_KEY}) as svc:
         for agent in ("ann", "bob"):
             brain = svc.brain("planning", agent)
-            got = await brain.think(
-                lambda a=agent: plan_request(a), lambda: Plan(goal="x", steps=["y"])
-            )
+            got = await brain.think(plan_request(agent), lambda: Plan(goal="x", steps=["y"]))
             assert not got.is_heuristic
         lines = svc.report(agent_hours=0.5)
         table = svc.per_agent_hour(0.5)
