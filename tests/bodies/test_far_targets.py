@@ -87,7 +87,7 @@ async def _drop_at(admin: AdminClient, body: MineflayerBody, x: float, z: float)
         p = obs.position
         seen.append(p)
         # (a body whose chunk has not arrived hangs where it was put: no physics there)
-        ok = p is not None and abs(p.x - x) < 2 and abs(p.z - z) < 2 and p.y < 109
+        ok = p is not None and abs(p.x - x) < 4 and abs(p.z - z) < 4 and p.y < 109
         return obs if ok else None
 
     try:
