@@ -76,9 +76,14 @@ async def test_bench_skills_small() -> None:
             "per_run_ms",
         }
         assert 1 <= entry["runs"] <= 2, label
-        # each step of these simple scenarios worked for at least one of the two bodies (the
-        # bench measured 100 % over 20 runs each; a step at 0 % is a broken skill)
-        assert 0.0 < entry["success_rate"] <= 1.0, (label, entry["reasons"], entry["examples"])
+        if label == "eat":
+            # the embedded server has no hunger: it never confirms eating, and the skill says
+            # so as the server's refusal (bots/body/BENCH.md), never as something unknown
+            assert set(entry["failures"]) <= {"server_refused"}, (label, entry["reasons"])
+        else:
+            # each step of these simple scenarios worked for at least one of the two bodies
+            # (the bench measured 100 % over 20 runs each; a step at 0 % is a broken skill)
+            assert 0.0 < entry["success_rate"] <= 1.0, (label, entry["reasons"], entry["examples"])
         assert set(entry["time_s"]) == {"p50", "p95"}
         assert "unknown" not in entry["failures"], (label, entry["reasons"])
         assert sum(entry["failures"].values()) == round(entry["runs"] * (1 - entry["success_rate"]))
