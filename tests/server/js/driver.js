@@ -115,7 +115,14 @@ function withTimeout (p, ms, what) {
     .finally(() => clearTimeout(t))
 }
 async function goto (x, y, z, range = 2, ms = 30000) {
-  await withTimeout(bot.pathfinder.goto(new goals.GoalNear(x, y, z, range)), ms, `goto ${x},${y},${z}`)
+  try {
+    await withTimeout(bot.pathfinder.goto(new goals.GoalNear(x, y, z, range)), ms, `goto ${x},${y},${z}`)
+  } catch (err) {
+    // a planning timeout on a busy machine (ci2: "Took to long to decide path to goal!"): plan
+    // once more from where the bot stands now, as a player would try again
+    if (!/Took to long to decide path/.test(String(err && err.message))) throw err
+    await withTimeout(bot.pathfinder.goto(new goals.GoalNear(x, y, z, range)), ms, `goto ${x},${y},${z}`)
+  }
 }
 // a sort order: nearest to the bot first (``at``: the position of an element)
 const nearestFirst = (at = (x) => x) => (a, b) => at(a).distanceTo(bot.entity.position) - at(b).distanceTo(bot.entity.position)
