@@ -171,10 +171,14 @@ async def test_collect_leaves_a_block_it_finds_no_way_to(
 
     result = await bot.call("collect", within=60, block="sponge", count=1, thinkMs=400)
     assert counts(result["inventory"])["sponge"] == 1  # (and what its walks dug on the way)
-    first, second = result["rounds"]
+    rounds = result["rounds"]
+    print(f"  rounds {rounds}")
+    first, *later = rounds
     assert first["got"] == 0 and first["pathError"] == {
         "kind": "Timeout",
         "at": {"x": sx, "y": y, "z": z},
     }
-    assert second == {"targets": 1, "got": 1}
+    # then the open one (on a loaded machine a drop can take a round more to pick up)
+    assert later and later[-1]["got"] == 1 and sum(r["got"] for r in later) == 1
+    assert all(r.get("pathError", {}).get("at") != first["pathError"]["at"] for r in later)
     assert await bot.call("block_at", x=sx, y=y, z=z) == "sponge"
