@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import collections
 import contextlib
-import json
 import random
 import tempfile
 import time
@@ -26,6 +25,7 @@ from typing import Any
 
 import psutil
 
+from agent_runtime.app.bench_output import Measurement, add_json_out, emit
 from agent_runtime.interfaces import BotSpec
 from agent_runtime.world import SkillCall
 
@@ -63,6 +63,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="JSPyBridge (default) or the JSON-lines Node sidecar",
     )
     p.add_argument("--seed", type=int, default=1)
+    add_json_out(p)
 
 
 def _percentile(values: list[float], q: float) -> float | None:
@@ -296,6 +297,6 @@ def _round(v: float | None) -> float | None:
 def run(args: argparse.Namespace) -> int:
     if args.bots < 1 or args.duration <= 0 or args.rate <= 0:
         raise SystemExit("--bots, --duration and --rate must be positive")
-    result = asyncio.run(bench(args))
-    print(json.dumps(result, indent=2))
+    since = Measurement()
+    emit(asyncio.run(bench(args)), args, since)
     return 0

@@ -38,6 +38,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.app.bench_output import Measurement, add_json_out, emit
+
 DEFAULT_CONFIG = Path(__file__).resolve().parents[3] / "configs" / "village_small.yaml"
 EXTRAPOLATE_AGENTS = 50
 
@@ -53,12 +55,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--latency-ms", type=float, default=800.0, help="the endpoint's answer time")
     p.add_argument("--seed", type=int, default=None, help="run seed (default: the file's)")
     p.add_argument("--run-dir", help="keep the run folder here (default: a temporary one)")
-    p.add_argument("--json-out", help="also write the JSON to this file")
     p.add_argument(
         "--render",
         metavar="JSON",
         help="print the Markdown table of a saved result (no run), as in llm/BENCH.md",
     )
+    add_json_out(p)
 
 
 def bench_config(args: argparse.Namespace) -> Any:
@@ -297,13 +299,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from agent_runtime import event_loop
 
+    since = Measurement()
+
     if args.run_dir:
         out = event_loop.run(_bench(args, Path(args.run_dir)))
     else:
         with tempfile.TemporaryDirectory(prefix="piano-bench-cost-") as tmp:
             out = event_loop.run(_bench(args, Path(tmp) / "run"))
-    text = json.dumps(out, indent=2)
-    if args.json_out:
-        Path(args.json_out).write_text(text + "\n")
-    sys.stdout.write(text + "\n")
+    emit(out, args, since)
     return 0

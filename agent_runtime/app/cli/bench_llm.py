@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -34,6 +33,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agent_runtime.app.bench_output import Measurement, add_json_out, emit
 from agent_runtime.config.llm import LLMDeadlines, LLMSettings
 from agent_runtime.interfaces import LLMRequest, Message
 from agent_runtime.llm import Brain, LLMService
@@ -69,6 +69,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument("--capacity", type=int, nargs="+", default=list(CAPACITIES))
     p.add_argument("--seed", type=int, default=1)
+    add_json_out(p)
 
 
 def _request(module: str, agent: str) -> LLMRequest[_Reply]:
@@ -214,5 +215,6 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    print(json.dumps(asyncio.run(_bench(args)), indent=2))
+    since = Measurement()
+    emit(asyncio.run(_bench(args)), args, since)
     return 0

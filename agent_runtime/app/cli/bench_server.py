@@ -20,6 +20,7 @@ from typing import Any
 
 import psutil
 
+from agent_runtime.app.bench_output import Measurement, add_json_out, emit
 from agent_runtime.tasks import cancel_and_wait
 
 WALKER = Path(__file__).resolve().parents[2] / "bots" / "server" / "bench" / "walker.js"
@@ -35,6 +36,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     p.add_argument("--spacing-ms", type=int, default=100, help="delay between bot logins")
     p.add_argument("--view-distance", type=int, default=6)
     p.add_argument("--connect-timeout", type=float, default=120.0)
+    add_json_out(p)
 
 
 def _summary(values: list[float]) -> dict[str, float | None]:
@@ -153,5 +155,6 @@ def run(args: argparse.Namespace) -> int:
     if args.bots < 1 or args.duration <= 0:
         print(json.dumps({"error": "--bots must be >= 1 and --duration > 0"}))
         return 2
-    print(json.dumps(asyncio.run(_bench(args)), indent=2))
+    since = Measurement()
+    emit(asyncio.run(_bench(args)), args, since)
     return 0

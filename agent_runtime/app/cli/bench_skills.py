@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import random
 import tempfile
@@ -20,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.app.bench_output import Measurement, add_json_out, emit
 from agent_runtime.app.skills_bench import SCENARIOS, Bench, Tally
 
 
@@ -33,6 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--climb-limit", type=float, default=600.0, help="seconds per climb")
     p.add_argument("--server-log", default=None, help="keep the server log in this file")
     p.add_argument("--seed", type=int, default=1)
+    add_json_out(p)
 
 
 async def _level(args: argparse.Namespace, agents: int, rng: random.Random) -> dict[str, Any]:
@@ -94,5 +95,6 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     if args.rounds < 1 or any(int(a) < 1 for a in args.agents.split(",") if a):
         raise SystemExit("--rounds and --agents must be positive")
-    print(json.dumps(asyncio.run(bench(args)), indent=2))
+    since = Measurement()
+    emit(asyncio.run(bench(args)), args, since)
     return 0

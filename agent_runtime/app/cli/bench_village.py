@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.app.bench_output import Measurement, add_json_out, emit
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser(
@@ -42,6 +44,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     p.add_argument(
         "--region", type=int, default=400, help="blocks of x per shard (>= 128: a whole town)"
     )
+    add_json_out(p)
 
 
 def village_config(
@@ -159,5 +162,6 @@ def run(args: argparse.Namespace) -> int:
             json.dumps({"error": "need --agents, --shards >= 1, --duration > 0, --region >= 128"})
         )
         return 2
-    print(json.dumps(asyncio.run(_bench(args)), indent=2))
+    since = Measurement()
+    emit(asyncio.run(_bench(args)), args, since)
     return 0

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import tempfile
 from pathlib import Path
+
+from agent_runtime.app.bench_output import Measurement, add_json_out, emit
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -19,6 +20,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--out", help="keep the suite's folders here (default: a temporary folder)")
     p.add_argument("--fault-seconds", type=float, default=8.0, help="how long each LLM fault lasts")
     p.add_argument("--no-llm", action="store_true", help="skip the LLM endpoint faults")
+    add_json_out(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
     if args.window <= 0:
         print("--window must be positive")
         return 2
+    since = Measurement()
     with tempfile.TemporaryDirectory(prefix="piano-faults-") as tmp:
         root = Path(args.out) if args.out else Path(tmp)
         report = asyncio.run(
@@ -38,5 +41,5 @@ def run(args: argparse.Namespace) -> int:
                 fault_s=args.fault_seconds,
             )
         )
-    print(json.dumps(report, indent=2))
+    emit(report, args, since)
     return 0 if report["all_recovered"] and not report["orphans"] else 1

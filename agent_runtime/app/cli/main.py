@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "worker": "agent_runtime.app.cli.cmd_worker",
     "faults": "agent_runtime.app.cli.cmd_faults",
     "llm": "agent_runtime.app.cli.cmd_llm",
+    "docs": "agent_runtime.app.cli.cmd_docs",  # figures from result files (issue 32)
 }
 
 BENCHES: dict[str, str] = {

@@ -1,0 +1,91 @@
+"""Where a benchmark's JSON goes: stdout, and with ``--json-out FILE`` a result file.
+
+Every result carries its ``provenance`` (when, which commit, on what machine and under what
+load), so that a figure in the docs rendered from the file (``piano docs``,
+:mod:`agent_runtime.app.doc_figures`) says what it was measured on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Measurement", "add_json_out", "emit", "provenance"]
+
+_ROOT = Path(__file__).resolve().parents[2]
+
+
+def add_json_out(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--json-out",
+        metavar="FILE",
+        help="also write the JSON, with its provenance, to this file (e.g. a results/ folder)",
+    )
+
+
+def _commit() -> str | None:
+    """The checkout's commit (with ``+dirty`` for uncommitted changes), if it is one."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return f"{head}+dirty" if head and dirty else head or None
+
+
+def _load() -> list[float]:
+    return [round(v, 2) for v in os.getloadavg()]
+
+
+def provenance(started: float, load_before: list[float] | None = None) -> dict[str, Any]:
+    """What a result was measured on: ``started`` is the ``time.time()`` the bench began."""
+    return {
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "commit": _commit(),
+        "command": "piano " + " ".join(sys.argv[1:]),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_average_before": load_before,
+        "load_average_after": _load(),
+    }
+
+
+class Measurement:
+    """Opened when a bench starts (it reads the load before), closed by :func:`emit`."""
+
+    def __init__(self) -> None:
+        self.started = time.time()
+        self.load_before = _load()
+
+
+def emit(result: dict[str, Any], args: argparse.Namespace, since: Measurement) -> None:
+    """Print ``result`` as JSON and, with ``--json-out``, write it with its provenance."""
+    out = {**result, "provenance": provenance(since.started, since.load_before)}
+    text = json.dumps(out, indent=2)
+    path = getattr(args, "json_out", None)
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text + "\n")
+    sys.stdout.write(text + "\n")

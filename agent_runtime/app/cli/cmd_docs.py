@@ -1,0 +1,48 @@
+"""``piano docs [--check]``: render the docs' figures from their committed result files.
+
+Every ``<!-- figures: RENDERER PATH -->`` block in the repository's Markdown
+(:mod:`agent_runtime.app.doc_figures`) is rendered again from its file; ``--check`` changes
+nothing and exits 1 naming each block that disagrees with its file (the test suite runs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from agent_runtime.app.doc_figures import Renderer, render_docs
+from agent_runtime.app.faults_table import render_faults
+from agent_runtime.app.report_sections import render_report_section
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _cost(source: Path, options: Mapping[str, str]) -> str:
+    from agent_runtime.app.cli.bench_cost import render_markdown
+
+    return render_markdown(json.loads(source.read_text()), str(source.relative_to(ROOT)))
+
+
+RENDERERS: dict[str, Renderer] = {
+    "cost": _cost,  # piano bench cost --json-out
+    "faults": render_faults,  # piano faults --json-out
+    "report": render_report_section,  # an experiment's report.md, section=NAME
+}
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("docs", help="render the docs' figures from their result files")
+    p.add_argument("--check", action="store_true", help="change nothing; exit 1 on disagreement")
+    p.add_argument("--root", default=str(ROOT), help="the folder searched for *.md")
+
+
+def run(args: argparse.Namespace) -> int:
+    count, problems = render_docs(Path(args.root), RENDERERS, write=not args.check)
+    for p in problems:
+        print(p, file=sys.stderr)
+    verb = "checked" if args.check else "rendered"
+    print(f"{count} figure blocks {verb}, {len(problems)} disagreeing")
+    return 1 if problems else 0

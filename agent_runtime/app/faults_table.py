@@ -1,0 +1,46 @@
+"""The fault suite's report (``piano faults --json-out``) as a Markdown table for the docs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["render_faults"]
+
+
+def _checks(fault: Mapping[str, Any]) -> str:
+    path = fault.get("data_path")
+    if not path:
+        return "-"
+    return ", ".join(f"{k} {'yes' if v else '**no**'}" for k, v in path.items())
+
+
+def render_faults(source: Path, options: Mapping[str, str]) -> str:
+    """One row per fault: recovered, seconds to the first decision after it, data path checks,
+    decisions and errors in the window; then when, on which commit and under what load."""
+    data = json.loads(source.read_text())
+    report = data.get("report", data)
+    rows = [
+        "| fault | recovered | seconds to recover | data path (checked from outside) "
+        "| decisions in window | errors in window |",
+        "|---|---|---|---|---|---|",
+    ]
+    for f in report["faults"]:
+        secs = f.get("seconds_to_recover")
+        rows.append(
+            f"| {f['fault']} | {'yes' if f['recovered'] else '**no**'} "
+            f"| {'-' if secs is None else f'{secs:g}'} | {_checks(f)} "
+            f"| {f.get('decisions_in_window', '-')} | {f.get('errors_in_window', '-')} |"
+        )
+    prov = data.get("provenance", data)
+    load = prov.get("load_average_before")
+    rows += [
+        "",
+        f"`{prov.get('command', 'piano faults')}`, {prov.get('date', '?')}, commit "
+        f"{prov.get('commit', '?')}, load average before {load}; "
+        f"all recovered: {'yes' if report['all_recovered'] else '**no**'}, orphan processes: "
+        f"{len(report.get('orphans', [])) or 'none'}.",
+    ]
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,107 @@
+"""Figures in the docs come from committed result files: ``piano docs --check`` over the
+repository, and what it catches (a changed figure, a missing file, a broken block)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agent_runtime.app.bench_output import Measurement, emit
+from agent_runtime.app.cli.cmd_docs import RENDERERS, ROOT
+from agent_runtime.app.cli.main import main
+from agent_runtime.app.doc_figures import render_docs
+from agent_runtime.app.faults_table import render_faults
+
+FAULTS = ROOT / "agent_runtime/app/results/faults-embedded-2026-11-26.json"
+REPORT = ROOT / "experiments/tax/results/2026-11-26-full-anti-scale1-decide/report.md"
+
+
+def test_every_rendered_figure_in_the_repository_agrees_with_its_file() -> None:
+    count, problems = render_docs(ROOT, RENDERERS, write=False)
+    assert [str(p) for p in problems] == []
+    assert count >= 4  # the tax and item-progression READMEs' blocks at least
+
+
+def _doc(tmp: Path, body: str, spec: str = 'report report.md section="Votes"') -> Path:
+    shutil.copy(REPORT, tmp / "report.md")
+    doc = tmp / "README.md"
+    doc.write_text(f"# A doc\n\ntext\n\n<!-- figures: {spec} -->\n{body}<!-- /figures -->\nend\n")
+    return doc
+
+
+def test_a_changed_figure_disagrees_and_piano_docs_renders_it_back(tmp_path: Path) -> None:
+    doc = _doc(tmp_path, "")
+    assert render_docs(tmp_path, RENDERERS, write=True) == (1, [])
+    rendered = doc.read_text()
+    assert "| full-anti-r0 | 1: 11% (25/0/0) | 1 | 0.11 |" in rendered
+    assert render_docs(tmp_path, RENDERERS, write=False) == (1, [])
+
+    doc.write_text(rendered.replace("(25/0/0)", "(24/1/0)"))  # a figure typed over
+    count, problems = render_docs(tmp_path, RENDERERS, write=False)
+    assert count == 1 and len(problems) == 1
+    assert problems[0].line == 5 and "(24/1/0)" in problems[0].reason
+    assert "(25/0/0)" in problems[0].reason
+    assert main(["docs", "--check", "--root", str(tmp_path)]) == 1
+    assert main(["docs", "--root", str(tmp_path)]) == 0
+    assert doc.read_text() == rendered
+
+    # the result file changes: the document no longer agrees with it
+    (tmp_path / "report.md").write_text(REPORT.read_text().replace("(25/0/0)", "(20/5/0)"))
+    _, problems = render_docs(tmp_path, RENDERERS, write=False)
+    assert len(problems) == 1 and "(20/5/0)" in problems[0].reason
+
+
+@pytest.mark.parametrize(
+    ("spec", "body", "why"),
+    [
+        ('report missing.md section="Votes"', "", "no result file"),
+        ('report report.md section="No such"', "", "no section"),
+        ("nosuch report.md", "", "no renderer 'nosuch'"),
+        ("report", "", "want <!-- figures: RENDERER PATH"),
+    ],
+)
+def test_a_block_that_cannot_render_is_named(
+    tmp_path: Path, spec: str, body: str, why: str
+) -> None:
+    _doc(tmp_path, body, spec)
+    _, problems = render_docs(tmp_path, RENDERERS, write=False)
+    assert len(problems) == 1 and why in problems[0].reason
+    assert problems[0].doc == tmp_path / "README.md" and problems[0].line == 5
+
+
+def test_an_unclosed_block_is_named(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("x\n<!-- figures: report r.md -->\n| 1 |\n")
+    _, problems = render_docs(tmp_path, RENDERERS, write=False)
+    assert len(problems) == 1 and "no <!-- /figures -->" in problems[0].reason
+
+
+def test_the_faults_table_has_a_row_per_fault_with_its_data_path(tmp_path: Path) -> None:
+    table = render_faults(FAULTS, {})
+    report = json.loads(FAULTS.read_text())["report"]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) == 1 + len(report["faults"])
+    assert any(r.startswith("| kill_broker | yes | 12.53 | broadcast_heard yes |") for r in rows)
+    broken = {
+        **report,
+        "faults": [{**report["faults"][1], "data_path": {"broadcast_heard": False}}],
+    }
+    (tmp_path / "faults.json").write_text(json.dumps({"report": broken}))
+    assert "broadcast_heard **no**" in render_faults(tmp_path / "faults.json", {})
+
+
+def test_a_bench_result_file_says_when_on_which_commit_and_under_what_load(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "results" / "x.json"
+    emit({"bench": "x", "value": 1}, argparse.Namespace(json_out=str(out)), Measurement())
+    printed = json.loads(capsys.readouterr().out)
+    saved = json.loads(out.read_text())
+    assert printed == saved and saved["value"] == 1
+    prov = saved["provenance"]
+    assert prov["date"].endswith("Z") and prov["cpus"] >= 1
+    assert len(prov["load_average_before"]) == 3 and len(prov["load_average_after"]) == 3
+    assert prov["commit"]  # the tests run in a git checkout
