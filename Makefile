@@ -69,7 +69,7 @@ typecheck:
 	$(VENV)/bin/mypy -p agent_runtime -p modules -p bots -p experiments -p tests
 
 pytest:
-	$(VENV)/bin/pytest -q -p no:cacheprovider
+	$(VENV)/bin/pytest -q -p no:cacheprovider --durations=60
 
 # For development: lint, typing and every test not marked `slow` (`make test` runs them all).
 test-fast: install lint typecheck
