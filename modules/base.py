@@ -23,6 +23,7 @@ class PendingMemory:
     at: float
     importance: int | None = None
     evidence: tuple[int, ...] = ()
+    counted: bool = True  # False: never adds to the reflection trigger (an own intention)
 
 
 def memory_inbox(ctx: ModuleContext) -> collections.deque[PendingMemory]:
@@ -40,12 +41,18 @@ def remember(
     *,
     importance: int | None = None,
     evidence: tuple[int, ...] = (),
+    counted: bool = True,
 ) -> None:
     """Queue a memory record for the memory module (which owns the stream); never blocks.
 
+    ``counted`` False: the record does not add to the reflection trigger (the agent's own
+    intention, such as a decision; what it then perceives happen does).
+
     The queue is bounded: when the memory module is disabled or behind, the oldest
     pending items are dropped."""
-    memory_inbox(ctx).append(PendingMemory(text, kind, ctx.clock.now(), importance, evidence))
+    memory_inbox(ctx).append(
+        PendingMemory(text, kind, ctx.clock.now(), importance, evidence, counted)
+    )
 
 
 def short(text: str, limit: int = 160) -> str:

@@ -401,7 +401,8 @@ class CognitiveController(Module):
             reflex=reflex,
         )
         if decision.skill is not None or decision.say is not None:  # not every "keep going"
-            remember(ctx, f"I decided to {decision.intent.rstrip('.')}.", "action")
+            # an intention: its outcome, perceived later, is what adds to the reflection trigger
+            remember(ctx, f"I decided to {decision.intent.rstrip('.')}.", "action", counted=False)
 
 
 class _EndpointGate:

@@ -102,18 +102,26 @@ class Memory(Module):
         created = ctx.clock.game_hours(item.at)
         if item.importance is not None:
             return NewMemory(
-                item.text, item.kind, item.importance, item.evidence, created, "caller"
+                item.text,
+                item.kind,
+                item.importance,
+                item.evidence,
+                created,
+                "caller",
+                item.counted,
             )
         brain = brain_for(ctx)
         if not brain.uses_llm:
-            return NewMemory(item.text, item.kind, None, item.evidence, created, "heuristic")
+            return NewMemory(
+                item.text, item.kind, None, item.evidence, created, "heuristic", item.counted
+            )
         if self._rater is None:
             ident = ctx.read("identity", Identity)
             self._rater = ImportanceBrain(
                 brain, " ".join((f"{ident.name}.", *ident.traits)), max_batch=self.batch
             )
         rating, label = await self._rater.rate(item.text, item.kind)
-        return NewMemory(item.text, item.kind, rating, item.evidence, created, label)
+        return NewMemory(item.text, item.kind, rating, item.evidence, created, label, item.counted)
 
     async def _store(
         self, ctx: ModuleContext, stream: MemoryStream, items: list[PendingMemory]
@@ -140,7 +148,9 @@ class Memory(Module):
         if stream is None or not waiting:
             return
         new = [
-            NewMemory(i.text, i.kind, None, i.evidence, ctx.clock.game_hours(i.at), "heuristic")
+            NewMemory(
+                i.text, i.kind, None, i.evidence, ctx.clock.game_hours(i.at), "heuristic", i.counted
+            )
             for i in waiting
         ]
         try:

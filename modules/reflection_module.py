@@ -42,6 +42,10 @@ class ReflectionModule(Module):
             policy.make_insights,
             config=self.config,
             source=lambda: str(policy.label),
+            # a model: the insights for all questions in one call (the heuristic per question)
+            make_all_insights=(
+                policy.make_all_insights if isinstance(policy, ReflectionBrain) else None
+            ),
         )
         state = ctx.read("reflection", Reflection)
         since = await stream.importance_since_reflection()

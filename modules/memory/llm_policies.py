@@ -47,6 +47,7 @@ from modules.memory.prompting import (
 )
 from modules.memory.records import MemoryKind, MemoryRecord
 from modules.memory.reflection import (
+    AllInsights,
     HeuristicReflection,
     Insight,
     Insights,
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ImportanceBrain",
     "ReflectionBrain",
+    "render_all_insights_prompt",
     "render_insights_prompt",
     "render_questions_prompt",
 ]
@@ -102,6 +104,26 @@ def render_insights_prompt(
         agent,
         identity,
         question=quote_untrusted(question),
+        max_insights=max_insights,
+        memories=numbered_memories(records),
+    )
+
+
+def render_all_insights_prompt(
+    agent: str,
+    identity: str,
+    questions: Sequence[str],
+    records: Sequence[MemoryRecord],
+    max_insights: int,
+) -> RenderedPrompt:
+    """The prompt asking for insights on every question at once, citing numbered
+    ``records`` (answer: :class:`~modules.memory.reflection.AllInsights`)."""
+    return render_agent_prompt(
+        "reflection_insights_all",
+        agent,
+        identity,
+        n=len(questions),
+        questions="\n".join(f"{i}. {quote_untrusted(q)}" for i, q in enumerate(questions, 1)),
         max_insights=max_insights,
         memories=numbered_memories(records),
     )
@@ -244,3 +266,24 @@ class ReflectionBrain:
             )
 
         return list((await self._think(prompt, Insights, 600, fallback)).insights)
+
+    async def make_all_insights(
+        self, questions: Sequence[str], records: Sequence[MemoryRecord], max_insights: int
+    ) -> list[list[Insight]]:
+        """The insights on every question in one call (a
+        :data:`~modules.memory.reflection.MakeAllInsights`)."""
+
+        async def fallback() -> AllInsights:
+            return AllInsights(
+                answers=[
+                    await self.heuristic.make_insights(q, records, max_insights) for q in questions
+                ]
+            )
+
+        def prompt() -> RenderedPrompt:
+            return render_all_insights_prompt(
+                self.brain.agent, self.identity, questions, records, max_insights
+            )
+
+        budget = 200 + 120 * max_insights * len(questions)  # ~100 tokens an insight at most
+        return list((await self._think(prompt, AllInsights, budget, fallback)).answers)

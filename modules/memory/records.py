@@ -86,7 +86,10 @@ class MemoryRecord(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class NewMemory:
-    """One memory to add with :meth:`MemoryStream.add_many`."""
+    """One memory to add with :meth:`MemoryStream.add_many`.
+
+    ``counted`` False: the record never adds to the reflection trigger (the agent's own
+    intentions, e.g. "I decided to ..."; its perceived outcome is what counts)."""
 
     text: str
     kind: MemoryKind
@@ -94,3 +97,4 @@ class NewMemory:
     evidence: tuple[int, ...] = ()
     created: float | None = None
     source: str | None = None
+    counted: bool = True

@@ -4,12 +4,18 @@ Pipeline (Generative Agents, section 4.2):
 
 1. trigger: the importance summed since the last reflection is **greater
    than** ``threshold`` (paper: 150; :func:`should_reflect`);
-2. take the ``n_recent`` (100) most recent records;
+2. take the perceived records that added to the trigger since the last reflection
+   (as Generative Agents' implementation does: its ``importance_ele_n`` latest nodes),
+   at most ``n_recent`` (100); the ``n_recent`` latest records when that count is not
+   known (a reloaded stream);
 3. ``ask_questions(records, 3)`` -> the 3 most salient high-level questions;
 4. for each question, retrieve from the whole stream (reflections included,
    retrieval refreshes last-access as usual);
 5. ``make_insights(question, retrieved, max)`` -> insights, each citing the
-   **1-based** numbers of the retrieved records it rests on;
+   **1-based** numbers of the retrieved records it rests on; or, given
+   ``make_all_insights``, ONE call for every question over the union of their
+   retrieved records (within one ``token_budget``), each question answered with its
+   own insights (two model calls a reflection instead of four);
 6. store every insight as a ``reflection`` record whose ``evidence`` holds the
    cited record ids (reflection trees); insights citing nothing valid are
    dropped, exact repeats of existing reflections are skipped;
@@ -38,10 +44,12 @@ from modules.memory.retrieval import DEFAULT_DECAY, DEFAULT_WEIGHTS
 from modules.memory.store import MemoryStream, NewMemory
 
 __all__ = [
+    "AllInsights",
     "AskQuestions",
     "HeuristicReflection",
     "Insight",
     "Insights",
+    "MakeAllInsights",
     "MakeInsights",
     "ReflectionConfig",
     "ReflectionQuestions",
@@ -82,10 +90,24 @@ class Insights(BaseModel):
     insights: list[Insight] = Field(default_factory=list)
 
 
+class AllInsights(BaseModel):
+    """Answer of ``prompts/reflection_insights_all.md``: one list of insights per
+    question, in the questions' order."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    answers: list[list[Insight]] = Field(default_factory=list)
+
+
 #: ``(recent records oldest first, n) -> n questions``
 AskQuestions = Callable[[Sequence[MemoryRecord], int], Awaitable[list[str]]]
 #: ``(question, numbered records, max insights) -> insights citing 1-based numbers``
 MakeInsights = Callable[[str, Sequence[MemoryRecord], int], Awaitable[list[Insight]]]
+#: ``(questions, numbered records, max insights a question) -> one list of insights per
+#: question, in order, citing 1-based numbers of the shared list``
+MakeAllInsights = Callable[
+    [Sequence[str], Sequence[MemoryRecord], int], Awaitable[list[list[Insight]]]
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,18 +154,24 @@ async def reflect(
     now: float | None = None,
     rate: AsyncImportanceRater | None = None,
     source: str | Callable[[], str] = "heuristic",
+    make_all_insights: MakeAllInsights | None = None,
 ) -> ReflectionResult:
     """Run one reflection now, whatever the counter says (the caller holds the decision).
 
     ``source`` labels the reflection records; a callable is read after each
     ``make_insights`` call (e.g. ``lambda: policy.label`` for a Brain policy
-    that may fall back to the heuristic on some calls).
+    that may fall back to the heuristic on some calls). ``make_all_insights``: the
+    insights for every question in one call (used instead of ``make_insights``).
     """
     cfg = config or ReflectionConfig()
     rate = rate or _heuristic_rate
     now = stream.clock() if now is None else float(now)
     consumed = await stream.importance_since_reflection()
-    recent = await stream.recent(cfg.n_recent)
+    counted = stream.counted_since_reflection
+    if counted:
+        recent = await stream.recent(min(cfg.n_recent, counted), stream.counted_kinds)
+    else:
+        recent = await stream.recent(cfg.n_recent)
     if not recent:
         await stream.mark_reflected(consumed, now)
         return ReflectionResult([], [], consumed)
@@ -153,24 +181,32 @@ async def reflect(
     seen: set[str] = set()
     pending: list[tuple[str, tuple[int, ...], str]] = []
     result = ReflectionResult(questions, [], consumed)
-    for question in questions:
-        hits = await stream.retrieve(
-            question,
-            k=cfg.k_per_question,
-            token_budget=cfg.token_budget,
-            now=now,
-            weights=cfg.weights,
-            decay=cfg.decay,
-        )
-        shown = sorted((h.record for h in hits), key=lambda r: (r.created, r.id))
-        result.retrieved[question] = [r.id for r in shown]
-        if not shown:
-            continue
-        insights = await make_insights(question, shown, cfg.insights_per_question)
-        label = source() if callable(source) else source
+    answered: list[tuple[list[Insight], Sequence[MemoryRecord], str]] = []
+    if make_all_insights is None:
+        for question in questions:
+            shown = await _retrieved(stream, question, cfg, now, cfg.token_budget)
+            result.retrieved[question] = [r.id for r in shown]
+            if not shown:
+                continue
+            insights = await make_insights(question, shown, cfg.insights_per_question)
+            answered.append((insights, shown, source() if callable(source) else source))
+    elif questions:
+        # one list for every question: each question's share of the budget, then the union
+        share = None if cfg.token_budget is None else cfg.token_budget // len(questions)
+        union: dict[int, MemoryRecord] = {}
+        for question in questions:
+            got = await _retrieved(stream, question, cfg, now, share)
+            result.retrieved[question] = [r.id for r in got]
+            union.update((r.id, r) for r in got)
+        shown = sorted(union.values(), key=lambda r: (r.created, r.id))
+        if shown:
+            per_question = await make_all_insights(questions, shown, cfg.insights_per_question)
+            label = source() if callable(source) else source
+            answered += [(list(ins), shown, label) for ins in per_question[: len(questions)]]
+    for insights, listed, label in answered:
         for ins in insights[: cfg.insights_per_question]:
             text = ins.text.strip()
-            cited = [shown[i - 1].id for i in ins.evidence if 1 <= i <= len(shown)]
+            cited = [listed[i - 1].id for i in ins.evidence if 1 <= i <= len(listed)]
             ids = tuple(dict.fromkeys(cited))
             if not text or not ids:
                 result.dropped += 1
@@ -200,6 +236,25 @@ async def reflect(
     return result
 
 
+async def _retrieved(
+    stream: MemoryStream,
+    question: str,
+    cfg: ReflectionConfig,
+    now: float,
+    token_budget: int | None,
+) -> list[MemoryRecord]:
+    """The records retrieved for ``question``, oldest first."""
+    hits = await stream.retrieve(
+        question,
+        k=cfg.k_per_question,
+        token_budget=token_budget,
+        now=now,
+        weights=cfg.weights,
+        decay=cfg.decay,
+    )
+    return sorted((h.record for h in hits), key=lambda r: (r.created, r.id))
+
+
 async def maybe_reflect(
     stream: MemoryStream,
     ask_questions: AskQuestions,
@@ -209,6 +264,7 @@ async def maybe_reflect(
     now: float | None = None,
     rate: AsyncImportanceRater | None = None,
     source: str | Callable[[], str] = "heuristic",
+    make_all_insights: MakeAllInsights | None = None,
 ) -> ReflectionResult | None:
     """Reflect if the trigger fires and no reflection of this agent is running; else None."""
     cfg = config or ReflectionConfig()
@@ -218,7 +274,14 @@ async def maybe_reflect(
         if not should_reflect(await stream.importance_since_reflection(), cfg.threshold):
             return None
         return await reflect(
-            stream, ask_questions, make_insights, config=cfg, now=now, rate=rate, source=source
+            stream,
+            ask_questions,
+            make_insights,
+            config=cfg,
+            now=now,
+            rate=rate,
+            source=source,
+            make_all_insights=make_all_insights,
         )
 
 

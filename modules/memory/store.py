@@ -28,7 +28,9 @@ the current game time and is used whenever ``created``/``now`` is omitted.
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
+import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeVar
@@ -51,9 +53,11 @@ from modules.memory.seeding import SEED_IMPORTANCE, seed_items, split_sentences
 
 __all__ = [
     "REFLECTION_COUNTED_KINDS",
+    "RETENTION",
     "SEED_IMPORTANCE",
     "MemoryStream",
     "NewMemory",
+    "gist",
     "split_sentences",
     "stream_prefix",
 ]
@@ -67,10 +71,25 @@ Writer = Callable[[Callable[[Pipeline], object]], Awaitable[list[Any]]]
 #: Default bound on one stream (about 15 MB with MiniLM vectors; hours of a busy agent).
 DEFAULT_MAX_RECORDS = 10_000
 
-#: Kinds whose importance adds to the reflection trigger (reflections and seeds do not).
+#: Kinds whose importance adds to the reflection trigger: what the agent perceives
+#: (Generative Agents sum the importance of perceived events; their plans, reflections and
+#: other thoughts, like our plan, reflection and seed records, do not add to it).
 REFLECTION_COUNTED_KINDS: frozenset[MemoryKind] = frozenset(
-    {"observation", "action", "conversation", "plan"}
+    {"observation", "action", "conversation"}
 )
+#: A perceived record whose gist is among the latest this many perceived records' gists
+#: is a repeat and does not add to the trigger (Generative Agents' ``retention`` of 5: an
+#: event among the latest five is not perceived anew).
+RETENTION = 5
+
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
+_NON_WORD = re.compile(r"[^a-z#]+")
+
+
+def gist(text: str) -> str:
+    """``text`` lower-cased with numbers as ``#`` and punctuation as spaces: "I tried to
+    collect(block=oak_log, count=4): +4 oak_log" and the same with 3 share one gist."""
+    return _NON_WORD.sub(" ", _NUMBER.sub("#", text.lower())).strip()
 
 
 @dataclass(eq=False)
@@ -88,6 +107,8 @@ class MemoryStream:
             yes unless the encoder is the cheap :class:`HashingEncoder`).
         io_timeout: seconds allowed per Redis round trip.
         counted_kinds: kinds whose importance feeds the reflection trigger.
+        retention: a record of those kinds whose :func:`gist` is among the latest
+            ``retention`` ones does not feed it (a repeat; 0: every record counts).
         max_records: the bound on the stream (see :mod:`modules.memory.forgetting`);
             ``None`` keeps everything.
         keep_recent: the newest records that are never forgotten.
@@ -105,6 +126,7 @@ class MemoryStream:
     offload_encoding: bool | None = None
     io_timeout: float = 5.0
     counted_kinds: frozenset[MemoryKind] = REFLECTION_COUNTED_KINDS
+    retention: int = RETENTION
     max_records: int | None = DEFAULT_MAX_RECORDS
     keep_recent: int = 500
     writer: Writer | None = None
@@ -116,6 +138,11 @@ class MemoryStream:
     _reflections: int = field(default=0, init=False)
     _last_reflection: float | None = field(default=None, init=False)
     _last_id: int = field(default=0, init=False)
+    #: gists of the latest perceived records (in process: after a reload, empty)
+    _latest: collections.deque[str] = field(default_factory=collections.deque, init=False)
+    #: records that added to the trigger since the last reflection (in process; None after
+    #: a reload, when it is not known)
+    _counted_n: int | None = field(default=0, init=False)
 
     def __post_init__(self) -> None:
         if self.max_records is not None and self.max_records < 10:
@@ -183,6 +210,7 @@ class MemoryStream:
         self._reflections = stored.reflections
         self._last_reflection = stored.last_reflection
         self._last_id = stored.last_id
+        self._counted_n = 0 if stored.since_reflection == 0 and not records else None
         self._loaded = True
         log.debug("loaded %d memories of %s/%s", self.columns.n, self.run, self.agent)
 
@@ -249,7 +277,13 @@ class MemoryStream:
                     source=source,
                 )
             )
-        counted = float(sum(r.importance for r in records if r.kind in self.counted_kinds))
+        counted = float(
+            sum(
+                r.importance
+                for r, item in zip(records, items, strict=True)
+                if self._counts(r, item.counted)
+            )
+        )
         record_json: dict[FieldT, EncodableT] = {str(r.id): r.model_dump_json() for r in records}
         emb: dict[FieldT, EncodableT] = {
             str(r.id): v.astype("<f4").tobytes() for r, v in zip(records, vecs, strict=True)
@@ -270,6 +304,30 @@ class MemoryStream:
         if self.max_records is not None and self.columns.n > self.max_records:
             await forget_routine(self)
         return records
+
+    def _counts(self, record: MemoryRecord, counted: bool) -> bool:
+        """Whether ``record`` adds to the reflection trigger: a perceived kind, not marked
+        uncounted, and not a repeat of one of the latest ``retention`` perceived records
+        (whose window it joins either way)."""
+        if not counted or record.kind not in self.counted_kinds:
+            return False
+        if self.retention <= 0:
+            self._counted_n = None if self._counted_n is None else self._counted_n + 1
+            return True
+        g = gist(record.text)
+        repeat = g in self._latest
+        self._latest.append(g)
+        while len(self._latest) > self.retention:
+            self._latest.popleft()
+        if not repeat and self._counted_n is not None:
+            self._counted_n += 1
+        return not repeat
+
+    @property
+    def counted_since_reflection(self) -> int | None:
+        """How many records added to the trigger since the last reflection (None: not
+        known, the stream was reloaded since)."""
+        return self._counted_n
 
     async def seed_from_identity(
         self,
@@ -401,6 +459,7 @@ class MemoryStream:
             self._since_reflection = max(0.0, float(decode(res[0])))
         self._reflections += 1
         self._last_reflection = now
+        self._counted_n = 0
 
     async def export(self) -> dict[str, Any]:
         """JSON-serialisable snapshot: records (no embeddings) and counters."""

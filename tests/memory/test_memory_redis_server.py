@@ -46,6 +46,10 @@ async def own_redis(tmp_path: Path) -> AsyncIterator[RedisProcess]:
         await server.stop()
 
 
+def _letters(i: int) -> str:
+    return "abcdefghijklmnopqrstuvwxyz"[i % 26] + "abcdefghijklmnopqrstuvwxyz"[i // 26]
+
+
 async def test_stream_persists_in_real_redis(own_redis: RedisProcess) -> None:
     now = [1.0]
     encoder = HashingEncoder()
@@ -55,7 +59,10 @@ async def test_stream_persists_in_real_redis(own_redis: RedisProcess) -> None:
     )
     await s1.seed_from_identity(["You are Ann; you farm wheat."], ["The well is at (0, 64, 0)."])
     await s1.add_many(
-        [NewMemory(f"Bob traded {i} wheat for iron", "observation", 4) for i in range(50)]
+        [  # 50 different trades (repeats would not add to the reflection counter)
+            NewMemory(f"Bob traded wheat for iron, trade {_letters(i)}", "observation", 4)
+            for i in range(50)
+        ]
     )
     base = await s1.add("Bob trades fairly", "reflection", 6, evidence=(5, 6))
     hits = await s1.retrieve("trading wheat with Bob", k=5, token_budget=60, now=3.0)

@@ -21,6 +21,12 @@ from modules.memory import (
 )
 
 
+def _tag(i: int) -> str:
+    """A different word for each ``i`` (numbers alone would make repeats: the stream's
+    gist ignores them)."""
+    return "abcdefghijklmnopqrstuvwxyz"[i % 26] + "abcdefghijklmnopqrstuvwxyz"[i // 26 % 26]
+
+
 async def open_stream(redis: Redis, clock: Any) -> MemoryStream:
     return await MemoryStream.open(
         redis, run="run1", agent="Ann", encoder=HashingEncoder(), clock=clock
@@ -59,7 +65,7 @@ async def test_maybe_reflect_fires_only_above_threshold(redis: Redis, clock: Any
     await s.seed_from_identity(["You are Ann."])  # seeds do not count
     await s.add("Bob gave me bread", "reflection", 9)  # reflections do not count
     for i in range(15):
-        await s.add(f"Bob gave me gift {i}", "observation", importance=10)
+        await s.add(f"Bob gave me gift {_tag(i)}", "observation", importance=10)
     assert await s.importance_since_reflection() == 150.0
     assert await maybe_reflect(s, policy.ask, policy.insight) is None
     await s.add("Bob gave me a gift again", "conversation", importance=1)
@@ -129,8 +135,8 @@ async def test_questions_see_reflections_too(redis: Redis, clock: Any) -> None:
 
 async def test_importance_added_during_reflection_is_kept(redis: Redis, clock: Any) -> None:
     s = await open_stream(redis, clock)
-    for _ in range(16):
-        await s.add("Bob attacked me", "observation", importance=10)
+    for i in range(16):
+        await s.add(f"Bob attacked me, time {_tag(i)}", "observation", importance=10)
     policy = Scripted(["Why did Bob attack me?"], [Insight(text="Bob is hostile", evidence=[1])])
 
     async def ask_while_busy(records: Sequence[MemoryRecord], n: int) -> list[str]:

@@ -20,6 +20,12 @@ from tests.core.helpers import wait_until
 P = stream_prefix("run1", "Ann")
 
 
+def _tag(i: int) -> str:
+    """A different word for each ``i`` (numbers alone would make repeats: the stream's
+    gist ignores them)."""
+    return "abcdefghijklmnopqrstuvwxyz"[i % 26] + "abcdefghijklmnopqrstuvwxyz"[i // 26 % 26]
+
+
 async def raw(redis: Redis, key: str, field: str | None = None) -> bytes:
     """A stored value (bytes), asserting that it exists."""
     value = await (redis.get(key) if field is None else redis.hget(key, field))
@@ -52,8 +58,9 @@ async def test_add_writes_through_to_documented_keys(
     np.testing.assert_allclose(vec, hashing.encode(["I will mine iron tomorrow"])[0])
     assert await redis.lrange(P + "order", 0, -1) == [b"1", b"2"]
     assert int(await raw(redis, P + "seq")) == 2
-    assert float(await raw(redis, P + "since_reflection")) == 10.0
-    assert await s.importance_since_reflection() == 10.0
+    # a plan is the agent's own thought: only the perceived observation adds to the trigger
+    assert float(await raw(redis, P + "since_reflection")) == 6.0
+    assert await s.importance_since_reflection() == 6.0
     meta = await redis.hgetall(P + "meta")
     assert meta[b"encoder"] == hashing.name.encode()
     assert await s.count() == 2
@@ -271,7 +278,9 @@ async def test_concurrent_adds_get_unique_ids_and_survive_reload(
     redis: Redis, hashing: HashingEncoder, clock: Any
 ) -> None:
     s = await open_stream(redis, hashing, clock)
-    records = await asyncio.gather(*(s.add(f"event {i}", "observation", 3) for i in range(50)))
+    records = await asyncio.gather(
+        *(s.add(f"event {_tag(i)}", "observation", 3) for i in range(50))
+    )
     assert sorted(r.id for r in records) == list(range(1, 51))
     assert await s.importance_since_reflection() == 150.0
     reloaded = await open_stream(redis, hashing, clock)
@@ -314,8 +323,12 @@ async def test_offloaded_encodings_are_batched_queries_first_and_cancel_at_once(
             return super().encode(texts)
 
     s = MemoryStream(
-        fakeredis.aioredis.FakeRedis(), run="r", agent="a", encoder=Slow(),
-        clock=lambda: 0.0, offload_encoding=True,
+        fakeredis.aioredis.FakeRedis(),
+        run="r",
+        agent="a",
+        encoder=Slow(),
+        clock=lambda: 0.0,
+        offload_encoding=True,
     )
     first = asyncio.create_task(s._encode(["first"]))
     await wait_until(lambda: len(calls) == 1, 5, "the first batch in the thread")

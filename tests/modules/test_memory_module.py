@@ -59,3 +59,23 @@ async def test_with_a_model_memories_are_rated_in_batches() -> None:
         await mem.step(ctx)
         await mem.teardown(ctx)  # stopping: what waits is stored, rated by the heuristic
         assert len(model.calls) == 1 and await stream.count() == seeded + 4
+
+
+async def test_an_own_intention_is_stored_but_does_not_add_to_the_reflection_trigger() -> None:
+    """The controller's "I decided to ..." is queued ``counted=False``: stored and retrievable,
+    but only its outcome, perceived later, adds to the reflection trigger (issue 30)."""
+    async with local_services() as svc:
+        st = svc.store.agent("Ann")
+        st.set("identity", Identity(name="Ann"), writer="runtime")
+        mem = Memory(Schedule(cadence=3.0))
+        ctx = module_context(svc, mem, agent="Ann")
+        await mem.setup(ctx)
+        remember(ctx, "I decided to collect 4 oak log.", "action", counted=False)
+        await mem.step(ctx)
+        stream = memory_stream(ctx)
+        assert stream is not None
+        assert any("I decided" in r.text for r in stream.all_records())
+        assert await stream.importance_since_reflection() == 0.0
+        remember(ctx, "I tried to collect oak_log: collect succeeded (+4 oak_log).", "action")
+        await mem.step(ctx)
+        assert await stream.importance_since_reflection() > 0.0

@@ -16,6 +16,12 @@ from modules.memory_module import Memory
 from modules.reflection_module import ReflectionModule
 
 
+def _tag(i: int) -> str:
+    """A different word for each ``i`` (numbers alone would make repeats: the stream's
+    gist ignores them)."""
+    return "abcdefghijklmnopqrstuvwxyz"[i % 26] + "abcdefghijklmnopqrstuvwxyz"[i // 26 % 26]
+
+
 async def _ann(svc: AgentServices) -> tuple[AgentState, dict[str, Any], Memory, ModuleContext]:
     """Ann's state, shared dict, memory module and its context (the stream set up)."""
     st = svc.store.agent("Ann")
@@ -33,7 +39,7 @@ async def test_reflects_once_enough_has_happened() -> None:
         for i in range(12):
             remember(
                 mctx,
-                f"Bob gave me bread number {i} and thanked me warmly.",
+                f"Bob gave me bread number {_tag(i)} and thanked me warmly.",
                 "conversation",
                 importance=9,
             )
@@ -54,8 +60,12 @@ async def test_reflects_only_past_150_and_then_starts_counting_again() -> None:
 
         async def add(n: int, start: int) -> None:
             for i in range(start, start + n):
-                remember(mctx, f"Bob traded me {i} iron ingots for bread at the farm.",
-                         "conversation", importance=10)
+                remember(
+                    mctx,
+                    f"Bob traded me {_tag(i)} iron ingots for bread at the farm.",
+                    "conversation",
+                    importance=10,
+                )
             await mem.step(mctx)
 
         await add(15, 0)  # 150: the trigger needs more than 150
