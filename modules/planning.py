@@ -32,10 +32,11 @@ the level's count and durations (:func:`fit`).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_runtime.interfaces import Module
 from agent_runtime.module_context import ModuleContext
@@ -52,6 +53,7 @@ from agent_runtime.state.sections import (
 from agent_runtime.world import SKILLS, SkillCall, validate_skill
 from modules.base import remember
 from modules.heuristics.planning import (
+    MAX_ENTRIES,
     MAX_STEPS,
     MIN_STEPS,
     STEP_MINUTES,
@@ -72,6 +74,66 @@ DAY_HOURS = 24.0
 MIN_WINDOW_H = 0.25  # a window to plan is at least 15 game minutes
 REPLAN_MIN_S = 30.0  # with a model: agent's seconds between two re-plans of the steps at least
 IMPORTANCE = {"day": 5, "hour": 3, "step": 2}  # of the plan memories (no rating call)
+
+
+# --- what a model writes: only the fields the level uses (completion tokens cost 4x input) ---
+
+
+class ChunkOut(BaseModel):
+    """A day or hour chunk as a model writes it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    text: str = Field(max_length=160)
+    minutes: float | None = Field(default=None, ge=1, le=24 * 60)
+    kind: str = ""
+
+
+class ChunksOut(BaseModel):
+    """Answer of ``prompts/planning.md`` and ``planning_hours.md``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    steps: list[ChunkOut] = Field(min_length=1, max_length=MAX_ENTRIES)
+
+
+class StepOut(BaseModel):
+    """A step as a model writes it: what, which skill with which arguments, how long."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    text: str = Field(max_length=160)
+    skill: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+    minutes: float | None = Field(default=None, ge=1, le=24 * 60)
+
+
+class StepsOut(BaseModel):
+    """Answer of ``prompts/planning_steps.md``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    steps: list[StepOut] = Field(min_length=1, max_length=MAX_ENTRIES)
+
+
+#: a model's answer per level, and its max_tokens: room for MAX_ENTRIES entries of about 40
+#: tokens (a chunk) or 60 (a step with its skill call), never the usual length
+COMPACT: dict[str, tuple[type[ChunksOut] | type[StepsOut], int]] = {
+    "day": (ChunksOut, 40 + 40 * MAX_STEPS),
+    "hour": (ChunksOut, 40 + 40 * MAX_ENTRIES),
+    "step": (StepsOut, 40 + 60 * MAX_ENTRIES),
+}
+
+
+def _compact_heuristic(
+    model: type[ChunksOut] | type[StepsOut],
+) -> Any:
+    """The heuristic's plan in the compact answer of ``model`` (a model's fallback)."""
+
+    def policy(view: PlanView, rng: random.Random) -> ChunksOut | StepsOut:
+        return model.model_validate(heuristic_plan(view, rng).model_dump())
+
+    return policy
 
 
 def _end(s: PlanStep) -> float:
@@ -155,8 +217,20 @@ class Planning(Module):
     )
     writes: ClassVar[frozenset[str]] = frozenset({"plan"})
 
-    def __init__(self, schedule: Any, *, replan_min_s: float = REPLAN_MIN_S) -> None:
+    def __init__(
+        self,
+        schedule: Any,
+        *,
+        replan_min_s: float = REPLAN_MIN_S,
+        finish_steps: bool = True,
+    ) -> None:
         super().__init__(schedule)
+        #: with a model, an hour chunk whose time is over while steps of it are left keeps
+        #: them (no call) until they run out or the day chunk ends; the next hour is then
+        #: decomposed from now (False: at the hour's end, as the heuristic does)
+        self.finish_steps = finish_steps
+        self.carried = 0  # hour chunks over whose steps left were kept
+        self._carried_at: tuple[int, int, int] | None = None
         #: with a model, the steps are re-planned for a perceived conflict at most this often
         #: (agent's seconds; 0 = at once, as the heuristic does); meanwhile the plan is kept
         #: and the controller, asked on the same failure or request, answers it
@@ -208,11 +282,22 @@ class Planning(Module):
             await self._follow(ctx, view, plan)
 
     async def _ask(self, ctx: ModuleContext, view: PlanView) -> tuple[PlanOut, str]:
-        policy = module_policy(
-            ctx, PlanOut, heuristic_plan, prompt=PROMPTS[view.level], max_tokens=700
+        if not brain_for(ctx).uses_llm:  # the heuristic: its full plan (sub-steps too)
+            policy = module_policy(
+                ctx, PlanOut, heuristic_plan, prompt=PROMPTS[view.level], max_tokens=700
+            )
+            got = await decide(ctx, policy, view)
+            return got.value, got.brain
+        model, max_tokens = COMPACT[view.level]
+        compact: Any = module_policy(
+            ctx,
+            model,
+            _compact_heuristic(model),
+            prompt=PROMPTS[view.level],
+            max_tokens=max_tokens,
         )
-        got = await decide(ctx, policy, view)
-        return got.value, got.brain
+        answer = await decide(ctx, compact, view)
+        return PlanOut.model_validate(answer.value.model_dump()), answer.brain
 
     async def _plan_day(self, ctx: ModuleContext, view: PlanView, plan: Plan, reason: str) -> None:
         """The rest of the day in broad strokes from now (chunks already over are kept, the
@@ -337,6 +422,20 @@ class Planning(Module):
         if plan.current < len(plan.steps) and hour_chunk is not None and _end(hour_chunk) > now:
             return  # keep the plan
         day_chunk = plan.day[plan.day_current] if plan.day_current < len(plan.day) else None
+        if (
+            plan.current < len(plan.steps)
+            and day_chunk is not None
+            and _end(day_chunk) > now
+            and self.finish_steps
+            and brain_for(ctx).uses_llm
+        ):
+            # the hour is over, its steps are not: the plan has not run out, keep it (skills
+            # take their own time, not the game minutes a step was given)
+            at = (plan.day_number, plan.day_current, plan.hour_current)
+            if at != self._carried_at:
+                self._carried_at = at
+                self.carried += 1
+            return
         if day_chunk is not None and _end(day_chunk) > now:
             nxt = _at(plan.hours, now, plan.hour_current + 1)
             if nxt is not None:

@@ -69,7 +69,9 @@ def _factories(cfg: VillageConfig) -> dict[str, Callable[[Schedule, dict[str, An
             max_interval_s=float(o.get("max_interval_s", DEFAULT_MAX_INTERVAL_S)),
         ),
         "planning": lambda s, o: Planning(
-            s, replan_min_s=float(o.get("replan_min_s", REPLAN_MIN_S))
+            s,
+            replan_min_s=float(o.get("replan_min_s", REPLAN_MIN_S)),
+            finish_steps=bool(o.get("finish_steps", True)),
         ),
         "reflection": lambda s, o: ReflectionModule(s, threshold=float(o.get("threshold", 150.0))),
     }

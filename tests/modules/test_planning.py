@@ -26,7 +26,7 @@ from agent_runtime.state.sections import (
 from agent_runtime.world import NotableBlock, Observation, SkillCall, SkillOutcome, Vec3
 from modules.base import memory_inbox
 from modules.heuristics.planning import MAX_STEPS, MIN_STEPS, PlanOut, PlanStepOut, plan
-from modules.planning import Planning, fit
+from modules.planning import ChunksOut, Planning, StepsOut, fit
 from modules.views import PlanView, clock_text
 from tests.modules.helpers import agent_state
 
@@ -170,6 +170,7 @@ async def test_the_module_plans_the_day_hours_and_steps_and_remembers_them() -> 
         assert p.steps and p.current == 0 and all(5 <= s.minutes <= 15 for s in p.steps)
         assert p.steps[0].skill == SkillCall(skill="collect", args={"block": "oak_log", "count": 4})
         assert p.steps[0].expects == ("oak_log",)  # its target was in sight when planned
+        assert p.steps[0].substeps  # the heuristic's full plan (a model's is compact)
         mems = [m for m in memory_inbox(ctx) if m.kind == "plan"]
         assert len(mems) == len(p.day) + len(p.hours) + 1  # chunks, hours, the hour's steps
         assert any(clock_text(2.0) in m.text and "gather wood" in m.text for m in mems)
@@ -361,5 +362,79 @@ async def test_with_a_model_the_steps_are_re_planned_at_most_every_replan_min_s(
         clock.t += 25.0  # 35 s after the last re-plan: now
         await pl.step(ctx)
         assert len(model.calls) == made + 2
+    finally:
+        await _close(ctx)
+
+
+async def test_a_model_answers_in_the_compact_format_of_each_level() -> None:
+    """Issue 30: a model writes only what the level uses (no sub-steps, no skill on a
+    chunk): completion tokens cost four times input ones."""
+    call = {"block": "oak_log", "count": 4}
+    full = PlanOut(  # every field the heuristic's plan fills
+        steps=[
+            PlanStepOut(
+                text=f"collect 4 oak log ({i})",
+                skill="collect",
+                args=call,
+                minutes=12,
+                kind="gather_wood",
+                substeps=["find oak_log", "walk there", "mine it", "pick up the drops"],
+            )
+            for i in range(6)
+        ]
+    )
+    st, ctx, _clock, pl = await _planner(perception=seeing("oak_log"))
+    try:
+        model = ScriptedLanguageModel(responder=lambda r: full)
+        ctx.shared["brain:planning"] = Brain(model, module="planning", agent="Ann")
+        await pl.step(ctx)
+        assert [c.response_model for c in model.calls] == [ChunksOut, ChunksOut, StepsOut]
+        steps_prompt = "\n".join(m.content for m in model.calls[2].messages)
+        assert "substeps" not in steps_prompt and '"skill"' in steps_prompt
+        p = st.get("plan", Plan)
+        assert p.steps[0].skill is not None and p.steps[0].skill.args["block"] == "oak_log"
+        assert p.day[0].kind == "gather_wood" and p.day[0].skill is None
+        compact = StepsOut.model_validate(full.model_dump())
+        assert len(compact.model_dump_json()) < 0.75 * len(full.model_dump_json())
+    finally:
+        await _close(ctx)
+
+
+async def test_with_a_model_steps_left_at_the_hours_end_are_finished_first() -> None:
+    """Issue 30: the hour chunk is over but its steps are not: the plan has not run out, so
+    no call (skills take their own time, not the game minutes a step was given); the next
+    hour is decomposed when they run out. The heuristic moves on at the hour's end (see
+    test_steps_done_and_time_passing_move_through_the_hours_and_days)."""
+    steps = PlanOut(
+        steps=[
+            PlanStepOut(text="chop", skill="collect", args={"block": "oak_log"}, minutes=10),
+            PlanStepOut(text="planks", skill="craft", args={"item": "oak_planks"}, minutes=5),
+        ]
+    )
+    st, ctx, clock, pl = await _planner(perception=seeing("oak_log"))
+    try:
+        model = ScriptedLanguageModel(responder=lambda r: steps)
+        ctx.shared["brain:planning"] = Brain(model, module="planning", agent="Ann")
+        await pl.step(ctx)
+        made = len(model.calls)
+        p = st.get("plan", Plan)
+        hour_end = p.hours[0].start + p.hours[0].minutes / 60.0 - p.day[0].start  # game h
+        assert p.day[0].minutes / 60.0 > hour_end + 0.2  # the day chunk goes on after it
+        clock.t = T0 + (hour_end - 0.1) * HOUR_S
+        await pl.step(ctx)  # within the hour: kept
+        clock.t = T0 + (hour_end + 0.1) * HOUR_S  # the hour is over, both steps left: kept
+        await pl.step(ctx)
+        assert len(model.calls) == made and st.get("plan", Plan).steps == p.steps
+        assert pl.carried == 1
+        for s in p.steps:  # both steps done: the plan ran out, the next hour from now
+            assert s.skill is not None
+            clock.t += 1.0
+            ok = SkillOutcome(skill=s.skill.skill, success=True, ended_at=clock.t)
+            log = (ActionLogEntry(decision_id="d", call=s.skill, outcome=ok),)
+            st.set("action", Action(log=log), writer="skill_execution")
+            await pl.step(ctx)
+        assert len(model.calls) == made + 1
+        now = p.day[0].start + hour_end + 0.1
+        assert st.get("plan", Plan).current == 0 and st.get("plan", Plan).steps[0].start >= now
     finally:
         await _close(ctx)
