@@ -6,6 +6,7 @@
   action-by-role frequency matrix (the paper's figure 9);
 - :func:`persistence` of a label sequence (share of consecutive samples that keep the label);
 - :func:`deposit_share` of an inventory and :func:`mean_ci` (Student-t confidence interval);
+  the distributions and correlations are ``scipy.stats``'s;
 - :func:`commitment`: decisions cancelled per agent-hour and deposit skills started /
   finished / cancelled, from a run's events.
 
@@ -23,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from scipy import stats
 
 __all__ = [
     "CI",
@@ -61,46 +63,39 @@ class Fit:
     n: int
 
 
-def pearson(x: Sequence[float], y: Sequence[float]) -> Fit:
-    """Pearson correlation of paired samples plus the least-squares line ``y = slope*x + b``."""
-    if len(x) != len(y):
-        raise ValueError(f"x and y differ in length ({len(x)} vs {len(y)})")
-    xa = np.asarray(x, dtype=np.float64)
-    ya = np.asarray(y, dtype=np.float64)
-    ok = np.isfinite(xa) & np.isfinite(ya)
-    xa, ya = xa[ok], ya[ok]
-    n = int(xa.size)
-    if n < 2:
-        return Fit(math.nan, math.nan, math.nan, n)
-    dx, dy = xa - xa.mean(), ya - ya.mean()
-    sxx, syy, sxy = float((dx * dx).sum()), float((dy * dy).sum()), float((dx * dy).sum())
-    slope = sxy / sxx if sxx > 0 else math.nan
-    intercept = float(ya.mean() - slope * xa.mean()) if sxx > 0 else math.nan
-    r = sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else math.nan
-    return Fit(r, slope, intercept, n)
-
-
-def _ranks(v: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """1-based ranks, ties sharing their average rank."""
-    order = np.argsort(v, kind="stable")
-    ranks = np.empty(v.size, dtype=np.float64)
-    ranks[order] = np.arange(1, v.size + 1, dtype=np.float64)
-    for value in np.unique(v):
-        tied = v == value
-        ranks[tied] = ranks[tied].mean()
-    return ranks
-
-
-def spearman(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman's rank correlation of paired samples (Pearson r of the ranks, ties averaged);
-    nan when fewer than two finite pairs or a constant side."""
+def _finite_pairs(
+    x: Sequence[float], y: Sequence[float]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     if len(x) != len(y):
         raise ValueError(f"x and y differ in length ({len(x)} vs {len(y)})")
     xa, ya = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     ok = np.isfinite(xa) & np.isfinite(ya)
-    if int(ok.sum()) < 2:
+    return xa[ok], ya[ok]
+
+
+def _constant(v: npt.NDArray[np.float64]) -> bool:
+    return bool(np.all(v == v[0]))
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> Fit:
+    """Pearson correlation of paired samples plus the least-squares line ``y = slope*x + b``
+    (``scipy.stats.linregress``); nan where undefined (fewer than two pairs, a constant side)."""
+    xa, ya = _finite_pairs(x, y)
+    n = int(xa.size)
+    if n < 2 or _constant(xa):
+        return Fit(math.nan, math.nan, math.nan, n)
+    fit = stats.linregress(xa, ya)
+    r = math.nan if _constant(ya) else float(fit.rvalue)
+    return Fit(r, float(fit.slope), float(fit.intercept), n)
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rank correlation of paired samples (``scipy.stats.spearmanr``: ties share
+    their average rank); nan when fewer than two finite pairs or a constant side."""
+    xa, ya = _finite_pairs(x, y)
+    if xa.size < 2 or _constant(xa) or _constant(ya):
         return math.nan
-    return pearson(list(_ranks(xa[ok])), list(_ranks(ya[ok]))).r
+    return float(stats.spearmanr(xa, ya).statistic)
 
 
 def count_matrix(
@@ -153,33 +148,11 @@ def deposit_share(deposited: float, inventory_total: float) -> float:
     return max(0.0, min(1.0, deposited / inventory_total))
 
 
-def _t_cdf(t: float, df: float) -> float:
-    # numerical integration of the Student-t density (Simpson), symmetric around 0
-    if t == 0:
-        return 0.5
-    n = 2000
-    xs = np.linspace(0.0, abs(t), n + 1)
-    c = math.gamma((df + 1) / 2) / (math.sqrt(df * math.pi) * math.gamma(df / 2))
-    pdf = c * (1 + xs * xs / df) ** (-(df + 1) / 2)
-    h = abs(t) / n
-    area = h / 3 * (pdf[0] + pdf[-1] + 4 * pdf[1:-1:2].sum() + 2 * pdf[2:-1:2].sum())
-    return 0.5 + math.copysign(float(area), t)
-
-
 def t_quantile(p: float, df: float) -> float:
-    """Quantile of Student's t distribution (bisection on the CDF)."""
+    """Quantile of Student's t distribution (``scipy.stats.t.ppf``)."""
     if not 0 < p < 1:
         raise ValueError("p must be in (0, 1)")
-    if df > 1000:
-        df = 1000.0
-    lo, hi = -1000.0, 1000.0
-    for _ in range(80):
-        mid = (lo + hi) / 2
-        if _t_cdf(mid, df) < p:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
+    return float(stats.t.ppf(p, df))
 
 
 @dataclass(frozen=True, slots=True)

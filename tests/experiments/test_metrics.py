@@ -79,3 +79,16 @@ def test_mean_ci() -> None:
 def test_mean_ci_clipped_to_the_range() -> None:
     ci = M.mean_ci([0.0, 0.0, 0.9], clip=(0.0, 1.0))
     assert ci.lo == 0.0 and ci.hi == 1.0 and ci.mean == pytest.approx(0.3)
+
+
+def test_spearman_ranks_with_ties_and_undefined_cases() -> None:
+    assert M.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert M.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    # ties share their average rank: x ranks 1, 2.5, 2.5, 4; y ranks 1, 3, 2, 4
+    assert M.spearman([1, 2, 2, 3], [1, 3, 2, 4]) == pytest.approx(
+        M.pearson([1, 2.5, 2.5, 4], [1, 3, 2, 4]).r
+    )
+    assert math.isnan(M.spearman([1, 2, 3], [5, 5, 5]))  # a constant side
+    assert math.isnan(M.spearman([1, float("nan")], [1, 2]))  # one finite pair
+    fit = M.pearson([1, 2, 3], [5, 5, 5])
+    assert math.isnan(fit.r) and fit.slope == 0 and fit.intercept == 5
