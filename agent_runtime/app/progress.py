@@ -6,8 +6,8 @@ recent steps, LLM calls and tokens, coherence of the recent utterances and agent
 positions. It reads counters the
 village already keeps; it is called once per progress tick, never per step.
 
-``ProgressBar`` renders those records: on a terminal, one line redrawn in place
-(``[#####-----] 42%  01:02 elapsed  01:28 left  agents 5  decisions 12  errors 0``);
+``ProgressBar`` renders those records: on a terminal, ``rich``'s progress bar redrawn in
+place (bar, percentage, elapsed, time left, then ``agents 5  decisions 12  errors 0``);
 elsewhere (CI, a pipe, a log file) a plain line per record.
 """
 
@@ -22,6 +22,18 @@ from dataclasses import KW_ONLY, InitVar, dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    Progress,
+    ProgressColumn,
+    TaskID,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from agent_runtime import gc_settings
 from agent_runtime.run.coherence import CoherenceTracker
@@ -123,7 +135,9 @@ class ProgressBar:
     """Renders progress records of a command that runs ``total_s`` seconds (None: open-ended).
 
     ``update(info)`` takes a progress record (``elapsed_s``, ``agents``, ``decisions``,
-    ``errors`` and whatever else is known); ``close()`` ends the terminal line.
+    ``errors`` and whatever else is known); ``close()`` ends the display. On a terminal it is
+    ``rich``'s progress bar (percentage, elapsed, time left) with the record's figures beside
+    it, redrawn in place; elsewhere one plain line per record (:meth:`line`).
     """
 
     WIDTH = 24
@@ -143,45 +157,68 @@ class ProgressBar:
         self.tty = self.stream.isatty() if tty is None else tty
         self.fields = fields
         self.started = time.monotonic()
-        self._drawn = False
+        self._elapsed = 0.0  # the records' clock, which rich's columns read
+        self._live: Progress | None = None
+        self._task: TaskID | None = None
 
-    def line(self, info: Mapping[str, Any]) -> str:
-        elapsed = float(info.get("elapsed_s", time.monotonic() - self.started))
-        parts = [self.label]
-        if self.total_s is not None:
-            frac = min(1.0, elapsed / self.total_s)
-            if self.tty:
-                filled = round(frac * self.WIDTH)
-                parts.append("[" + "#" * filled + "-" * (self.WIDTH - filled) + "]")
-            parts.append(f"{100 * frac:3.0f}%")
-            parts.append(f"{format_duration(elapsed)} elapsed")
-            parts.append(f"{format_duration(self.total_s - elapsed)} left")
-        else:
-            parts.append(f"{format_duration(elapsed)} elapsed")
-        for key in self.fields:
-            if key in info and info[key] is not None:
-                parts.append(f"{key} {info[key]}")
+    def figures(self, info: Mapping[str, Any]) -> list[str]:
+        parts = [f"{key} {info[key]}" for key in self.fields if info.get(key) is not None]
         if info.get("lag_ms_p95") is not None:
             parts.append(f"lag p95 {info['lag_ms_p95']:.0f} ms")
         if info.get("llm_model_share") is not None:
             share = float(info.get("llm_model_share") or 0.0)
             parts.append(f"model {share:.0%} fallbacks {info.get('llm_fallbacks', 0)}")
-        return "  ".join(parts)
+        return parts
+
+    def line(self, info: Mapping[str, Any]) -> str:
+        """The record as one plain line (a pipe, a log file, CI)."""
+        elapsed = float(info.get("elapsed_s", time.monotonic() - self.started))
+        parts = [self.label]
+        if self.total_s is not None:
+            frac = min(1.0, elapsed / self.total_s)
+            parts.append(f"{100 * frac:3.0f}%")
+            parts.append(f"{format_duration(elapsed)} elapsed")
+            parts.append(f"{format_duration(self.total_s - elapsed)} left")
+        else:
+            parts.append(f"{format_duration(elapsed)} elapsed")
+        return "  ".join(parts + self.figures(info))
+
+    def _open(self) -> tuple[Progress, TaskID]:
+        if self._live is None or self._task is None:
+            columns: list[ProgressColumn] = [TextColumn(escape(self.label))]
+            if self.total_s is not None:
+                columns += [
+                    BarColumn(bar_width=self.WIDTH),
+                    TaskProgressColumn(),
+                    TimeElapsedColumn(),
+                    TimeRemainingColumn(),
+                ]
+            else:
+                columns.append(TimeElapsedColumn())
+            columns.append(TextColumn("{task.fields[figures]}"))
+            console = Console(file=self.stream, force_terminal=True, soft_wrap=True)
+            self._live = Progress(
+                *columns, console=console, auto_refresh=False, get_time=lambda: self._elapsed
+            )
+            self._live.start()
+            self._task = self._live.add_task(self.label, total=self.total_s, figures="")
+        return self._live, self._task
 
     def update(self, info: Mapping[str, Any]) -> None:
-        text = self.line(info)
-        if self.tty:
-            self.stream.write("\r\x1b[2K" + text)
-            self._drawn = True
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
+        if not self.tty:
+            self.stream.write(self.line(info) + "\n")
+            self.stream.flush()
+            return
+        live, task = self._open()  # its clock starts at 0 s: the records' elapsed_s
+        self._elapsed = float(info.get("elapsed_s", time.monotonic() - self.started))
+        done = min(self._elapsed, self.total_s) if self.total_s is not None else self._elapsed
+        live.update(task, completed=done, figures=escape("  ".join(self.figures(info))))
+        live.refresh()
 
     def close(self) -> None:
-        if self.tty and self._drawn:
-            self.stream.write("\n")
-            self.stream.flush()
-            self._drawn = False
+        if self._live is not None:
+            self._live.stop()  # leaves the last bar on its own line
+            self._live = self._task = None
 
 
 async def tick(
