@@ -30,25 +30,17 @@ def add_json_out(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _git(*args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=_ROOT, capture_output=True, text=True, timeout=10, check=True
+    ).stdout.strip()
+
+
 def _commit() -> str | None:
     """The checkout's commit (with ``+dirty`` for uncommitted changes), if it is one."""
     try:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=_ROOT,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=_ROOT,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.strip()
+        head = _git("rev-parse", "--short", "HEAD")
+        dirty = _git("status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.SubprocessError):
         return None
     return f"{head}+dirty" if head and dirty else head or None
