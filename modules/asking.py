@@ -21,6 +21,12 @@ own last decision) and says why the model should be asked now, or nothing:
   when the current step ends (which is ``skill_ended``);
 - ``ceiling``: ``max_interval_s`` passed since the last call.
 
+A model's decision may be *standing* (``follow_plan``): when the skill it started succeeds
+and the only news is that (``skill_ended``, ``idle``, ``plan_step``: the plan moved on to a
+step with a skill), the controller starts that step without a call, at most
+``follow_plan_steps`` times a decision (:meth:`AskGate.follow`; the ceiling counts from
+there, so the agent still decides at least every ``max_interval_s``).
+
 (Measured on the 5-agent bench village, 2026-11-26: asked on plan-step changes, lines to
 everyone and players in view while a skill ran, the model answered "continue" 63 of 66,
 31 of 40 and 7 of 7 times.)
@@ -39,6 +45,7 @@ from modules.heuristics.controller import HUNGRY, HURT
 
 __all__ = [
     "DEFAULT_MAX_INTERVAL_S",
+    "FOLLOWABLE",
     "HEALTH_DROP",
     "AskGate",
     "InputGate",
@@ -51,6 +58,8 @@ __all__ = [
 #: latency come on top: 10 + 3 + ~1 s keeps every agent deciding within 15 s)
 DEFAULT_MAX_INTERVAL_S = 10.0
 HEALTH_DROP = 2.0  # health lost since the last call that counts as a threat
+#: the reasons a standing decision answers itself: its skill ended and the plan moved on
+FOLLOWABLE = frozenset({"skill_ended", "idle", "plan_step"})
 #: a skill decided this recently and not started yet is on its way to the body (not idle)
 ON_ITS_WAY_S = 10.0
 
@@ -143,6 +152,7 @@ class AskGate:
         self.held = 0  # steps that kept the course without a call since the last one
         self.held_total = 0
         self.asked: dict[str, int] = {}  # model calls by their first reason
+        self.followed = 0  # plan steps started on a standing decision, without a call
 
     def reasons(self, view: BottleneckView, decision: Decision) -> tuple[Situation, list[str]]:
         now = situation(view, decision)
@@ -158,6 +168,13 @@ class AskGate:
         held, self.held = self.held, 0
         self.asked[reasons[0]] = self.asked.get(reasons[0], 0) + 1
         return held
+
+    def follow(self, now: Situation) -> None:
+        """A plan step was started in situation ``now`` on the model's standing decision:
+        the next reasons (and the ceiling) count from here, as after a call."""
+        self.last = now
+        self.held = 0
+        self.followed += 1
 
     def answered(self, at: float) -> None:
         """The model answered at ``at``: the ceiling counts from its answer; what changed

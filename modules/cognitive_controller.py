@@ -51,7 +51,7 @@ from agent_runtime.module_context import ModuleContext
 from agent_runtime.policy import LLMPolicy, Policy
 from agent_runtime.state.sections import Decision, IntentKind, UtteranceKind
 from agent_runtime.world import SkillCall
-from modules.asking import DEFAULT_MAX_INTERVAL_S, AskGate
+from modules.asking import DEFAULT_MAX_INTERVAL_S, FOLLOWABLE, AskGate, Situation
 from modules.base import remember
 from modules.commitment import Ledger
 from modules.decisions import ControllerChoice, skill_list, to_decision
@@ -60,6 +60,7 @@ from modules.heuristics.controller import decide as heuristic_decide
 from modules.heuristics.gifts import bound
 from modules.policies import HEURISTIC, decide, module_policy
 from modules.reflexes import keep_busy, keep_going, reflex
+from modules.techtree import same_step
 
 __all__ = ["CognitiveController", "ControllerChoice", "ControllerOut", "skill_list", "to_decision"]
 
@@ -72,6 +73,8 @@ DEADLINE_S = 30.0
 #: after a call was shed (the endpoint is behind), the heuristic decides this long (agent's
 #: seconds) before the model is asked again: no stream of calls doomed to be shed
 SHED_BACKOFF_S = 5.0
+#: plan steps a standing decision of the model (``follow_plan``) starts without a call at most
+FOLLOW_PLAN_STEPS = 3
 #: the view's text in the prompt (~4 characters a token): repeated lines once, then the
 #: sections in the bottleneck's order while they fit (a local model reads ~10 tokens/s)
 PROMPT_VIEW_CHARS = 1500
@@ -121,8 +124,19 @@ def prompt_view(view: BottleneckView, max_chars: int = PROMPT_VIEW_CHARS) -> str
 
 
 def heuristic_choice(view: BottleneckView, rng: random.Random) -> ControllerChoice:
-    """The heuristic policy, answering the LLM policy's type (its exact output kept)."""
-    return ControllerChoice.of(heuristic_decide(view, rng))
+    """The heuristic policy, answering the LLM policy's type (its exact output kept); a
+    decision to carry out its plan's current step is a standing one (``follow_plan``)."""
+    out = heuristic_decide(view, rng)
+    choice = ControllerChoice.of(out)
+    step = view.plan.current_skill
+    choice.follow_plan = bool(
+        out.skill is not None and step is not None and same_step(step, out_call(out))
+    )
+    return choice
+
+
+def out_call(out: ControllerOut) -> SkillCall:
+    return SkillCall(skill=out.skill or "idle", args=dict(out.args))
 
 
 class _Round:
@@ -149,8 +163,14 @@ class CognitiveController(Module):
         prompt_chars: int = PROMPT_VIEW_CHARS,
         ask_on_change: bool = True,
         max_interval_s: float = DEFAULT_MAX_INTERVAL_S,
+        follow_plan_steps: int = FOLLOW_PLAN_STEPS,
     ) -> None:
         super().__init__(schedule)
+        #: with the gate on, plan steps a standing decision of the model starts without a
+        #: call at most (0: the model is asked on every step's end)
+        self.follow_plan_steps = follow_plan_steps
+        #: the model's standing decision: (plan step it was made on, its brain, steps left)
+        self._standing: tuple[tuple[int, str], str, int] | None = None
         self.deadline_s = deadline_s
         self.prompt_chars = prompt_chars
         #: None = the model is asked on every step (the behaviour before issue 30)
@@ -230,9 +250,13 @@ class CognitiveController(Module):
         await self._reflex(ctx, view, rnd)
         if self._thinking:  # never a second call of this agent while one is in flight
             return
-        if self.gate is not None and not self.gate.reasons(view, self._last(ctx))[1]:
-            self.gate.hold()  # nothing that could change the decision: keep the course
-            return
+        if self.gate is not None:
+            now, reasons = self.gate.reasons(view, self._last(ctx))
+            if not reasons:
+                self.gate.hold()  # nothing that could change the decision: keep the course
+                return
+            if await self._follow(ctx, view, now, reasons):
+                return  # the plan's next step, on the model's standing decision
         self._thinking = True
         poll = REFLEX_POLL_S * ctx.clock.time_scale
         gate = _EndpointGate.of(ctx)
@@ -272,7 +296,56 @@ class CognitiveController(Module):
             self._model_after = fresh.now + fresh.seconds(SHED_BACKOFF_S)
         out = _without_done(got.value.to_out(fresh.social.opinions), rnd)
         # the model's decision is broadcast even when it keeps the agent on its course
-        await self._apply(ctx, fresh, out, got.brain, replaceable=rnd.filler, keep=True)
+        made = await self._apply(ctx, fresh, out, got.brain, replaceable=rnd.filler, keep=True)
+        self._standing = None
+        if (
+            got.value.follow_plan
+            and got.brain != HEURISTIC
+            and made is not None
+            and made.skill is not None
+            and self.follow_plan_steps > 0
+        ):
+            plan = fresh.plan
+            self._standing = ((plan.current, plan.current_step), got.brain, self.follow_plan_steps)
+
+    async def _follow(
+        self, ctx: ModuleContext, view: BottleneckView, now: Situation, reasons: list[str]
+    ) -> bool:
+        """Start the plan's current step without a call when the model's standing decision
+        covers it: the only news is that its skill succeeded and the plan moved on to a step
+        with a skill. The decision is labelled ``<model's brain>+plan``."""
+        standing = self._standing
+        if standing is None or self.gate is None or not set(reasons) <= FOLLOWABLE:
+            return False
+        made_on, brain, left = standing
+        plan, act = view.plan, view.action
+        out = act.last_outcome
+        step = plan.current_skill
+        if (
+            "skill_ended" not in reasons
+            or out is None
+            or not out.success
+            or act.running is not None
+            or step is None
+            or (plan.current, plan.current_step) == made_on
+        ):
+            return False
+        call = ControllerOut(
+            kind=IntentKind.WORK,
+            intent=step.describe(),
+            skill=step.skill,
+            args=dict(step.args),
+            reason="my plan's next step (standing decision)",
+        )
+        self._standing = None
+        decision = await self._apply(ctx, view, call, f"{brain}+plan")
+        if decision is None or decision.skill is None:
+            return False
+        self.gate.follow(now)
+        ctx.emit("controller_followed_plan", step=plan.current_step, brain=brain, left=left - 1)
+        if left > 1:
+            self._standing = ((plan.current, plan.current_step), brain, left - 1)
+        return True
 
     @staticmethod
     def _last(ctx: ModuleContext) -> Decision:

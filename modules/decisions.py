@@ -114,6 +114,9 @@ class ControllerChoice(BaseModel):
         Annotated[str, Field(max_length=120)] | None, BeforeValidator(_clip(120))
     ] = None
     reason: Annotated[str, BeforeValidator(_clip(160)), Field(max_length=160)] = ""
+    #: true: once this skill succeeds, the plan's next steps are carried out without asking
+    #: again while nothing else changes (a standing decision; see the controller)
+    follow_plan: bool = False
 
     _exact: ControllerOut | None = PrivateAttr(default=None)
 

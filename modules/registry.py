@@ -11,7 +11,12 @@ from agent_runtime.config.models import VillageConfig
 from agent_runtime.interfaces import Module, Schedule
 from modules.action_awareness import ActionAwareness
 from modules.asking import DEFAULT_MAX_INTERVAL_S
-from modules.cognitive_controller import DEADLINE_S, PROMPT_VIEW_CHARS, CognitiveController
+from modules.cognitive_controller import (
+    DEADLINE_S,
+    FOLLOW_PLAN_STEPS,
+    PROMPT_VIEW_CHARS,
+    CognitiveController,
+)
 from modules.goal_generation import MAX_INTERVAL_S as GOALS_MAX_INTERVAL_S
 from modules.goal_generation import GoalGeneration
 from modules.memory_module import BATCH as MEMORY_BATCH
@@ -67,6 +72,7 @@ def _factories(cfg: VillageConfig) -> dict[str, Callable[[Schedule, dict[str, An
             prompt_chars=int(o.get("prompt_chars", PROMPT_VIEW_CHARS)),
             ask_on_change=bool(o.get("ask_on_change", True)),
             max_interval_s=float(o.get("max_interval_s", DEFAULT_MAX_INTERVAL_S)),
+            follow_plan_steps=int(o.get("follow_plan_steps", FOLLOW_PLAN_STEPS)),
         ),
         "planning": lambda s, o: Planning(
             s,

@@ -251,4 +251,96 @@ async def test_the_heuristic_brain_is_never_gated() -> None:
             await cc.step(ctx)
         assert cc.gate is not None and cc.gate.held == 0 and not cc.gate.asked
         assert not [e for e in seen if e["type"] == "controller_asked"]
+        assert not [e for e in seen if e["type"] == "controller_followed_plan"]
         assert [e for e in seen if e["type"] == "decision"]
+
+
+# --- a standing decision: the plan's next steps without a call ------------------------------
+
+PLAN_STEPS = (
+    PlanStep(text="chop oaks", skill=SkillCall(skill="collect", args={"block": "oak_log"})),
+    PlanStep(text="make planks", skill=SkillCall(skill="craft", args={"item": "oak_planks"})),
+    PlanStep(text="make sticks", skill=SkillCall(skill="craft", args={"item": "stick"})),
+)
+
+
+def _step_done(ctx: Any, cc: CognitiveController, index: int, *, success: bool = True) -> None:
+    """The current step's skill started after the last decision and ended; the plan moved
+    on to step ``index``."""
+    started = time.time()
+    done = PLAN_STEPS[index - 1].skill
+    assert done is not None
+    out = SkillOutcome(skill=done.skill, success=success, ended_at=started + 0.01)
+    ctx.state.set("action", Action(last_outcome=out, started_at=started), writer="skill_execution")
+    ctx.state.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=index), writer="planning")
+
+
+async def test_a_standing_decision_starts_the_plans_next_step_without_a_call() -> None:
+    """Issue 30, part C: the model's decision to carry out its plan's step is standing
+    (``follow_plan``): when that skill succeeds and the only news is that the plan moved on,
+    the next step starts without a call, labelled as the model's (``+plan``); a failure, a
+    line to the agent or ``follow_plan_steps`` such steps bring the model back."""
+    chop = ControllerChoice(
+        kind=IntentKind.WORK, skill="collect", item="oak_log", follow_plan=True, reason="plan"
+    )
+    model = ScriptedLanguageModel(responder=lambda r: chop, name="m")
+    async with local_services(config(llm={"provider": "openai"})) as svc:
+        st = svc.store.agent("Ann")
+        st.set("identity", Identity(name="Ann"), writer="runtime")
+        st.set("perception", FED, writer="perception")
+        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
+        cc = CognitiveController(Schedule(cadence=3.0), follow_plan_steps=2)
+        ctx = module_context(svc, cc, agent="Ann")
+        ctx.shared["brain:cognitive_controller"] = Brain(
+            model, module="cognitive_controller", agent="Ann"
+        )
+        seen: list[dict[str, Any]] = []
+        svc.events.add_listener(seen.append)
+        await cc.step(ctx)  # the model: chop oaks, a standing decision
+        assert len(model.calls) == 1
+        _step_done(ctx, cc, 1)
+        await cc.step(ctx)  # chopped, the plan moved on: planks, no call
+        assert len(model.calls) == 1 and cc.gate is not None and cc.gate.followed == 1
+        d = st.get("decision", Decision)
+        assert d.brain == "llm:m+plan" and d.skill is not None
+        assert (d.skill.skill, d.skill.args.get("item")) == ("craft", "oak_planks")
+        assert [e["step"] for e in seen if e["type"] == "controller_followed_plan"] == [
+            "make planks"
+        ]
+        _step_done(ctx, cc, 2)
+        await cc.step(ctx)  # the second and last step it covers
+        d = st.get("decision", Decision)
+        assert len(model.calls) == 1 and d.skill is not None and d.skill.args["item"] == "stick"
+        _step_done(ctx, cc, 2)  # no step left on it: the model is asked
+        ctx.state.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
+        _step_done(ctx, cc, 1)
+        await cc.step(ctx)
+        assert len(model.calls) == 2  # ... and its answer stands again
+        _step_done(ctx, cc, 1, success=False)  # a failure: the model is asked
+        ctx.state.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=2), writer="planning")
+        await cc.step(ctx)
+        assert len(model.calls) == 3
+        _step_done(ctx, cc, 2)
+        line = Utterance(speaker="Bob", text="Ann, any bread?", to="Ann", at=time.time())
+        ctx.state.set("conversation", Conversation(lines=(line,)), writer="talking")
+        await cc.step(ctx)  # a line to the agent as well: the model is asked
+        assert len(model.calls) == 4 and cc.gate.followed == 2
+
+
+async def test_without_follow_plan_every_steps_end_asks_the_model() -> None:
+    chop = ControllerChoice(kind=IntentKind.WORK, skill="collect", item="oak_log")
+    model = ScriptedLanguageModel(responder=lambda r: chop, name="m")
+    async with local_services(config(llm={"provider": "openai"})) as svc:
+        st = svc.store.agent("Ann")
+        st.set("identity", Identity(name="Ann"), writer="runtime")
+        st.set("perception", FED, writer="perception")
+        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
+        cc = CognitiveController(Schedule(cadence=3.0))
+        ctx = module_context(svc, cc, agent="Ann")
+        ctx.shared["brain:cognitive_controller"] = Brain(
+            model, module="cognitive_controller", agent="Ann"
+        )
+        await cc.step(ctx)
+        _step_done(ctx, cc, 1)
+        await cc.step(ctx)
+        assert len(model.calls) == 2 and cc.gate is not None and cc.gate.followed == 0
