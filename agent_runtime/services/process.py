@@ -53,6 +53,9 @@ class ChildProcess:
         cwd: Path | None = None,
         stop_timeout: float = 5.0,
         capture: bool = False,
+        pipe_stdin: bool = False,
+        quiet_stderr: bool = False,
+        limit: int = 2**16,
     ) -> None:
         if not argv:
             raise ValueError("argv must not be empty")
@@ -63,6 +66,9 @@ class ChildProcess:
         self.cwd = cwd
         self.stop_timeout = stop_timeout
         self.capture = capture  # stdout+stderr on a pipe (``self.proc.stdout``) instead of a log
+        self.pipe_stdin = pipe_stdin  # ``self.proc.stdin`` to write to (else /dev/null)
+        self.quiet_stderr = quiet_stderr  # stderr to /dev/null (a pipe of protocol lines)
+        self.limit = limit  # the captured stdout's line limit (asyncio's default, 64 KiB)
         self.proc: asyncio.subprocess.Process | None = None
         self._log_file: IO[bytes] | None = None
 
@@ -80,15 +86,19 @@ class ChildProcess:
         elif self._log_file is not None:
             out = self._log_file
 
+        stdin = asyncio.subprocess.PIPE if self.pipe_stdin else asyncio.subprocess.DEVNULL
+        stderr = asyncio.subprocess.DEVNULL if self.quiet_stderr else asyncio.subprocess.STDOUT
+
         async def spawn(**group: Any) -> asyncio.subprocess.Process:
             return await asyncio.create_subprocess_exec(
                 *_pdeathsig_prefix(),
                 *self.argv,
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=stdin,
                 stdout=out,
-                stderr=asyncio.subprocess.STDOUT,
+                stderr=stderr,
                 env=self.env,
                 cwd=self.cwd,
+                limit=self.limit,
                 **group,
             )
 

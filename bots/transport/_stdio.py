@@ -17,6 +17,7 @@ import logging
 import time
 from typing import Any
 
+from agent_runtime.services.process import ChildProcess
 from agent_runtime.tasks import cancel_and_wait
 from bots.node import node_env, node_executable, require_node_modules
 from bots.transport._errors import BodyClosedError, BridgeCallError
@@ -34,6 +35,7 @@ class StdioTransport(HostTransport):
     """Bodies in a Node sidecar process speaking JSON lines; see :class:`HostTransport`."""
 
     def _init_channel(self) -> None:
+        self._child: ChildProcess | None = None
         self._proc: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
         self._pending: dict[int, asyncio.Future[Any]] = {}
@@ -44,16 +46,19 @@ class StdioTransport(HostTransport):
     async def __aenter__(self) -> StdioTransport:
         require_node_modules()
         self._loop = asyncio.get_running_loop()
-        self._proc = await asyncio.create_subprocess_exec(
-            str(node_executable()),
-            str(SIDECAR),
-            json.dumps(self._host_opts),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
+        # its own process group and a parent-death signal, as every child of the runtime
+        self._child = ChildProcess(
+            "body sidecar",
+            [str(node_executable()), str(SIDECAR), json.dumps(self._host_opts)],
             env=node_env(),
+            capture=True,
+            pipe_stdin=True,
+            quiet_stderr=True,
             limit=_LINE_LIMIT,
         )
+        await self._child.start()
+        self._proc = self._child.proc
+        assert self._proc is not None
         self.pid = self._proc.pid
         ready: asyncio.Future[int] = self._loop.create_future()
         self._reader = asyncio.create_task(
@@ -163,10 +168,10 @@ class StdioTransport(HostTransport):
                 async with asyncio.timeout(5):
                     await proc.wait()
             except TimeoutError:
-                logger.warning("body sidecar (pid %d) did not exit; killing it", proc.pid)
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
-                await proc.wait()
+                logger.warning("body sidecar (pid %d) did not exit; stopping it", proc.pid)
+        if self._child is not None:
+            await self._child.stop()  # SIGTERM, then SIGKILL, to its whole group
+            self._child = None
         if self._reader is not None:
             await cancel_and_wait(self._reader)
             self._reader = None
