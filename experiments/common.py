@@ -31,12 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from agent_runtime.config.errors import ConfigError, FieldProblem
-from agent_runtime.config.loader import parse_config, problems_from_validation
-from agent_runtime.config.models import VillageConfig
+from agent_runtime.config.loader import parse_config, problems_from_validation, read_yaml
+from agent_runtime.config.models import Strict, VillageConfig
 
 if TYPE_CHECKING:
     from agent_runtime.app.village import Village
@@ -48,10 +47,6 @@ EXPERIMENTS_DIR = Path(__file__).resolve().parent
 SHUTDOWN_GRACE_S = 10.0  # then stuck agent tasks are cancelled again (a runtime bug)
 CANCEL_AGAIN_S = 1.0  # a protocol task still running this long after its cancel gets another
 WORKERS_STOP_S = 30.0  # workers checkpoint and exit on SIGTERM (WorkerPool's stop_timeout)
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class Condition(Strict):
@@ -74,12 +69,7 @@ class ExperimentFile(Strict):
 
 def load_experiment_file(path: Path) -> ExperimentFile:
     """Read and validate an experiment file; errors name the field and the file."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(path, [FieldProblem("", "file not found")]) from None
-    except yaml.YAMLError as err:
-        raise ConfigError(path, [FieldProblem("", f"YAML syntax error: {err}")]) from None
+    data = read_yaml(path)
     try:
         exp = ExperimentFile.model_validate(data)
     except ValidationError as err:

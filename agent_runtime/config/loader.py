@@ -51,23 +51,29 @@ def parse_config(data: Any, file: Path | str = "<memory>") -> VillageConfig:
         raise ConfigError(file, problems_from_validation(err)) from None
 
 
-def load_config(path: Path | str) -> VillageConfig:
-    """Read and validate a village file; raises :class:`ConfigError` with field paths."""
+def read_yaml(path: Path | str) -> Any:
+    """The one way a YAML file is read (village, experiment, override files): its data, or a
+    :class:`ConfigError` naming the file and, for a syntax error, the line and column."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(p, [FieldProblem("", "file not found")]) from None
-    except OSError as err:
-        raise ConfigError(p, [FieldProblem("", f"cannot read file: {err.strerror}")]) from None
+    except (OSError, UnicodeDecodeError) as err:
+        why = err.strerror if isinstance(err, OSError) else str(err)
+        raise ConfigError(p, [FieldProblem("", f"cannot read file: {why}")]) from None
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err)
         raise ConfigError(p, [FieldProblem(where, f"YAML syntax error: {problem}")]) from None
-    return parse_config(data, p)
+
+
+def load_config(path: Path | str) -> VillageConfig:
+    """Read and validate a village file; raises :class:`ConfigError` with field paths."""
+    return parse_config(read_yaml(path), Path(path))
 
 
 def with_overrides(

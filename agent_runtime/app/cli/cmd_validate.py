@@ -11,10 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
-import yaml
-
 from agent_runtime.config.errors import ConfigError
-from agent_runtime.config.loader import load_config, resolve_agents
+from agent_runtime.config.loader import load_config, read_yaml, resolve_agents
 from experiments.validation import validate_experiment_file
 
 
@@ -25,8 +23,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def _is_experiment_file(path: Path) -> bool:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        data = read_yaml(path)
+    except ConfigError:
         return False  # the village loader reports it, naming the file
     return isinstance(data, dict) and "experiment" in data
 
