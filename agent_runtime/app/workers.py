@@ -29,15 +29,16 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_runtime.services.process import ChildProcess
 from agent_runtime.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
+    from agent_runtime.app.launchers import Launcher, WorkerHandle
     from agent_runtime.run.events import EventLog
 
 __all__ = [
@@ -112,6 +113,8 @@ class WorkerSpec:
     llm: str | None = None
     measure_after: float | None = None  # benchmarks: forget lags of the warm-up
     python: str = sys.executable
+    #: environment variables with credentials (Redis/broker passwords) for every worker
+    secrets: dict[str, str] = field(default_factory=dict, repr=False)
 
     def folder(self, k: int) -> Path:
         return self.run_dir / "workers" / str(k)
@@ -132,37 +135,57 @@ class WorkerSpec:
         return argv
 
 
+#: what the pool tells its owner about a worker that runs again: worker, seconds it took
+#: (from the end being noticed to the worker running again), exit code (None: lost), node
+RestartHook = Callable[[int, float, "int | None", "str | None"], None]
+
+
 @dataclass
 class _Worker:
     k: int
-    child: ChildProcess | None = None
+    handle: WorkerHandle | None = None
     starts: int = 0
     exits: list[int | None] = field(default_factory=list)
+    restart_s: list[float] = field(default_factory=list)
 
 
 class WorkerPool:
-    """Starts N workers, restarts the ones that die (capped backoff), stops them all.
+    """Starts N workers through a :class:`~agent_runtime.app.launchers.Launcher`, brings
+    back the ones that end early, stops them all.
 
-    An async context manager: ``__aenter__`` starts the workers and a supervisor task;
-    ``__aexit__`` SIGTERMs them (each checkpoints its agents and writes its metrics) and
-    waits for them, SIGKILLing any that take longer than ``stop_timeout``.
+    With the default :class:`~agent_runtime.app.launchers.process.ProcessLauncher` the
+    workers are child processes, restarted after a capped backoff; with
+    :class:`~agent_runtime.app.launchers.ray_launcher.RayLauncher` they are Ray actors that
+    Ray restarts (the pool only waits for them to answer again). Either way each restart
+    calls ``on_restart`` (the coordinator makes it a ``worker_restarted`` event).
+
+    An async context manager: ``__aenter__`` enters the launcher, starts the workers and a
+    supervisor task; ``__aexit__`` stops them (SIGTERM: each checkpoints its agents and
+    writes its metrics; SIGKILL after ``stop_timeout``) and leaves the launcher.
     """
 
     def __init__(
         self,
         spec: WorkerSpec,
         *,
+        launcher: Launcher | None = None,
         max_backoff: float = 10.0,
         stop_timeout: float = 30.0,
+        on_restart: RestartHook | None = None,
     ) -> None:
         if spec.count < 1:
             raise ValueError("need at least one worker")
+        from agent_runtime.app.launchers.process import ProcessLauncher
+
         self.spec = spec
+        self.launcher: Launcher = launcher if launcher is not None else ProcessLauncher()
         self.max_backoff = max_backoff
         self.stop_timeout = stop_timeout
+        self.on_restart = on_restart
         self.workers = [_Worker(k) for k in range(spec.count)]
         self._stopping = False
         self._tasks: asyncio.TaskGroup | None = None
+        self._supervisors: list[asyncio.Task[None]] = []
         self._stack: contextlib.AsyncExitStack | None = None
         self.restarted = asyncio.Event()  # set whenever a dead worker was started again
 
@@ -171,59 +194,72 @@ class WorkerPool:
         return sum(max(0, w.starts - 1) for w in self.workers)
 
     def pids(self) -> list[int | None]:
-        return [w.child.pid if w.child else None for w in self.workers]
+        return [w.handle.pid if w.handle else None for w in self.workers]
 
-    async def _start(self, w: _Worker) -> None:
-        folder = self.spec.folder(w.k)
-        folder.mkdir(parents=True, exist_ok=True)
-        env = dict(os.environ)
+    def nodes(self) -> list[str | None]:
+        """The node of each worker (``None``: a child process of this one)."""
+        return [w.handle.node if w.handle else None for w in self.workers]
+
+    def env(self) -> dict[str, str]:
+        """What workers get in their environment beside this process's own (secrets go
+        here, never on their command line)."""
+        env: dict[str, str] = {}
         if self.spec.admin_url:
             env[ADMIN_URL_ENV] = self.spec.admin_url
         if self.spec.shards:
             from agent_runtime.app.shards import SHARDS_ENV
 
             env[SHARDS_ENV] = self.spec.shards
-        w.child = ChildProcess(
-            f"worker[{w.k}]",
-            self.spec.argv(w.k),
-            log_path=folder / "worker.log",
-            env=env,
-            stop_timeout=self.stop_timeout,
+        env.update(self.spec.secrets)
+        return env
+
+    async def _start(self, w: _Worker) -> None:
+        folder = self.spec.folder(w.k)
+        folder.mkdir(parents=True, exist_ok=True)
+        w.handle = await self.launcher.start(
+            w.k, self.spec.argv(w.k), self.env(), folder / "worker.log", self.stop_timeout
         )
-        await w.child.start()
         w.starts += 1
 
     async def _supervise(self, w: _Worker) -> None:
         backoff = 0.5
         while True:
-            child = w.child
-            assert child is not None and child.proc is not None
-            code = await child.proc.wait()
+            handle = w.handle
+            assert handle is not None
+            code = await handle.wait()
             if self._stopping:
                 return
+            noticed = time.monotonic()
             w.exits.append(code)
             log.warning(
-                "worker %d exited with %s; restarting in %.1fs (its agents resume from Redis)",
+                "worker %d %s; it runs again through the %s launcher (its agents resume "
+                "from Redis)",
                 w.k,
-                code,
-                backoff,
+                "was lost" if code is None else f"exited with {code}",
+                self.launcher.name,
             )
-            await child.stop()  # close its log, reap its process group
-            await asyncio.sleep(backoff)
+            w.handle = await self.launcher.restart(handle, backoff)
             backoff = min(self.max_backoff, backoff * 2)
             if self._stopping:
                 return
-            await self._start(w)
+            w.starts += 1
+            seconds = round(time.monotonic() - noticed, 3)
+            w.restart_s.append(seconds)
+            if self.on_restart is not None:
+                self.on_restart(w.k, seconds, code, w.handle.node)
             self.restarted.set()
 
     async def __aenter__(self) -> WorkerPool:
         self._stack = contextlib.AsyncExitStack()
         try:
+            await self._stack.enter_async_context(self.launcher)
             for w in self.workers:
                 await self._start(w)
             self._tasks = await self._stack.enter_async_context(asyncio.TaskGroup())
-            for w in self.workers:
+            self._supervisors = [
                 self._tasks.create_task(self._supervise(w), name=f"workers.supervise[{w.k}]")
+                for w in self.workers
+            ]
         except BaseException:
             await self.__aexit__()
             raise
@@ -231,8 +267,10 @@ class WorkerPool:
 
     async def __aexit__(self, *exc: object) -> None:
         self._stopping = True
+        for task in self._supervisors:  # one may be waiting for a worker to run again
+            task.cancel()
         await asyncio.gather(
-            *(w.child.stop() for w in self.workers if w.child is not None),
+            *(w.handle.stop() for w in self.workers if w.handle is not None),
             return_exceptions=True,
         )
         if self._stack is not None:
@@ -262,8 +300,10 @@ class WorkerPool:
         merged = merge_metrics(parts)
         merged["workers"] = {
             "count": len(self.workers),
+            "launcher": self.launcher.name,
             "restarts": self.restarts,
             "exits": {str(w.k): w.exits for w in self.workers},
+            "restart_s": {str(w.k): w.restart_s for w in self.workers},
         }
         return merged
 

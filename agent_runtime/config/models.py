@@ -3,7 +3,7 @@
 A village YAML has these top-level sections (all optional except ``agents``
 or ``agent_templates``)::
 
-    run:        seed, duration, time_scale, game_hours_per_second, id, out
+    run:        seed, duration, time_scale, game_hours_per_second, id, out, cluster
     services:   redis / mqtt: "embedded" or a URL
     world:      kind (embedded | external | none), host, port, version, seed, layout,
                 shards (several worlds, one region each: config/shards.py)
@@ -73,6 +73,12 @@ class RunSettings(Strict):
     )
     out: str = "runs"
     progress_every: float = Field(default=10.0, gt=0)
+    cluster: str | None = Field(
+        default=None,
+        pattern=r"^ray(://.+|:.+)?$",
+        description="run the workers on a cluster engine: ray (a local Ray for the run), "
+        "ray://HOST:PORT or ray:ADDRESS (an existing one); null: child processes",
+    )
     embedder: Literal["minilm", "hashing"] = Field(
         default="minilm",
         description="memory's sentence encoder: minilm (all-MiniLM-L6-v2, numpy) or hashing "

@@ -148,8 +148,10 @@ async def test_a_dead_worker_restarts_and_its_agents_keep_their_memories(
             redis_url=redis_url, mqtt_url=mqtt_url, world="none",
         )  # fmt: skip
         client: Redis = Redis.from_url(redis_url)
+        told: list[tuple[int, float, int | None, str | None]] = []
         try:
-            async with WorkerPool(spec, max_backoff=1.0) as pool:
+            hook = lambda *a: told.append(a)  # noqa: E731
+            async with WorkerPool(spec, max_backoff=1.0, on_restart=hook) as pool:
                 await reports.until(
                     lambda r: len(r) == 2 and r[0]["decisions"] >= 2, 60, "worker 0 deciding"
                 )
@@ -175,4 +177,8 @@ async def test_a_dead_worker_restarts_and_its_agents_keep_their_memories(
         finally:
             await client.aclose()
     assert merged["workers"]["restarts"] == 1
+    assert merged["workers"]["launcher"] == "process"
+    # the owner was told: worker 0, the seconds it took (0.5 s backoff at least), its exit
+    assert [(k, code, node) for k, _, code, node in told] == [(0, -signal.SIGKILL, None)]
+    assert told[0][1] >= 0.5 and merged["workers"]["restart_s"]["0"] == [told[0][1]]
     assert merged["agents"] == 5  # both workers stopped cleanly and wrote their metrics

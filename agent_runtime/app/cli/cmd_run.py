@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime import event_loop
+from agent_runtime.app.launchers import CLUSTER_HELP, ClusterSpec, parse_cluster
 from agent_runtime.app.run_folder import RunFolderBusy, resume_config
 from agent_runtime.app.workers import WORKERS_HELP, worker_count
 from agent_runtime.app.world_setup import WorldError
@@ -45,6 +46,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--web-port", type=int, default=0, help="port of the live page (0: a free one)")
     p.add_argument("--no-web", action="store_true", help="do not serve the live page")
     p.add_argument("--workers", default="auto", help=WORKERS_HELP)
+    p.add_argument("--cluster", help=f"{CLUSTER_HELP} (default: the file's run.cluster)")
 
 
 #: What a user can fix (a service, the world, a key, an install): one line, exit status 2.
@@ -134,15 +136,27 @@ def run(args: argparse.Namespace) -> int:
     except ValueError:
         print(f"--workers {args.workers!r}: use a positive number or auto", file=sys.stderr)
         return 2
+    cluster_text = getattr(args, "cluster", None) or cfg.run.cluster
+    cluster: ClusterSpec | None = None
+    if cluster_text is not None:
+        try:
+            cluster = parse_cluster(cluster_text)
+        except ValueError as err:
+            print(f"piano run: {err}", file=sys.stderr)
+            return 2
+        if args.workers == "auto":  # on a cluster, one worker per core of this machine
+            workers = max(2, workers)  # at least two: a cluster of one actor is no cluster
     try:
-        if workers > 1:
+        if workers > 1 or cluster is not None:
             from agent_runtime.app.cli.coordinator import run_workers
 
             def progress(info: dict[str, Any]) -> None:
                 if not args.quiet:
                     print(progress_line(info), flush=True)
 
-            return event_loop.run(run_workers(cfg, run_id, run_dir, args, workers, progress))
+            return event_loop.run(
+                run_workers(cfg, run_id, run_dir, args, workers, progress, cluster)
+            )
         return event_loop.run(_run(cfg, run_id, run_dir, args))
     except STARTUP_ERRORS as err:
         print(f"piano run: {err}", file=sys.stderr)

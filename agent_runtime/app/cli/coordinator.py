@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import os
 import random
 import time
 from collections.abc import AsyncIterator, Callable
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_runtime.app.launchers import ClusterSpec, open_launcher
 from agent_runtime.app.workers import EventFollower, WorkerPool, WorkerSpec
 from agent_runtime.bus import topics
 from agent_runtime.config.loader import ResolvedAgent, resolve_agents
@@ -58,6 +60,11 @@ def village_agents(
     return resolve_agents(cfg, place_memories=world.place_memories(), limit=limit, rng=rng)
 
 
+def _absolute(path: Path) -> Path:
+    """``path`` from the filesystem's root (no I/O: the current folder joined in front)."""
+    return Path(os.path.abspath(path))
+
+
 def _aggregate(latest: dict[str, dict[str, Any]], started: float) -> dict[str, Any]:
     keys = ("agents", "decisions", "speech", "skills", "errors", "unresponsive")
     out: dict[str, Any] = {k: sum(int(p.get(k, 0)) for p in latest.values()) for k in keys}
@@ -76,6 +83,7 @@ class Coordination:
     pool: WorkerPool | None = None
     follower: EventFollower | None = None
     latest: dict[str, dict[str, Any]] = field(default_factory=dict)  # progress per worker
+    reported_at: dict[str, float] = field(default_factory=dict)  # monotonic, per worker
     statuses: list[dict[str, Any]] = field(default_factory=list)  # run/status messages
     metrics: dict[str, Any] = field(default_factory=dict)  # the run's, after the exit
     _arrived: asyncio.Event = field(default_factory=asyncio.Event)
@@ -87,6 +95,7 @@ class Coordination:
     def _report(self, payload: dict[str, Any]) -> None:
         shard = payload.get("shard") or ["?"]
         self.latest[str(shard[0])] = payload
+        self.reported_at[str(shard[0])] = time.monotonic()
         self._arrived.set()
 
     def _status(self, payload: dict[str, Any]) -> None:
@@ -166,6 +175,7 @@ async def coordinate(
     llm: str | None = None,
     follow_events: bool = False,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    cluster: ClusterSpec | None = None,
 ) -> AsyncIterator[Coordination]:
     """Open the coordinating village of ``cfg`` and ``workers`` workers that load ``config``
     (the same village: file, seed, ``agents`` limit and ``llm`` override as given to
@@ -174,7 +184,9 @@ async def coordinate(
     ``progress`` gets the coordinator's progress record with the workers' figures (agents,
     unresponsive, ...) in place of its own. ``follow_events``: the run's ``events.jsonl``
     gets every worker's records as they come (else they are concatenated into
-    ``events.workers.jsonl`` at the end, as ``piano run --workers`` does)."""
+    ``events.workers.jsonl`` at the end, as ``piano run --workers`` does). ``cluster``: the
+    workers run as actors of that cluster (``--cluster``), else as child processes; either
+    way a worker that runs again is a ``worker_restarted`` event with the seconds it took."""
     from agent_runtime.app.shards import shard_addresses
     from agent_runtime.app.village import Village
     from modules.memory.encoder import HashingEncoder
@@ -201,10 +213,10 @@ async def coordinate(
         reports.on_put = statuses.on_put = drain
         if progress is not None:
             village.options.progress = lambda info: progress({**info, **coord.aggregate()})
-        spec = WorkerSpec(
-            config=config,
+        spec = WorkerSpec(  # absolute paths: an actor's process starts in another folder
+            config=_absolute(config),
             run_id=village.run_id,
-            run_dir=run_dir,
+            run_dir=_absolute(run_dir),
             count=workers,
             redis_url=village.redis_url,
             mqtt_url=village.mqtt_url,
@@ -220,7 +232,20 @@ async def coordinate(
                 coord.follower = await stack.enter_async_context(
                     EventFollower(folders, village.events)
                 )
-            coord.pool = await stack.enter_async_context(WorkerPool(spec))
+
+            def restarted(k: int, seconds: float, code: int | None, node: str | None) -> None:
+                # seconds: from its end being noticed to it answering again; silent_s: since
+                # its last progress report (the outage is at most that, give or take a report)
+                last = coord.reported_at.get(str(k))
+                silent = round(time.monotonic() - last, 3) if last is not None else None
+                village.events.emit(
+                    "worker_restarted", worker=k, seconds=seconds, silent_s=silent,
+                    exit_code=code, node=node,
+                )  # fmt: skip
+
+            coord.pool = await stack.enter_async_context(
+                WorkerPool(spec, launcher=open_launcher(cluster), on_restart=restarted)
+            )
             try:
                 yield coord
             finally:
@@ -245,6 +270,7 @@ async def run_workers(
     args: argparse.Namespace,
     workers: int,
     progress: Callable[[dict[str, Any]], None],
+    cluster: ClusterSpec | None = None,
 ) -> int:
     """Run the village of ``args.config`` (with ``args.agents``/``args.llm``) on workers;
     ``progress`` gets the village-wide figures every ``run.progress_every`` seconds."""
@@ -252,10 +278,15 @@ async def run_workers(
 
     opts = VillageOptions(run_dir=run_dir, run_id=run_id)
     opts.web_port = None if getattr(args, "no_web", True) else args.web_port
-    print(f"run {run_id}: {workers} workers, {cfg.world.kind} world, folder {run_dir}", flush=True)
+    where = f" on {cluster}" if cluster is not None else ""
+    print(
+        f"run {run_id}: {workers} workers{where}, {cfg.world.kind} world, folder {run_dir}",
+        flush=True,
+    )
     async with coordinate(
-        cfg, opts, workers=workers, config=Path(args.config), agents=args.agents, llm=args.llm
-    ) as coord:
+        cfg, opts, workers=workers, config=Path(args.config), agents=args.agents,
+        llm=args.llm, cluster=cluster,
+    ) as coord:  # fmt: skip
         village = coord.village
         village.options.progress = lambda _: progress(coord.aggregate())
         world = village.world.join_address if village.world is not None else None

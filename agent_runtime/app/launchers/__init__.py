@@ -1,0 +1,120 @@
+"""Where a village's agent workers run: one interface, two implementations.
+
+A :class:`Launcher` starts worker ``k`` (a ``piano worker`` command) and hands back a
+:class:`WorkerHandle`; :class:`~agent_runtime.app.workers.WorkerPool` waits on the handles
+and, when one ends before the run does, asks the launcher for it again
+(:meth:`Launcher.restart`).
+
+- :class:`~agent_runtime.app.launchers.process.ProcessLauncher` (the default): each worker
+  is a child process of this one; a dead worker is started again by the pool's backoff.
+- :class:`~agent_runtime.app.launchers.ray_launcher.RayLauncher` (``--cluster ray``): each
+  worker is a Ray actor (``max_restarts``) that runs its ``piano worker`` as a child; a dead
+  worker or a lost node is brought back by Ray, the pool only watches it come back.
+
+Ray is imported only by :func:`open_launcher` for ``ray`` clusters, so one machine without
+``--cluster`` never needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+__all__ = [
+    "CLUSTER_HELP",
+    "ClusterSpec",
+    "Launcher",
+    "WorkerHandle",
+    "open_launcher",
+    "parse_cluster",
+]
+
+CLUSTER_HELP = (
+    "run the workers on a cluster engine: ray (a local Ray started for this run and shut "
+    "down after) or ray://HOST:PORT / ray:auto (an existing Ray cluster); default: child "
+    "processes of this one"
+)
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """``--cluster``: the engine and, for an existing cluster, its address."""
+
+    engine: str  # "ray"
+    address: str | None = None  # None: start a local one for this run
+
+    def __str__(self) -> str:
+        return self.engine if self.address is None else f"{self.engine}:{self.address}"
+
+
+def parse_cluster(text: str) -> ClusterSpec:
+    """``ray`` | ``ray://HOST:PORT`` (Ray client) | ``ray:ADDRESS`` (``auto`` or the GCS's
+    HOST:PORT, as ``ray.init(address=...)`` takes it); ``ValueError`` otherwise."""
+    if text == "ray":
+        return ClusterSpec("ray")
+    if text.startswith("ray://") and len(text) > len("ray://"):
+        return ClusterSpec("ray", text)
+    if text.startswith("ray:") and len(text) > len("ray:"):
+        return ClusterSpec("ray", text[len("ray:") :])
+    raise ValueError(f"cluster {text!r}: use ray, ray://HOST:PORT or ray:auto")
+
+
+class WorkerHandle(Protocol):
+    """One started worker, as its launcher sees it."""
+
+    @property
+    def pid(self) -> int | None:
+        """The ``piano worker`` process's pid (on its own node), if known."""
+
+    @property
+    def node(self) -> str | None:
+        """The node it runs on (``None``: this machine's process tree)."""
+
+    async def wait(self) -> int | None:
+        """Return when this incarnation of the worker has ended: its exit code, or ``None``
+        when it was lost (its node or its actor went away)."""
+
+    async def stop(self) -> int | None:
+        """Stop it for good (SIGTERM, then SIGKILL after the stop timeout); its exit code."""
+
+
+class Launcher(Protocol):
+    """Starts workers and brings back the ones that end early. An async context manager:
+    entering may connect to (or start) a cluster; leaving disconnects (or shuts it down)."""
+
+    name: str
+
+    async def __aenter__(self) -> Launcher: ...
+
+    async def __aexit__(self, *exc: object) -> None: ...
+
+    async def start(
+        self,
+        k: int,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        log_path: Path,
+        stop_timeout: float,
+    ) -> WorkerHandle:
+        """Start worker ``k``: ``argv`` with ``env`` added to the environment (secrets go
+        there, never in ``argv``), its output appended to ``log_path``."""
+
+    async def restart(self, handle: WorkerHandle, backoff: float) -> WorkerHandle:
+        """``handle`` ended before the run did (:meth:`WorkerHandle.wait` returned): return
+        the worker running again (the same handle or a new one). ``backoff`` is how long the
+        pool would wait before starting it again itself."""
+
+
+def open_launcher(cluster: ClusterSpec | None, *, num_cpus: float = 1.0) -> Launcher:
+    """The launcher for ``cluster`` (``None``: child processes of this one)."""
+    if cluster is None:
+        from agent_runtime.app.launchers.process import ProcessLauncher
+
+        return ProcessLauncher()
+    if cluster.engine == "ray":
+        from agent_runtime.app.launchers.ray_launcher import RayLauncher
+
+        return RayLauncher(cluster.address, num_cpus=num_cpus)
+    raise ValueError(f"unknown cluster engine {cluster.engine!r}")

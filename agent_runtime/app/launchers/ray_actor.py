@@ -1,0 +1,135 @@
+"""The body of one worker actor (wrapped by ``ray.remote`` in :mod:`.ray_launcher`).
+
+The actor runs its ``piano worker`` as a child process: its own process group, and a
+parent-death signal (``setpriv --pdeathsig TERM``) so that the child is told to stop when
+the actor's process goes away with its node. The child is started by, and waited on in, one
+thread the actor owns for the child's whole life (the parent-death signal follows the
+thread that started the child, not the process).
+
+A child that ends while nobody asked it to stop ends the actor's process too
+(``os._exit``), so that Ray restarts the actor (``max_restarts``) and with it the worker:
+the engine's restart replaces the pool's hand-written one. This module does not import
+Ray; :meth:`WorkerActor.info` takes the actor's node and incarnation from its caller.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from agent_runtime.services.process import _pdeathsig_prefix
+
+__all__ = ["WorkerActor"]
+
+log = logging.getLogger(__name__)
+
+#: after an unexpected exit, the actor's process ends this long after its ``wait_exit``
+#: answered (so the exit code reaches the pool before the actor is gone)
+EXIT_GRACE_S = 0.5
+
+
+class WorkerActor:
+    """Runs one ``piano worker`` child; ``wait_exit`` returns its exit code."""
+
+    def __init__(
+        self,
+        k: int,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        log_path: str,
+        stop_timeout: float,
+        cwd: str | None = None,
+        node: str | None = None,
+        reconstructed: bool = False,
+    ) -> None:
+        self.k = k
+        self.argv = list(argv)
+        self.env = {**os.environ, **env}
+        self.log_path = Path(log_path)
+        self.stop_timeout = stop_timeout
+        self.cwd = cwd if cwd is not None and os.path.isdir(cwd) else None
+        self.node = node
+        self.reconstructed = reconstructed
+        self.started_at = time.time()
+        self._stopping = threading.Event()
+        self._exited = threading.Event()
+        self._spawned = threading.Event()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._own_child, name=f"worker[{k}]", daemon=True)
+        self._thread.start()
+        self._spawned.wait()
+        if self._error is not None:
+            raise self._error
+
+    def _own_child(self) -> None:
+        try:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            with self.log_path.open("ab") as out:
+                self._proc = subprocess.Popen(
+                    [*_pdeathsig_prefix(), *self.argv],
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    env=self.env,
+                    cwd=self.cwd,
+                    process_group=0,
+                )
+        except BaseException as err:  # reported by __init__
+            self._error = err
+            self._spawned.set()
+            return
+        self._spawned.set()
+        self._proc.wait()
+        self._exited.set()
+        if not self._stopping.is_set():  # died by itself: let Ray restart the actor
+            time.sleep(EXIT_GRACE_S)
+            if not self._stopping.is_set():
+                os._exit(1)
+
+    def info(self) -> dict[str, Any]:
+        """Who runs where: the child's pid, the actor's pid, node and incarnation."""
+        return {
+            "k": self.k,
+            "pid": self._proc.pid if self._proc is not None else None,
+            "actor_pid": os.getpid(),
+            "node": self.node,
+            "reconstructed": self.reconstructed,
+            "started_at": self.started_at,
+        }
+
+    def wait_exit(self) -> int | None:
+        """Block until the child has exited; its exit code."""
+        self._exited.wait()
+        return self._proc.returncode if self._proc is not None else None
+
+    def stop(self) -> int | None:
+        """SIGTERM the child's process group, SIGKILL after ``stop_timeout``; exit code."""
+        self._stopping.set()
+        proc = self._proc
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            _killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=self.stop_timeout)
+            except subprocess.TimeoutExpired:
+                log.warning("worker %d (pid %d) ignored SIGTERM; killing", self.k, proc.pid)
+                _killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        _killpg(proc.pid, signal.SIGKILL)  # what is left of its group
+        self._exited.wait()
+        return proc.returncode
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)

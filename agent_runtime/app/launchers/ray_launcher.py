@@ -1,0 +1,174 @@
+"""Workers as Ray actors (``piano run --workers N --cluster ray[...]``).
+
+The only module of the runtime that imports Ray. Each worker is one actor (see
+:mod:`.ray_actor`) created with ``max_restarts``: when its ``piano worker`` dies, or its
+node goes away, Ray starts the actor again (on another node if need be) and the actor
+starts the worker again; its agents resume from Redis. The pool notices the end of an
+incarnation (``wait_exit`` answers, or fails because the actor is gone) and
+:meth:`RayLauncher.restart` waits until the actor answers as a new incarnation.
+
+Actors are spread over the nodes (``scheduling_strategy="SPREAD"``), each reserving
+``num_cpus``. With no address, :class:`RayLauncher` starts a local Ray for the run
+(``ray.init(num_cpus=<this machine's>)``) and shuts it down after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import ray
+from ray.exceptions import RayActorError
+
+from agent_runtime.app.launchers import WorkerHandle
+from agent_runtime.app.launchers.ray_actor import WorkerActor
+
+__all__ = ["RayLauncher", "RayWorkerHandle"]
+
+log = logging.getLogger(__name__)
+
+#: how often Ray restarts one worker's actor before giving up (-1: forever)
+MAX_RESTARTS = -1
+#: a restart that takes longer than this is reported as failed (the pool starts over)
+RESTART_LIMIT_S = 120.0
+
+
+class _RayWorkerActor(WorkerActor):
+    """:class:`WorkerActor` that knows its node and whether Ray restarted it."""
+
+    def __init__(
+        self,
+        k: int,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        log_path: str,
+        stop_timeout: float,
+        cwd: str | None = None,
+    ) -> None:
+        ctx = ray.get_runtime_context()
+        super().__init__(
+            k, argv, env, log_path, stop_timeout, cwd,
+            node=ctx.get_node_id(), reconstructed=ctx.was_current_actor_reconstructed,
+        )  # fmt: skip
+
+
+_RemoteWorker: Any = ray.remote(_RayWorkerActor)
+
+
+class RayWorkerHandle:
+    """One worker's actor; ``info`` is what the current incarnation said about itself."""
+
+    def __init__(self, k: int, actor: Any, info: dict[str, Any], stop_timeout: float) -> None:
+        self.k = k
+        self.actor = actor
+        self.info = info
+        self.stop_timeout = stop_timeout
+        self.lost_at: float | None = None
+
+    @property
+    def pid(self) -> int | None:
+        pid = self.info.get("pid")
+        return int(pid) if pid is not None else None
+
+    @property
+    def actor_pid(self) -> int | None:
+        pid = self.info.get("actor_pid")
+        return int(pid) if pid is not None else None
+
+    @property
+    def node(self) -> str | None:
+        node = self.info.get("node")
+        return str(node) if node is not None else None
+
+    async def wait(self) -> int | None:
+        try:
+            code: int | None = await self.actor.wait_exit.remote()
+        except RayActorError as err:
+            log.warning("worker %d's actor was lost: %s", self.k, type(err).__name__)
+            code = None
+        self.lost_at = time.monotonic()
+        return code
+
+    async def stop(self) -> int | None:
+        code: int | None = None
+        try:
+            async with asyncio.timeout(self.stop_timeout + 10.0):
+                code = await self.actor.stop.remote()
+        except (RayActorError, TimeoutError) as err:
+            log.warning("worker %d did not stop through its actor: %s", self.k, err)
+        ray.kill(self.actor, no_restart=True)
+        return code
+
+
+class RayLauncher:
+    """Each worker a Ray actor that Ray restarts; see the module's docstring."""
+
+    name = "ray"
+
+    def __init__(
+        self, address: str | None = None, *, num_cpus: float = 1.0, max_restarts: int = MAX_RESTARTS
+    ) -> None:
+        self.address = address
+        self.num_cpus = num_cpus
+        self.max_restarts = max_restarts
+        self._owns_ray = False
+
+    async def __aenter__(self) -> RayLauncher:
+        if ray.is_initialized():
+            return self
+        kwargs: dict[str, Any] = {"log_to_driver": False, "include_dashboard": False}
+        if self.address is None:
+            kwargs["num_cpus"] = os.cpu_count() or 1
+            self._owns_ray = True
+        else:
+            kwargs = {"address": self.address, "log_to_driver": False}
+        await asyncio.to_thread(ray.init, **kwargs)
+        log.info("ray: %s", "local cluster started" if self._owns_ray else self.address)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._owns_ray:
+            await asyncio.to_thread(ray.shutdown)
+            self._owns_ray = False
+
+    async def start(
+        self,
+        k: int,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        log_path: Path,
+        stop_timeout: float,
+    ) -> RayWorkerHandle:
+        actor = _RemoteWorker.options(
+            num_cpus=self.num_cpus,
+            max_restarts=self.max_restarts,
+            max_concurrency=4,  # wait_exit blocks one thread; info and stop use others
+            scheduling_strategy="SPREAD",
+        ).remote(k, list(argv), dict(env), str(log_path), stop_timeout, os.getcwd())
+        info: dict[str, Any] = await actor.info.remote()
+        log.info("worker %d: actor on node %s, pid %s", k, info["node"], info["pid"])
+        return RayWorkerHandle(k, actor, info, stop_timeout)
+
+    async def restart(self, handle: WorkerHandle, backoff: float) -> RayWorkerHandle:
+        """Wait until Ray has the actor running again (a new incarnation answers)."""
+        assert isinstance(handle, RayWorkerHandle)
+        old = handle.info
+        async with asyncio.timeout(RESTART_LIMIT_S):
+            while True:
+                try:
+                    async with asyncio.timeout(5.0):
+                        info: dict[str, Any] = await handle.actor.info.remote()
+                except (RayActorError, TimeoutError):
+                    await asyncio.sleep(0.2)
+                    continue
+                if info["started_at"] != old["started_at"] or info["actor_pid"] != old["actor_pid"]:
+                    break
+                await asyncio.sleep(0.2)  # the old incarnation still ending
+        handle.info = info
+        log.info("worker %d: actor back on node %s, pid %s", handle.k, info["node"], info["pid"])
+        return handle
