@@ -102,8 +102,6 @@ class ResolvedAgent(BaseModel):
     inventory: dict[str, int] = Field(default_factory=dict)
     community_goal: str
     role: str | None = None
-    extroversion: float | None = None
-    likeability: float | None = None
     index: int = 0
 
 
@@ -119,7 +117,7 @@ def resolve_agents(
     places = tuple(place_memories) if cfg.include_place_memories else ()
     out: list[ResolvedAgent] = []
 
-    def add(spec: AgentSpec, extro: float | None = None, like: float | None = None) -> None:
+    def add(spec: AgentSpec) -> None:
         out.append(
             ResolvedAgent(
                 name=spec.name,
@@ -129,8 +127,6 @@ def resolve_agents(
                 inventory=dict(spec.inventory),
                 community_goal=spec.community_goal or cfg.community_goal,
                 role=spec.role,
-                extroversion=extro,
-                likeability=like,
                 index=len(out),
             )
         )
@@ -143,11 +139,8 @@ def resolve_agents(
         taken.update(names)
         for name in names:
             traits = tpl.traits
-            extro = like = None
             if tpl.random_personality:
-                pers = generate_personality(rng)
-                traits = tuple(traits) + pers.traits
-                extro, like = pers.extroversion, pers.likeability
+                traits = tuple(traits) + generate_personality(rng)
             spawn = None
             if tpl.spawn_area is not None:
                 a, b = tpl.spawn_area
@@ -172,7 +165,7 @@ def resolve_agents(
                 community_goal=tpl.community_goal,
                 role=tpl.role,
             )
-            add(spec, extro, like)
+            add(spec)
     if limit is not None:
         out = out[:limit]
     return out

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 
 _FIRST = [
     "Ada",
@@ -106,32 +105,27 @@ _FIRST = [
     "Vesna",
 ]
 
-# (sentence, extroversion delta, likeability delta)
-_TRAIT_POOL: tuple[tuple[str, float, float], ...] = (
-    ("You are outgoing and love starting conversations.", 1.0, 0.5),
-    ("You are quiet and prefer to work alone.", -1.0, 0.0),
-    ("You are generous and share what you have.", 0.2, 1.0),
-    ("You are stingy and keep your belongings to yourself.", -0.2, -1.0),
-    ("You are cheerful and encourage others.", 0.6, 1.0),
-    ("You are grumpy and complain often.", 0.0, -1.0),
-    ("You are honest and keep your promises.", 0.0, 0.8),
-    ("You are sly and sometimes bend the truth.", 0.2, -0.8),
-    ("You are patient and calm under pressure.", -0.2, 0.6),
-    ("You are hot-tempered and quick to argue.", 0.4, -0.9),
-    ("You are curious and like to explore.", 0.3, 0.2),
-    ("You are cautious and avoid risks.", -0.4, 0.0),
-    ("You are hard-working and finish what you start.", 0.0, 0.4),
-    ("You are lazy and avoid hard work when you can.", 0.0, -0.5),
-    ("You are humble and listen to others.", -0.2, 0.7),
-    ("You are boastful and talk about yourself a lot.", 0.7, -0.7),
+#: trait sentences in pairs of opposites (a personality takes at most one of each pair);
+#: what they are worth to an experiment (e.g. social perception's "true likeability") is
+#: that experiment's own business, never the core's
+TRAIT_POOL: tuple[str, ...] = (
+    "You are outgoing and love starting conversations.",
+    "You are quiet and prefer to work alone.",
+    "You are generous and share what you have.",
+    "You are stingy and keep your belongings to yourself.",
+    "You are cheerful and encourage others.",
+    "You are grumpy and complain often.",
+    "You are honest and keep your promises.",
+    "You are sly and sometimes bend the truth.",
+    "You are patient and calm under pressure.",
+    "You are hot-tempered and quick to argue.",
+    "You are curious and like to explore.",
+    "You are cautious and avoid risks.",
+    "You are hard-working and finish what you start.",
+    "You are lazy and avoid hard work when you can.",
+    "You are humble and listen to others.",
+    "You are boastful and talk about yourself a lot.",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Personality:
-    traits: tuple[str, ...]
-    extroversion: float  # roughly -3..3
-    likeability: float  # 0..10, "true likeability" derived from traits
 
 
 def generate_names(
@@ -155,15 +149,8 @@ def generate_names(
     return out
 
 
-def generate_personality(rng: random.Random, n_traits: int = 3) -> Personality:
-    """Pick ``n_traits`` non-contradicting trait sentences and score them."""
-    pairs = [(_TRAIT_POOL[i], _TRAIT_POOL[i + 1]) for i in range(0, len(_TRAIT_POOL), 2)]
+def generate_personality(rng: random.Random, n_traits: int = 3) -> tuple[str, ...]:
+    """``n_traits`` trait sentences, no two of the same pair of opposites."""
+    pairs = [(TRAIT_POOL[i], TRAIT_POOL[i + 1]) for i in range(0, len(TRAIT_POOL), 2)]
     chosen = rng.sample(pairs, k=min(n_traits, len(pairs)))
-    picks = [pair[rng.randrange(2)] for pair in chosen]
-    extro = sum(p[1] for p in picks)
-    like = 5.0 + 5.0 * sum(p[2] for p in picks) / max(1, len(picks))
-    return Personality(
-        traits=tuple(p[0] for p in picks),
-        extroversion=round(extro, 3),
-        likeability=round(min(10.0, max(0.0, like)), 3),
-    )
+    return tuple(pair[rng.randrange(2)] for pair in chosen)

@@ -22,7 +22,7 @@ from pydantic import Field, model_validator
 
 from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.loader import parse_config
-from agent_runtime.config.models import Position, VillageConfig
+from agent_runtime.config.models import Position, Strict, VillageConfig
 from experiments import common, plots
 from experiments import metrics as M
 from experiments.chef import recompute
@@ -33,7 +33,7 @@ from experiments.social_perception.runner import heard_by, impression_view, scor
 log = logging.getLogger(__name__)
 
 
-class Person(common.Strict):
+class Person(Strict):
     name: str
     traits: tuple[str, ...] = ()
     inventory: dict[str, int] = Field(default_factory=dict)
@@ -44,7 +44,7 @@ class Character(Person):
     attitude_score: float
 
 
-class ChefProtocol(common.Strict):
+class ChefProtocol(Strict):
     duration_s: float = Field(default=600.0, gt=0)
     food: tuple[str, ...] = Field(default=("bread",), min_length=1)
     spawn: Position | None = None  # None = the village square of the run's layout

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import Field
 
-from experiments.common import Strict
+from agent_runtime.config.models import Strict
 
 RURAL = "rural"
 

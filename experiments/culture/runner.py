@@ -26,14 +26,13 @@ from typing import Any, Literal
 from pydantic import Field
 
 from agent_runtime.config.loader import parse_config
-from agent_runtime.config.models import VillageConfig
+from agent_runtime.config.models import Strict, VillageConfig
 from experiments import ledger as skills_ledger
 from experiments.common import (
     Condition,
     ExperimentFile,
     ExperimentOptions,
     RunSpec,
-    Strict,
     Timeline,
     admin_apis,
     agent_names,

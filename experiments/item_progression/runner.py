@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from agent_runtime.config.loader import parse_config
-from agent_runtime.config.models import VillageConfig
+from agent_runtime.config.models import Strict, VillageConfig
 from agent_runtime.config.names import generate_names
 from experiments import common, ledger, plots
 from experiments.item_progression import recompute
@@ -29,7 +29,7 @@ from experiments.runner_base import RunBook, parse_protocol
 log = logging.getLogger(__name__)
 
 
-class ItemProtocol(common.Strict):
+class ItemProtocol(Strict):
     duration_s: float = Field(default=1800.0, gt=0)
     sample_every_s: float = Field(default=30.0, gt=0)
     agents: int = Field(default=25, ge=1)

@@ -6,7 +6,7 @@ module's per-person summary (``Social.people``), or - when an agent has none, as
 impression is scored 0-10 (LLM prompt ``prompts/likeability.md``; heuristic: the social
 module's sentiment, or the friendly/hostile words of the heard lines). Perceived
 likeability of B = mean score over B's observers; true likeability comes from the traits
-(``agent_runtime.config.names.generate_personality``).
+(scored by :mod:`experiments.social_perception.truth`, the experiment's own ground truth).
 
 Outputs: ``impressions.csv`` (observer, person, summary, score), ``agents.csv`` (true and
 perceived likeability, observers, extroversion), ``r_by_observers.csv``, metrics, plots
@@ -23,18 +23,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agent_runtime.config.models import Strict
 from agent_runtime.policy import View, make_policy
 from agent_runtime.prompts import fenced, prompt_path, untrusted
 from experiments import common, plots
 from experiments import metrics as M
 from experiments.runner_base import RunBook, parse_protocol
 from experiments.social_perception import recompute
+from experiments.social_perception.truth import true_scores
 
 log = logging.getLogger(__name__)
 PROMPT = prompt_path("experiments.social_perception", "likeability")
 
 
-class PerceptionProtocol(common.Strict):
+class PerceptionProtocol(Strict):
     duration_s: float = Field(default=14400.0, gt=0)
     min_observers: int = Field(default=5, ge=1)
     max_observers: int = Field(default=11, ge=1)
@@ -145,9 +147,10 @@ async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions, p: Perc
         data["sentiments"] = [{"observer": a, "person": b, "sentiment": v}
                               for a, outs in graph.items() for b, v in outs.items()]
         data["agents"] = [
-            {"agent": r.name, "true_likeability": r.likeability, "extroversion": r.extroversion,
+            {"agent": r.name, "true_likeability": like, "extroversion": extro,
              "traits": " ".join(r.traits)}
             for r in village.resolved
+            for extro, like in [true_scores(r.traits)]
         ]
 
     await common.run_village(spec, opts, p.duration_s, None, after, agent_limit=opts.agents)

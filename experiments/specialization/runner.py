@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from agent_runtime.config.models import Strict
 from experiments import common, ledger, plots
 from experiments.runner_base import RunBook, parse_protocol
 from experiments.specialization import recompute
@@ -29,7 +30,7 @@ from experiments.specialization.roles import RoleClassifier
 log = logging.getLogger(__name__)
 
 
-class SpecializationProtocol(common.Strict):
+class SpecializationProtocol(Strict):
     duration_s: float = Field(default=1200.0, gt=0)
     sample_every_s: float = Field(default=10.0, gt=0)
     role_window: int = Field(default=5, ge=1)

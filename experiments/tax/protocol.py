@@ -26,8 +26,9 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from agent_runtime.config.models import Strict
 from experiments import reach
-from experiments.common import RunSpec, Strict, Timeline, fresh_state
+from experiments.common import RunSpec, Timeline, fresh_state
 from experiments.tax.announcements import (
     Chest,
     announcement,

@@ -10,8 +10,9 @@ from pydantic import ValidationError
 
 from agent_runtime.app.cli.main import main
 from agent_runtime.config.errors import ConfigError
-from agent_runtime.config.loader import load_config, resolve_agents
+from agent_runtime.config.loader import ResolvedAgent, load_config, resolve_agents
 from agent_runtime.config.module_table import MODULE_NAMES, PRESETS
+from agent_runtime.config.names import TRAIT_POOL
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -138,7 +139,15 @@ def test_templates_generate_distinct_seeded_names(tmp_path: Path) -> None:
     assert names == [x.name for x in b]  # deterministic for a seed
     assert all(3 <= len(n) <= 16 for n in names)
     gen = a[1:]
-    assert all(x.likeability is not None and 0 <= x.likeability <= 10 for x in gen)
+    # three generated trait sentences each, never two of one pair of opposites
+    pairs = [set(TRAIT_POOL[i : i + 2]) for i in range(0, len(TRAIT_POOL), 2)]
+    assert all(
+        sum(t in TRAIT_POOL for t in x.traits) == 3
+        and all(len(p & set(x.traits)) <= 1 for p in pairs)
+        for x in gen
+    )
+    # what a trait is worth is an experiment's ground truth, not the core's
+    assert not {"likeability", "extroversion"} & set(ResolvedAgent.model_fields)
     assert all(x.spawn_location is not None for x in gen)
     assert len({x.traits for x in gen}) > 10
 
