@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
 import uuid
 from collections.abc import Mapping
@@ -65,8 +66,17 @@ class MqttBus(LocalDispatch):
         connect_timeout: float = 10.0,
         max_backoff: float = 5.0,
         rng: random.Random | None = None,
+        username: str | None = None,
+        password: str | None = None,
     ) -> None:
         super().__init__()
+        if username is None and password is None:  # a worker's, handed over by environment
+            from agent_runtime.services.credentials import MQTT_PASSWORD_ENV, MQTT_USER_ENV
+
+            password = os.environ.get(MQTT_PASSWORD_ENV) or None
+            username = (os.environ.get(MQTT_USER_ENV) or "piano") if password else None
+        self._username = username
+        self._password = password
         if outbox_size < 1:
             raise ValueError("outbox_size must be >= 1")
         self.host = host
@@ -178,6 +188,8 @@ class MqttBus(LocalDispatch):
                 keepalive=30,
                 timeout=self.connect_timeout,
                 protocol=aiomqtt.ProtocolVersion.V5,
+                username=self._username,
+                password=self._password,
             )
             try:
                 async with client:

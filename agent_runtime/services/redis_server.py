@@ -1,4 +1,8 @@
-"""An embedded ``redis-server`` child on a free loopback port, AOF on, data in the run folder."""
+"""An embedded ``redis-server`` child on a free loopback port, AOF on, data in the run folder.
+
+With a ``password`` (required beyond loopback) the server asks every client for it
+(``requirepass``, from a 0600 file in its data folder); :attr:`RedisServer.url` stays
+without it, :attr:`RedisServer.secret_url` is what a client of this process connects to."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import asyncio
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from agent_runtime.services.credentials import with_redis_password, write_private
 from agent_runtime.services.service import LoopbackService, ServiceError, find_binary
 
 __all__ = ["RedisServer", "ServiceError", "find_binary"]
@@ -17,9 +22,20 @@ class RedisServer(LoopbackService):
     log_name = "redis.log"
     url_format = "redis://{host}:{port}/0"
 
+    @property
+    def secret_url(self) -> str:
+        """:attr:`url` with the password in it (for clients; never show it)."""
+        return with_redis_password(self.url, self.password) if self.password else self.url
+
     def command(self, binary: str) -> list[str]:
+        auth: list[str] = []
+        if self.password:  # in a 0600 file: a command line is visible to every local user
+            conf = self.data_dir / "auth.conf"
+            write_private(conf, f'requirepass "{self.password}"\n')
+            auth = [str(conf)]  # redis-server takes its config file first
         return [
             binary,
+            *auth,
             "--port",
             str(self.port),
             "--bind",
@@ -43,7 +59,10 @@ class RedisServer(LoopbackService):
         ]
 
     async def wait_ready(self) -> None:
-        client: Redis = Redis(host=self.host, port=self.port or 0, socket_connect_timeout=1.0)
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
+        client: Redis = Redis(
+            host=host, port=self.port or 0, password=self.password, socket_connect_timeout=1.0
+        )
         try:
             async with asyncio.timeout(self.start_timeout):
                 while True:

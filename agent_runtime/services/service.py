@@ -2,7 +2,8 @@
 
 Subclasses say which binary, which arguments and how to check readiness; this class owns
 the data folder, the port, the process and its stop. Services listen on loopback unless the
-caller passes another host. :meth:`LoopbackService.supervise` restarts a service that dies
+caller passes another host, and then only with a password (``ServiceError`` without one:
+nothing listens beyond loopback without a key). :meth:`LoopbackService.supervise` restarts a service that dies
 (same port, same data folder, capped backoff) until the service is stopped.
 """
 
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Self
 
+from agent_runtime.services.credentials import is_loopback
 from agent_runtime.services.ports import free_port
 from agent_runtime.services.process import ChildProcess
 
@@ -49,11 +51,20 @@ class LoopbackService(abc.ABC):
         host: str = "127.0.0.1",
         port: int | None = None,
         start_timeout: float = 15.0,
+        password: str | None = None,
+        user: str = "piano",
     ) -> None:
+        if not is_loopback(host) and not password:
+            raise ServiceError(
+                f"refusing to start {self.binary} on {host}: a listener beyond loopback needs "
+                "credentials (agent_runtime/services/credentials.py)"
+            )
         self.data_dir = Path(data_dir)
         self.host = host
         self.port = port
         self.start_timeout = start_timeout
+        self.password = password  # never logged: it goes to a 0600 file, not the command line
+        self.user = user  # the broker's user name (Redis: the default user)
         self._proc: ChildProcess | None = None
         self._stopping = False
         self.restarts = 0

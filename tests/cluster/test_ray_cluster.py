@@ -44,7 +44,7 @@ def two_nodes(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     unless clusters are off for this platform (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``,
     read once at import): that switch, for this process, keeps the driver on 127.0.0.1."""
     monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
-    loopback = {"num_cpus": 2, "node_ip_address": "127.0.0.1"}
+    loopback: dict[str, Any] = {"num_cpus": 2, "node_ip_address": "127.0.0.1"}
     cluster = cluster_utils.Cluster(initialize_head=True, head_node_args=loopback)
     try:
         cluster.add_node(**loopback)

@@ -4,6 +4,9 @@ Runs the agents of shard K of N (see :mod:`agent_runtime.app.workers`) against a
 Redis and MQTT broker until SIGTERM/SIGINT (or ``--duration``), and the world named by
 ``--world`` (``none`` or the HOST:PORT of a Minecraft server; with ``--admin-url`` the
 embedded server's admin API places agents and hands out their starting inventory).
+Passwords of Redis and the broker come in the environment (``PIANO_REDIS_PASSWORD``,
+``PIANO_MQTT_USER``, ``PIANO_MQTT_PASSWORD``: agent_runtime/services/credentials.py), never
+on the command line.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, with_overrides
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.gc_settings import settle_after_startup
+from agent_runtime.services.credentials import REDIS_PASSWORD_ENV, with_redis_password
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -60,8 +64,12 @@ def worker_config(args: argparse.Namespace) -> VillageConfig:
         agents=args.agents,
     )
     cfg = apply_cli(cfg, ns, args.config)
+    redis = args.redis
+    password = os.environ.get(REDIS_PASSWORD_ENV)  # the coordinator's, never on argv
+    if password and "@" not in redis:
+        redis = with_redis_password(redis, password)
     updates: dict[str, Any] = {
-        "services.redis": args.redis,
+        "services.redis": redis,
         "services.mqtt": args.mqtt,
         "run.duration": args.duration,
     }

@@ -1,0 +1,158 @@
+"""Nothing listens beyond loopback without a key: Redis and the broker on 0.0.0.0 need a
+password generated for the run, refuse clients without it, and workers that get it in their
+environment (never on their command line) run their agents against them."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import aiomqtt
+import psutil
+import pytest
+import yaml
+from redis.asyncio import Redis
+from redis.exceptions import AuthenticationError, ResponseError
+
+from agent_runtime.app.workers import WorkerPool, WorkerSpec
+from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
+from agent_runtime.services import MosquittoBroker, RedisServer, ServiceError
+from agent_runtime.services.credentials import (
+    Credentials,
+    is_loopback,
+    mosquitto_password_line,
+    with_redis_password,
+)
+from modules.memory.persistence import stream_prefix
+from tests.core.helpers import wait_until_async
+from tests.listeners import listening_addresses
+
+pytestmark = pytest.mark.services
+
+NAMES = ["Ann", "Bob", "Cleo"]
+
+
+def test_loopback_and_urls() -> None:
+    assert is_loopback("127.0.0.1") and is_loopback("localhost") and is_loopback("::1")
+    assert not is_loopback("0.0.0.0") and not is_loopback("10.0.0.2") and not is_loopback("alpha")
+    assert with_redis_password("redis://h:1/0", "p/w") == "redis://:p%2Fw@h:1/0"
+    line = mosquitto_password_line("piano", "secret", salt=b"0123456789ab")
+    user, _, rest = line.partition(":")
+    assert user == "piano" and rest.startswith("$7$101$") and "secret" not in line
+    creds = Credentials.generate()
+    assert creds.redis_password not in repr(creds) and creds.mqtt_password not in repr(creds)
+    assert Credentials.from_env(creds.env()) == creds and Credentials.from_env({}) is None
+
+
+def test_no_listener_beyond_loopback_without_a_password(tmp_path: Path) -> None:
+    for service in (RedisServer, MosquittoBroker):
+        with pytest.raises(ServiceError, match="needs credentials"):
+            service(tmp_path / service.binary, host="0.0.0.0")
+
+
+async def test_redis_beyond_loopback_refuses_a_client_without_the_password(
+    tmp_path: Path,
+) -> None:
+    creds = Credentials.generate()
+    async with RedisServer(
+        tmp_path / "redis", host="0.0.0.0", password=creds.redis_password
+    ) as server:
+        assert server.port is not None
+        assert listening_addresses(server.port) == {"0.0.0.0"}
+        anonymous: Redis = Redis(host="127.0.0.1", port=server.port)
+        try:
+            with pytest.raises((AuthenticationError, ResponseError)):
+                await anonymous.set("k", "v")
+        finally:
+            await anonymous.aclose()
+        assert creds.redis_password not in server.url  # what is shown
+        assert creds.redis_password not in (tmp_path / "redis" / "redis.log").read_text()
+        keyed: Redis = Redis.from_url(server.secret_url.replace("0.0.0.0", "127.0.0.1"))
+        try:
+            assert await keyed.ping()
+        finally:
+            await keyed.aclose()
+
+
+async def test_broker_beyond_loopback_refuses_a_client_without_the_password(
+    tmp_path: Path,
+) -> None:
+    creds = Credentials.generate()
+    async with MosquittoBroker(
+        tmp_path / "mqtt", host="0.0.0.0", password=creds.mqtt_password, user=creds.mqtt_user
+    ) as broker:
+        assert broker.port is not None
+        assert listening_addresses(broker.port) == {"0.0.0.0"}
+        with pytest.raises(aiomqtt.MqttError):
+            async with asyncio.timeout(10), aiomqtt.Client("127.0.0.1", broker.port):
+                pass
+        with pytest.raises(aiomqtt.MqttError):
+            async with (
+                asyncio.timeout(10),
+                aiomqtt.Client("127.0.0.1", broker.port, username="piano", password="guess"),
+            ):
+                pass
+        async with (
+            asyncio.timeout(10),
+            aiomqtt.Client(
+                "127.0.0.1", broker.port, username=creds.mqtt_user, password=creds.mqtt_password
+            ),
+        ):
+            pass
+
+
+async def test_workers_get_the_keys_by_environment_and_run(tmp_path: Path, run_id: str) -> None:
+    config = tmp_path / "village.yaml"
+    config.write_text(yaml.safe_dump({
+        "run": {"seed": 3, "time_scale": 0.3, "progress_every": 1, "duration": None,
+                "embedder": "hashing"},
+        "world": {"kind": "none"},
+        "llm": {"provider": "heuristic"},
+        "agents": [{"name": n, "traits": ["You are curious."]} for n in NAMES],
+    }))  # fmt: skip
+    creds = Credentials.generate()
+    async with (
+        RedisServer(tmp_path / "redis", host="0.0.0.0", password=creds.redis_password) as redis,
+        MosquittoBroker(
+            tmp_path / "mqtt", host="0.0.0.0", password=creds.mqtt_password, user=creds.mqtt_user
+        ) as broker,
+    ):
+        redis_url = redis.url.replace("0.0.0.0", "127.0.0.1")  # no password in it
+        mqtt_url = broker.url.replace("0.0.0.0", "127.0.0.1")
+        host, port = parse_mqtt_url(mqtt_url)
+        bus = MqttBus(host, port, run_id, username=creds.mqtt_user, password=creds.mqtt_password)
+        async with bus:
+            reports: dict[int, int] = {}
+            sub = bus.subscribe(topics.run_progress(run_id))
+
+            def drain() -> None:
+                while (msg := sub.get_nowait()) is not None:
+                    reports[int(msg.payload["shard"][0])] = int(msg.payload["agents"])
+
+            sub.on_put = drain
+            spec = WorkerSpec(
+                config=config, run_id=run_id, run_dir=tmp_path / "run", count=2,
+                redis_url=redis_url, mqtt_url=mqtt_url, world="none", secrets=creds.env(),
+            )  # fmt: skip
+            client: Redis = Redis.from_url(with_redis_password(redis_url, creds.redis_password))
+            try:
+                async with WorkerPool(spec) as pool:
+                    for pid in pool.pids():  # the keys are not on any worker's command line
+                        assert pid is not None
+                        cmdline = " ".join(psutil.Process(pid).cmdline())
+                        assert creds.redis_password not in cmdline
+                        assert creds.mqtt_password not in cmdline
+
+                    async def all_running() -> bool:
+                        counts = [
+                            await client.hlen(stream_prefix(run_id, n) + "records") for n in NAMES
+                        ]
+                        return reports == {0: 2, 1: 1} and all(c > 0 for c in counts)
+
+                    await wait_until_async(all_running, 60, "both workers reporting, memories")
+            finally:
+                await client.aclose()
+        assert pool.workers[0].exits == [] and pool.workers[1].exits == []
+        for k in (0, 1):
+            log = (tmp_path / "run" / "workers" / str(k) / "worker.log").read_text()
+            assert creds.redis_password not in log and creds.mqtt_password not in log
