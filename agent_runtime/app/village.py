@@ -45,6 +45,7 @@ from agent_runtime.run.events import EventLog
 from agent_runtime.run.responsiveness import ACT_S, DECIDE_S, Responsiveness
 from agent_runtime.scheduling import SchedulerMetrics
 from agent_runtime.services import LoopbackService, MosquittoBroker, RedisServer, ServiceError
+from agent_runtime.services.credentials import Credentials, is_loopback
 from agent_runtime.state.store import StateStore
 from agent_runtime.tasks import cancel_and_wait
 
@@ -80,6 +81,10 @@ class VillageOptions:
     shard: tuple[int, int] | None = None
     admin_url: str | None = None
     host_agents: bool = True  # False: the coordinator of workers (services + world only)
+    # the address embedded Redis and broker listen on (and workers reach them at); beyond
+    # loopback they ask for credentials generated for the run (services/credentials.py)
+    services_host: str = "127.0.0.1"
+    credentials: Credentials | None = None  # set by the village when it generated them
     # the live page (agent_runtime/app/web) in its own process: None = off, 0 = a free port
     web_port: int | None = None
 
@@ -162,14 +167,19 @@ class Village:
         stack.callback(self._on_stopped)
 
         # Redis
+        host = self.options.services_host
+        creds = None if is_loopback(host) else self.options.credentials or Credentials.generate()
+        self.options.credentials = creds
         redis = self.options.redis
         if redis is None:
-            url = cfg.services.redis
+            url = secret_url = cfg.services.redis
             if url == "embedded":
-                self.redis_server = await self._embedded(stack, RedisServer(self.run_dir / "redis"))
-                url = self.redis_server.url
-            self.redis_url = url
-            pool = BlockingConnectionPool.from_url(url, max_connections=256, timeout=20)
+                password = creds.redis_password if creds else None
+                server = RedisServer(self.run_dir / "redis", host=host, password=password)
+                self.redis_server = await self._embedded(stack, server)
+                url, secret_url = server.url, server.secret_url
+            self.redis_url = url  # workers get the password by environment, not in the URL
+            pool = BlockingConnectionPool.from_url(secret_url, max_connections=256, timeout=20)
             redis = Redis(connection_pool=pool)
             stack.push_async_callback(redis.aclose)
             try:
@@ -181,13 +191,23 @@ class Village:
         bus = self.options.bus
         if bus is None:
             url = cfg.services.mqtt
+            user = password = None
+            mqtt_user = creds.mqtt_user if creds else "piano"
             if url == "embedded":
-                self.broker = await self._embedded(stack, MosquittoBroker(self.run_dir / "mqtt"))
+                password = creds.mqtt_password if creds else None
+                broker = MosquittoBroker(
+                    self.run_dir / "mqtt", host=host, password=password, user=mqtt_user
+                )
+                self.broker = await self._embedded(stack, broker)
                 url = self.broker.url
+                if creds:
+                    user = creds.mqtt_user
             self.mqtt_url = url
-            host, port = parse_mqtt_url(url)
+            mqtt_host, port = parse_mqtt_url(url)
             try:
-                bus = await stack.enter_async_context(MqttBus(host, port, self.run_id))
+                bus = await stack.enter_async_context(
+                    MqttBus(mqtt_host, port, self.run_id, username=user, password=password)
+                )
             except ConnectionError as err:
                 raise ServiceError(
                     f"cannot reach the MQTT broker at {public_url(url)}: {err}"

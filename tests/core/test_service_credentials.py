@@ -156,3 +156,47 @@ async def test_workers_get_the_keys_by_environment_and_run(tmp_path: Path, run_i
         for k in (0, 1):
             log = (tmp_path / "run" / "workers" / str(k) / "worker.log").read_text()
             assert creds.redis_password not in log and creds.mqtt_password not in log
+
+
+async def test_a_coordinator_beyond_loopback_keys_its_services_for_its_workers(
+    tmp_path: Path, run_id: str
+) -> None:
+    from agent_runtime.app.cli.coordinator import coordinate, village_agents
+    from agent_runtime.app.village import VillageOptions
+    from agent_runtime.config.loader import load_config
+
+    config = tmp_path / "village.yaml"
+    config.write_text(yaml.safe_dump({
+        "run": {"seed": 4, "time_scale": 0.3, "progress_every": 1, "duration": None,
+                "embedder": "hashing"},
+        "world": {"kind": "none"},
+        "llm": {"provider": "heuristic"},
+        "agents": [{"name": n, "traits": ["You are curious."]} for n in NAMES],
+    }))  # fmt: skip
+    cfg = load_config(str(config))
+    opts = VillageOptions(run_dir=tmp_path / "run", run_id=run_id, services_host="0.0.0.0")
+    async with coordinate(cfg, opts, workers=2, config=config) as coord:
+        village = coord.village
+        assert village.world is not None and village.redis_server is not None
+        assert await coord.ready(village_agents(cfg, village.world, None), within=60)
+        creds = village.options.credentials
+        assert creds is not None  # generated for this run
+        for service in (village.redis_server, village.broker):
+            assert service is not None and service.port is not None
+            assert listening_addresses(service.port) == {"0.0.0.0"}
+        redis_port = village.redis_server.port
+        assert redis_port is not None
+        anonymous: Redis = Redis(host="127.0.0.1", port=redis_port)
+        try:
+            with pytest.raises((AuthenticationError, ResponseError)):
+                await anonymous.get("k")
+        finally:
+            await anonymous.aclose()
+        secrets_ = (creds.redis_password, creds.mqtt_password)
+    leaked = [
+        str(p)
+        for p in (tmp_path / "run").rglob("*")
+        if p.is_file() and p.name not in ("auth.conf", "passwd", "appendonly.aof")
+        and any(s.encode() in p.read_bytes() for s in secrets_)
+    ]  # fmt: skip
+    assert not leaked, f"a key in {leaked}"

@@ -47,6 +47,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--no-web", action="store_true", help="do not serve the live page")
     p.add_argument("--workers", default="auto", help=WORKERS_HELP)
     p.add_argument("--cluster", help=f"{CLUSTER_HELP} (default: the file's run.cluster)")
+    p.add_argument(
+        "--services-host",
+        help="with workers: the address the embedded Redis and broker listen on and workers "
+        "reach (default 127.0.0.1; any other gets passwords generated for the run, handed to "
+        "the workers by environment)",
+    )
 
 
 #: What a user can fix (a service, the world, a key, an install): one line, exit status 2.

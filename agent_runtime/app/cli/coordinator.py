@@ -225,6 +225,8 @@ async def coordinate(
             shards=shard_addresses(village.world),
             agents=agents,
             llm=llm,
+            # the Redis and broker passwords when they listen beyond loopback (by environment)
+            secrets=village.options.credentials.env() if village.options.credentials else {},
         )
         folders = [spec.folder(k) for k in range(workers)]
         async with contextlib.AsyncExitStack() as stack:
@@ -277,6 +279,7 @@ async def run_workers(
     from agent_runtime.app.village import VillageOptions
 
     opts = VillageOptions(run_dir=run_dir, run_id=run_id)
+    opts.services_host = getattr(args, "services_host", None) or opts.services_host
     opts.web_port = None if getattr(args, "no_web", True) else args.web_port
     where = f" on {cluster}" if cluster is not None else ""
     print(
