@@ -27,6 +27,7 @@ from typing import Any
 import psutil
 
 from agent_runtime import event_loop, gc_settings
+from agent_runtime.app.launchers import CLUSTER_HELP, parse_cluster
 from agent_runtime.app.metrics import percentiles
 from agent_runtime.app.progress import tick
 from agent_runtime.app.workers import WORKERS_HELP, worker_count
@@ -59,6 +60,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="also measure scheduling lag with the live page open in headless Chromium",
     )
     p.add_argument("--workers", default="auto", help=WORKERS_HELP)
+    p.add_argument("--cluster", help=CLUSTER_HELP)
     p.add_argument(
         "--skill-seconds",
         type=float,
@@ -307,6 +309,14 @@ def run(args: argparse.Namespace) -> int:
     except ValueError:
         print(f"--workers {args.workers!r}: use a positive number or auto")
         return 2
+    cluster = getattr(args, "cluster", None)
+    if cluster is not None:
+        try:
+            args.cluster = parse_cluster(cluster)
+        except ValueError as err:
+            print(f"--cluster: {err}")
+            return 2
+        args.workers = max(2, args.workers)  # a cluster runs workers (at least two)
     if args.workers > 1:
         from agent_runtime.app.cli.bench_workers import bench_workers
 

@@ -31,6 +31,7 @@ from redis.asyncio import Redis
 
 from agent_runtime import event_loop
 from agent_runtime.app.cli.bench_runtime import cadence_errors, count_errors, redis_commands
+from agent_runtime.app.launchers import open_launcher
 from agent_runtime.app.workers import WorkerPool, WorkerSpec
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
 from agent_runtime.config.models import VillageConfig
@@ -141,16 +142,17 @@ async def bench_workers(
 
                 sub.on_put = drain
                 spec = WorkerSpec(
-                    config=config,
+                    config=config.absolute(),  # an actor's process starts in another folder
                     run_id=run_id,
-                    run_dir=run_dir,
+                    run_dir=run_dir.absolute(),
                     count=args.workers,
                     redis_url=redis.url,
                     mqtt_url=broker.url,
                     world="none",
                     measure_after=warmup,
                 )
-                async with WorkerPool(spec) as pool:
+                launcher = open_launcher(getattr(args, "cluster", None))
+                async with WorkerPool(spec, launcher=launcher) as pool:
                     async with asyncio.timeout(120 + args.agents / 10):
                         await all_up.wait()
                     startup_s = time.monotonic() - t_start
@@ -180,6 +182,8 @@ async def bench_workers(
         return {
             "agents": args.agents,
             "workers": args.workers,
+            # process, or ray (then the actors' own processes are not in cpu_pct)
+            "launcher": merged["workers"]["launcher"],
             "event_loop": event_loop.loop_name(),  # the workers' (they inherit the environment)
             "llm": "heuristic" if args.heuristic else f"simulated {args.llm_latency:.0f} ms",
             "skill_seconds": args.skill_seconds,
