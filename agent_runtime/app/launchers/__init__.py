@@ -54,9 +54,10 @@ def parse_cluster(text: str) -> ClusterSpec:
     HOST:PORT, as ``ray.init(address=...)`` takes it); ``ValueError`` otherwise."""
     if text == "ray":
         return ClusterSpec("ray")
-    if text.startswith("ray://") and len(text) > len("ray://"):
-        return ClusterSpec("ray", text)
-    if text.startswith("ray:") and len(text) > len("ray:"):
+    if text.startswith("ray://"):
+        if len(text) > len("ray://"):
+            return ClusterSpec("ray", text)
+    elif text.startswith("ray:") and len(text) > len("ray:"):
         return ClusterSpec("ray", text[len("ray:") :])
     raise ValueError(f"cluster {text!r}: use ray, ray://HOST:PORT or ray:auto")
 

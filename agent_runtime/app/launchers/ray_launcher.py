@@ -27,6 +27,7 @@ from ray.exceptions import RayActorError
 
 from agent_runtime.app.launchers import WorkerHandle
 from agent_runtime.app.launchers.ray_actor import WorkerActor
+from agent_runtime.services import ServiceError
 
 __all__ = ["RayLauncher", "RayWorkerHandle"]
 
@@ -34,8 +35,10 @@ log = logging.getLogger(__name__)
 
 #: how often Ray restarts one worker's actor before giving up (-1: forever)
 MAX_RESTARTS = -1
-#: a restart that takes longer than this is reported as failed (the pool starts over)
+#: a restart that takes longer than this is an error of the run
 RESTART_LIMIT_S = 120.0
+#: a worker's actor that is not running after this long (no node with a free CPU?) fails
+PLACE_LIMIT_S = 120.0
 
 
 class _RayWorkerActor(WorkerActor):
@@ -150,7 +153,17 @@ class RayLauncher:
             max_concurrency=4,  # wait_exit blocks one thread; info and stop use others
             scheduling_strategy="SPREAD",
         ).remote(k, list(argv), dict(env), str(log_path), stop_timeout, os.getcwd())
-        info: dict[str, Any] = await actor.info.remote()
+        try:
+            async with asyncio.timeout(PLACE_LIMIT_S):
+                info: dict[str, Any] = await actor.info.remote()
+        except TimeoutError:
+            ray.kill(actor, no_restart=True)
+            raise ServiceError(
+                f"Ray did not start worker {k} within {PLACE_LIMIT_S:.0f} s (each worker "
+                f"reserves {self.num_cpus:g} CPU; the cluster has {ray.cluster_resources()})"  # type: ignore[no-untyped-call]
+            ) from None
+        except RayActorError as err:
+            raise ServiceError(f"worker {k}'s actor failed to start: {err}") from None
         log.info("worker %d: actor on node %s, pid %s", k, info["node"], info["pid"])
         return RayWorkerHandle(k, actor, info, stop_timeout)
 
