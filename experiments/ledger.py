@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.common import read_csv
+from experiments.files import read_csv
 from experiments.report import md_table
 
 __all__ = [

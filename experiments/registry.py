@@ -7,13 +7,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from experiments.common import (
-    EXPERIMENTS_DIR,
-    ExperimentOptions,
-    experiment_dir,
-    load_experiment_file,
-    write_json,
-)
+from experiments.common import EXPERIMENTS_DIR
+from experiments.files import experiment_dir, write_json
+from experiments.spec import ExperimentOptions, load_experiment_file
 
 #: name -> runner module (exporting ``async run_experiment(exp, opts, out) -> dict``)
 EXPERIMENTS: dict[str, str] = {

@@ -8,7 +8,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from experiments.common import ExperimentFile, ExperimentOptions
+from experiments.spec import ExperimentFile, ExperimentOptions
 
 
 def fmt(v: Any, digits: int = 2) -> str:

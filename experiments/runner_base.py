@@ -30,23 +30,18 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.config.models import VillageConfig
-from experiments.common import (
+from experiments.common import brain_label, brains_seen
+from experiments.files import clean, read_csv, read_events, write_csv, write_json
+from experiments.report import md_table, paper_section, report_header
+from experiments.spec import (
     Condition,
     ExperimentFile,
     ExperimentOptions,
     RunSpec,
-    brain_label,
-    brains_seen,
-    clean,
     load_experiment_file,
     parse_protocol,
     plan_runs,
-    read_csv,
-    read_events,
-    write_csv,
-    write_json,
 )
-from experiments.report import md_table, paper_section, report_header
 
 __all__ = [
     "RUN_FIELDS", "RunBook", "context", "models_of", "parse_protocol", "read_runs", "verify",

@@ -16,8 +16,8 @@ from typing import Any
 
 from agent_runtime.config.errors import ConfigError, FieldProblem
 from agent_runtime.config.loader import parse_config
-from experiments.common import ExperimentOptions, load_experiment_file, village_data
 from experiments.runner_base import parse_protocol
+from experiments.spec import ExperimentOptions, load_experiment_file, village_data
 
 __all__ = ["PROTOCOL_MODELS", "validate_experiment_file"]
 

@@ -34,7 +34,7 @@ from agent_runtime.config.loader import resolve_agents
 
 if TYPE_CHECKING:
     from agent_runtime.app.village import Village, VillageOptions
-    from experiments.common import ExperimentOptions, RunSpec
+    from experiments.spec import ExperimentOptions, RunSpec
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments import metrics as M
-from experiments.common import read_csv
+from experiments.files import read_csv
 from experiments.report import fmt, is_pipeline_check, md_table, paper_column
 from experiments.runner_base import context, recompute_main
 

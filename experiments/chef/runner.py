@@ -27,8 +27,11 @@ from experiments import common, plots
 from experiments import metrics as M
 from experiments.chef import recompute
 from experiments.chef.ledger import read_ledger, unexplained
+from experiments.files import read_events
 from experiments.runner_base import RunBook, parse_protocol
 from experiments.social_perception.runner import heard_by, impression_view, score_impression
+from experiments.spec import Condition, ExperimentFile, ExperimentOptions, RunSpec
+from experiments.timeline import Timeline
 
 log = logging.getLogger(__name__)
 
@@ -67,11 +70,11 @@ def cast(p: ChefProtocol, agents: int | None) -> tuple[Character, ...]:
     return p.characters if agents is None else p.characters[: max(2, agents - 1)]
 
 
-def make_config(p: ChefProtocol, opts: common.ExperimentOptions) -> Any:
+def make_config(p: ChefProtocol, opts: ExperimentOptions) -> Any:
     """Each agent gets its own name, traits, inventory and a spawn next to the others;
     attitudes and roles stay in the protocol."""
 
-    def build(data: dict[str, Any], cond: common.Condition, seed: int) -> VillageConfig:
+    def build(data: dict[str, Any], cond: Condition, seed: int) -> VillageConfig:
         chars = cast(p, opts.agents)
         lay = VillageLayout.model_validate(data.get("world", {}).get("layout", {}))
         s = p.spawn or Position(x=lay.centre_x, y=lay.ground_level + 1, z=lay.centre_z)
@@ -139,7 +142,7 @@ async def valuations(llm: Any, chef: str, names: list[str], social: Any,
     return rows
 
 
-async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions,
+async def _one_run(spec: RunSpec, opts: ExperimentOptions,
                    p: ChefProtocol) -> dict[str, Any]:
     from agent_runtime.state.sections import Conversation, Social
 
@@ -148,10 +151,10 @@ async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions,
     everyone = [p.chef.name, *names]
     data: dict[str, Any] = {}
 
-    async def during(village: Any, tl: common.Timeline) -> None:
+    async def during(village: Any, tl: Timeline) -> None:
         data["start"], data["measured_by"] = await food_held(village, everyone, p.food)
 
-    async def after(village: Any, tl: common.Timeline) -> None:
+    async def after(village: Any, tl: Timeline) -> None:
         data["end"], how = await food_held(village, everyone, p.food)
         if how != data.get("measured_by", how):
             data["measured_by"] = "mixed"
@@ -162,7 +165,7 @@ async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions,
                                               st.get("conversation", Conversation))
 
     await common.run_village(spec, opts, p.duration_s, during, after)
-    led = read_ledger(common.read_events(spec.run_dir), p.chef.name, p.food, names)
+    led = read_ledger(read_events(spec.run_dir), p.chef.name, p.food, names)
     start, end = data.get("start", {}), data.get("end", {})
     rows = []
     for c, v in zip(chars, data.get("valuations", []), strict=True):
@@ -180,7 +183,7 @@ async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions,
     return {"characters": rows, "chef": [chef]}
 
 
-async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOptions,
+async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions,
                          out: Path) -> dict[str, Any]:
     p: ChefProtocol = parse_protocol(exp, ChefProtocol, out / "config.yaml")
     book = RunBook(exp, opts, out)

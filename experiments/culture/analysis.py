@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from experiments import plots
-from experiments.common import read_csv
 from experiments.culture.memes import group_memes, memes_over_time
 from experiments.culture.population import RURAL
 from experiments.culture.religion import (
@@ -31,6 +30,7 @@ from experiments.culture.religion import (
     influence_over_time,
     level_at,
 )
+from experiments.files import read_csv
 
 TOWNS = "towns"  # all town residents together
 SETTINGS = "settings.json"

@@ -28,20 +28,7 @@ from pydantic import Field
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import Strict, VillageConfig
 from experiments import ledger as skills_ledger
-from experiments.common import (
-    Condition,
-    ExperimentFile,
-    ExperimentOptions,
-    RunSpec,
-    Timeline,
-    admin_apis,
-    agent_names,
-    fresh_state,
-    read_events,
-    run_village,
-    write_csv,
-    write_json,
-)
+from experiments.common import admin_apis, agent_names, fresh_state, run_village
 from experiments.culture import analysis, recompute
 from experiments.culture.memes import extract
 from experiments.culture.population import (
@@ -54,7 +41,10 @@ from experiments.culture.population import (
 )
 from experiments.culture.shards import shard_of, shard_settings
 from experiments.culture.summary import scale_note
+from experiments.files import read_events, write_csv, write_json
 from experiments.runner_base import RunBook, parse_protocol
+from experiments.spec import Condition, ExperimentFile, ExperimentOptions, RunSpec
+from experiments.timeline import Timeline
 
 log = logging.getLogger(__name__)
 

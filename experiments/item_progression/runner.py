@@ -23,8 +23,11 @@ from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import Strict, VillageConfig
 from agent_runtime.config.names import generate_names
 from experiments import common, ledger, plots
+from experiments.files import read_events
 from experiments.item_progression import recompute
 from experiments.runner_base import RunBook, parse_protocol
+from experiments.spec import Condition, ExperimentFile, ExperimentOptions, RunSpec
+from experiments.timeline import Timeline
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +58,8 @@ def spawn_ring(
     ]
 
 
-def make_config(p: ItemProtocol, opts: common.ExperimentOptions) -> Any:
-    def build(data: dict[str, Any], cond: common.Condition, seed: int) -> VillageConfig:
+def make_config(p: ItemProtocol, opts: ExperimentOptions) -> Any:
+    def build(data: dict[str, Any], cond: Condition, seed: int) -> VillageConfig:
         rng = random.Random(seed)
         n = opts.agents or p.agents
         names = generate_names(n, rng, set(), None)
@@ -81,7 +84,7 @@ class Acquisitions:
     ``item_picked_up`` events, both seen on the run's event log; a sampled inventory adds any
     kind these missed (e.g. a pickup whose item the body could not name) at the sample's time."""
 
-    def __init__(self, tl: common.Timeline) -> None:
+    def __init__(self, tl: Timeline) -> None:
         self.tl = tl
         self.seen: dict[str, set[str]] = defaultdict(set)
         self.rows: list[dict[str, Any]] = []
@@ -105,7 +108,7 @@ class Acquisitions:
             self.add(agent, [str((record.get("data") or {}).get("item") or "")], "pickup")
 
 
-async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions, p: ItemProtocol) -> dict[str, Any]:
+async def _one_run(spec: RunSpec, opts: ExperimentOptions, p: ItemProtocol) -> dict[str, Any]:
     import contextlib
 
     from agent_runtime.state.sections import Perception
@@ -134,7 +137,7 @@ async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions, p: Item
                          "unique_cumulative": len(acq.seen[name]),
                          "items": sorted(acq.seen[name])})
 
-    async def during(village: Any, tl: common.Timeline) -> None:
+    async def during(village: Any, tl: Timeline) -> None:
         acq = Acquisitions(tl)
         found.append(acq)
         village.events.add_listener(acq.on_event)
@@ -156,7 +159,7 @@ async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions, p: Item
             "measured_by": source["by"]}
 
 
-async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOptions, out: Path) -> dict[str, Any]:
+async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path) -> dict[str, Any]:
     p: ItemProtocol = parse_protocol(exp, ItemProtocol, out / "config.yaml")
     book = RunBook(exp, opts, out)
     measured: set[str] = set()
@@ -165,7 +168,7 @@ async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOpti
         book.done(spec, len(spec.config.agents))
         measured.add(run["measured_by"])
         book.collect(spec, items=run["rows"], acquisitions=run["acquisitions"],
-                     skills=ledger.skill_rows(common.read_events(spec.run_dir)))
+                     skills=ledger.skill_rows(read_events(spec.run_dir)))
     book.write("items", recompute.ITEM_FIELDS)
     book.write("acquisitions", recompute.ACQUISITION_FIELDS)
     book.write("skills", ledger.SKILL_FIELDS)

@@ -31,6 +31,8 @@ from experiments import metrics as M
 from experiments.runner_base import RunBook, parse_protocol
 from experiments.social_perception import recompute
 from experiments.social_perception.truth import true_scores
+from experiments.spec import ExperimentFile, ExperimentOptions, RunSpec
+from experiments.timeline import Timeline
 
 log = logging.getLogger(__name__)
 PROMPT = prompt_path("experiments.social_perception", "likeability")
@@ -116,12 +118,12 @@ async def score_impression(llm: Any, view: ImpressionView) -> tuple[ScoreOut, st
     return d.value, d.brain
 
 
-async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions, p: PerceptionProtocol) -> dict[str, Any]:
+async def _one_run(spec: RunSpec, opts: ExperimentOptions, p: PerceptionProtocol) -> dict[str, Any]:
     from agent_runtime.state.sections import Conversation, Social
 
     data: dict[str, Any] = {}
 
-    async def after(village: Any, tl: common.Timeline) -> None:
+    async def after(village: Any, tl: Timeline) -> None:
         llm = village.services.llm if p.score_with != "heuristic" else None
         impressions: list[dict[str, Any]] = []
         graph: dict[str, dict[str, float]] = {}
@@ -157,7 +159,7 @@ async def _one_run(spec: common.RunSpec, opts: common.ExperimentOptions, p: Perc
     return data
 
 
-async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOptions, out: Path) -> dict[str, Any]:
+async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path) -> dict[str, Any]:
     p: PerceptionProtocol = parse_protocol(exp, PerceptionProtocol, out / "config.yaml")
     book = RunBook(exp, opts, out)
     for spec in book.runs():

@@ -23,9 +23,12 @@ from pydantic import Field
 
 from agent_runtime.config.models import Strict
 from experiments import common, ledger, plots
+from experiments.files import read_events
 from experiments.runner_base import RunBook, parse_protocol
+from experiments.spec import ExperimentFile, ExperimentOptions, RunSpec
 from experiments.specialization import recompute
 from experiments.specialization.roles import RoleClassifier
+from experiments.timeline import Timeline
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +43,7 @@ class SpecializationProtocol(Strict):
 
 
 async def _one_run(
-    spec: common.RunSpec, opts: common.ExperimentOptions, p: SpecializationProtocol
+    spec: RunSpec, opts: ExperimentOptions, p: SpecializationProtocol
 ) -> dict[str, Any]:
     from agent_runtime.state.sections import Goals
 
@@ -48,7 +51,7 @@ async def _one_run(
     roles: list[dict[str, Any]] = []
     state: dict[str, Any] = {}
 
-    async def sample(village: Any, tl: common.Timeline) -> None:
+    async def sample(village: Any, tl: Timeline) -> None:
         await common.fresh_state(village)  # agents in workers: their state from Redis
         store = village.store
         end = tl.wall(p.duration_s)
@@ -64,14 +67,14 @@ async def _one_run(
                     "goal": e.goal, "brain": e.brain, "reason": e.reason,
                 }
 
-    async def during(village: Any, tl: common.Timeline) -> None:
+    async def during(village: Any, tl: Timeline) -> None:
         k = 1
         while True:
             await tl.until(k * p.sample_every_s)
             await sample(village, tl)
             k += 1
 
-    async def after(village: Any, tl: common.Timeline) -> None:
+    async def after(village: Any, tl: Timeline) -> None:
         await sample(village, tl)
         state["start"], state["scale"] = tl.start, tl.scale
         state["agents"] = common.agent_names(village)
@@ -91,7 +94,7 @@ async def _one_run(
         state["classifier_calls"] = clf.calls
 
     await common.run_village(spec, opts, p.duration_s, during, after, agent_limit=opts.agents)
-    events = common.read_events(spec.run_dir)
+    events = read_events(spec.run_dir)
     # attribute every started skill to the agent's role at that time
     by_agent: dict[str, list[tuple[float, str]]] = defaultdict(list)
     for r in roles:
@@ -117,7 +120,7 @@ async def _one_run(
     }
 
 
-async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOptions, out: Path) -> dict[str, Any]:
+async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path) -> dict[str, Any]:
     p: SpecializationProtocol = parse_protocol(exp, SpecializationProtocol, out / "config.yaml")
     book = RunBook(exp, opts, out)
     calls: dict[str, int] = {}

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from experiments.common import read_csv
+from experiments.files import read_csv
 from experiments.ledger import BODY_KINDS, read_skills
 
 CLASSES = ("paid_full", "paid_less", "paid_late", "decided_not", "tried_failed", "stopped",

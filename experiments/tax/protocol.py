@@ -28,7 +28,8 @@ from pydantic import Field, model_validator
 
 from agent_runtime.config.models import Strict
 from experiments import reach
-from experiments.common import RunSpec, Timeline, fresh_state
+from experiments.common import fresh_state
+from experiments.spec import RunSpec
 from experiments.tax.announcements import (
     Chest,
     announcement,
@@ -48,6 +49,7 @@ from experiments.tax.democracy import (
 )
 from experiments.tax.roster import Member
 from experiments.tax.views import member_view
+from experiments.timeline import Timeline
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments import metrics as M
-from experiments.common import read_csv, read_events
+from experiments.files import read_csv, read_events
 from experiments.report import is_pipeline_check, md_table, paper_column
 from experiments.runner_base import context, read_runs, recompute_main
 

@@ -23,7 +23,9 @@ from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import VillageConfig
 from experiments import common, ledger, plots
 from experiments import metrics as M
+from experiments.files import read_events, write_csv, write_json, write_jsonl
 from experiments.runner_base import RunBook, parse_protocol
+from experiments.spec import Condition, ExperimentFile, ExperimentOptions
 from experiments.tax import recompute
 from experiments.tax.announcements import chest_memory, chest_positions
 from experiments.tax.measure import season_rows
@@ -48,12 +50,12 @@ def members_of(p: TaxProtocol, stance: str, seed: int, voters: int | None) -> li
     )
 
 
-def make_config(p: TaxProtocol, opts: common.ExperimentOptions, rosters: Rosters | None = None) -> Any:
+def make_config(p: TaxProtocol, opts: ExperimentOptions, rosters: Rosters | None = None) -> Any:
     """The village of one run: each agent gets only its own name, traits, inventory and the
     chests' positions as a location memory. The roster (who is an influencer) goes to
     ``rosters`` (the experiment's ledger), never into an agent's config."""
 
-    def build(data: dict[str, Any], cond: common.Condition, seed: int) -> VillageConfig:
+    def build(data: dict[str, Any], cond: Condition, seed: int) -> VillageConfig:
         stance = str(cond.params.get("influencers", "pro"))
         if stance not in p.influencer_traits:
             raise ValueError(f"condition {cond.name}: params.influencers must be one of "
@@ -84,7 +86,7 @@ def make_config(p: TaxProtocol, opts: common.ExperimentOptions, rosters: Rosters
     return build
 
 
-async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOptions, out: Path) -> dict[str, Any]:
+async def run_experiment(exp: ExperimentFile, opts: ExperimentOptions, out: Path) -> dict[str, Any]:
     p: TaxProtocol = parse_protocol(exp, TaxProtocol, out / "config.yaml")
     all_rows: list[dict[str, Any]] = []
     all_totals: list[dict[str, Any]] = []
@@ -100,7 +102,7 @@ async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOpti
         members = rosters[(spec.condition.name, spec.seed)]
         run = TaxRun(spec, p, members, chest_positions(spec.config.world.layout))
         await common.run_village(spec, opts, p.duration_s, run.during, run.after)
-        events = common.read_events(spec.run_dir)
+        events = read_events(spec.run_dir)
         book.done(spec, len(members), events)
         kept = M.commitment(events, len(members), p.duration_s * opts.time_scale)
         rows, totals = season_rows(run, events)
@@ -117,7 +119,7 @@ async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOpti
         for c in run.constitutions:
             (cdir / f"{spec.label}_v{c.version}.md").write_text(
                 f"<!-- tax rate {c.tax_rate}; brain {c.brain} -->\n{c.text}\n", encoding="utf-8")
-        common.write_json(spec.run_dir / "democracy.json", {
+        write_json(spec.run_dir / "democracy.json", {
             "election_manager": "played by the experiment: no body, no game actions; it drafts "
                                 "the amendments from the feedback it received, tallies the "
                                 "votes and rewrites the constitution",
@@ -141,17 +143,17 @@ async def run_experiment(exp: common.ExperimentFile, opts: common.ExperimentOpti
     fields = ["condition", "repeat", "season", "phase", "rate", "agent", "role", "inventory_open",
               "inventory_close", "deposited", "share", "deposited_ledger", "share_ledger",
               "inventory_drop", "measured_by"]
-    common.write_csv(out / "deposits.csv", all_rows, fields)
-    common.write_csv(out / "season_totals.csv", all_totals,
+    write_csv(out / "deposits.csv", all_rows, fields)
+    write_csv(out / "season_totals.csv", all_totals,
               ["condition", "repeat", "season", "phase", "rate", "ledger_total", "chest_delta",
                "attributed", "uncertain_deposits", "match"])
-    common.write_csv(out / "votes.csv", all_votes,
+    write_csv(out / "votes.csv", all_votes,
               ["condition", "repeat", "agent", "role", "amendment", "vote", "brain",
                "heuristic_attitude", "opinion"])
-    common.write_jsonl(out / "feedback.jsonl", all_feedback)
-    common.write_jsonl(out / "timeline.jsonl", all_timeline)
-    common.write_csv(out / "skills.csv", all_skills, ledger.SKILL_FIELDS)
-    common.write_csv(out / "windows.csv", all_windows, recompute.WINDOW_FIELDS)
+    write_jsonl(out / "feedback.jsonl", all_feedback)
+    write_jsonl(out / "timeline.jsonl", all_timeline)
+    write_csv(out / "skills.csv", all_skills, ledger.SKILL_FIELDS)
+    write_csv(out / "windows.csv", all_windows, recompute.WINDOW_FIELDS)
 
     summary: dict[str, Any] = {}
     series: dict[str, tuple[list[float], list[float]]] = {}

@@ -12,7 +12,7 @@ import pytest
 
 from agent_runtime.config.loader import parse_config
 from experiments import ledger, reach
-from experiments.common import write_csv, write_jsonl
+from experiments.files import write_csv, write_jsonl
 from experiments.tax import accounts
 
 

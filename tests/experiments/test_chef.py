@@ -19,7 +19,7 @@ from agent_runtime.state.sections import Conversation, PersonView, Social, Utter
 from experiments.chef import recompute
 from experiments.chef.ledger import read_ledger, unexplained
 from experiments.chef.runner import valuations
-from experiments.common import read_csv
+from experiments.files import read_csv
 from experiments.registry import default_config, run
 from experiments.social_perception.runner import ScoreOut
 from tests.experiments.test_experiment_prompts import check_prompts, run_scripted
@@ -67,8 +67,9 @@ async def test_runner_and_recompute(tmp_path: Path, small_config: Callable[..., 
 
 def test_recompute_from_raw_rows(tmp_path: Path) -> None:
     """Raw files -> figures -> report verified; a changed row makes verification fail."""
-    from experiments.common import load_experiment_file, write_csv
+    from experiments.files import write_csv
     from experiments.runner_base import RUN_FIELDS, verify
+    from experiments.spec import load_experiment_file
 
     out = tmp_path / "out"
     out.mkdir()
@@ -110,8 +111,8 @@ def test_recompute_from_raw_rows(tmp_path: Path) -> None:
     assert math.isnan(figs["no_social"]["runs"][1]["r_food_valuation"])  # nobody got food
     assert figs["no_social"]["r_defined"] == 1
     # the report: written from these figures, verified; a pipeline check shows no paper column
-    from experiments.common import ExperimentOptions
     from experiments.runner_base import RunBook
+    from experiments.spec import ExperimentOptions
 
     exp = load_experiment_file(out / "config.yaml")
     book = RunBook(exp, ExperimentOptions(out=out), out)

@@ -12,11 +12,11 @@ from agent_runtime.app.cli.main import main
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents
 from experiments.chef.runner import ChefProtocol
-from experiments.common import ExperimentOptions, load_experiment_file, parse_protocol, plan_runs
 from experiments.culture.runner import CultureProtocol
 from experiments.item_progression.runner import ItemProtocol, spawn_ring
 from experiments.registry import EXPERIMENTS, default_config
 from experiments.social_perception.runner import PerceptionProtocol
+from experiments.spec import ExperimentOptions, load_experiment_file, parse_protocol, plan_runs
 from experiments.specialization.runner import SpecializationProtocol
 from experiments.tax.runner import TaxProtocol, make_config, members_of
 

@@ -164,9 +164,9 @@ def test_heuristic_conversion_comes_from_heard_words_only() -> None:
 
 
 def test_the_shipped_file_is_the_papers_protocol() -> None:
-    from experiments.common import load_experiment_file, parse_protocol
     from experiments.culture.runner import CultureProtocol
     from experiments.registry import default_config
+    from experiments.spec import load_experiment_file, parse_protocol
 
     p = parse_protocol(load_experiment_file(default_config("culture")), CultureProtocol, "c")
     q = p.population

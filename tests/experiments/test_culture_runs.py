@@ -13,11 +13,12 @@ import pytest
 
 from agent_runtime.llm.brain import Brain
 from agent_runtime.llm.scripted import ScriptedLanguageModel
-from experiments.common import ExperimentOptions, read_csv, write_csv
 from experiments.culture import recompute
 from experiments.culture.memes import GoalTopics, MemeView, extract
+from experiments.files import read_csv, write_csv
 from experiments.registry import run
 from experiments.runner_base import verify
+from experiments.spec import ExperimentOptions
 from modules.memory.encoder import HashingEncoder
 from tests.experiments.test_experiment_prompts import (
     capture_traits,

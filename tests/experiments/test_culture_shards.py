@@ -12,10 +12,11 @@ import yaml
 
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.shards import Region
-from experiments.common import ExperimentOptions, admin_apis
+from experiments.common import admin_apis
 from experiments.culture.population import Population, Resident, populate, scaled
 from experiments.culture.shards import Box, cut, shard_of, shard_settings, split
 from experiments.registry import default_config, run
+from experiments.spec import ExperimentOptions
 
 
 def _population(scale: float) -> Population:

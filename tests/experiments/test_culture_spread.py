@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 import yaml
 
-from experiments.common import ExperimentOptions, read_csv, read_events
 from experiments.culture import recompute
+from experiments.files import read_csv, read_events
 from experiments.registry import default_config, run
 from experiments.runner_base import verify
+from experiments.spec import ExperimentOptions
 
 pytestmark = [pytest.mark.slow, pytest.mark.services, pytest.mark.minecraft]
 

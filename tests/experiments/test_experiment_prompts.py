@@ -16,8 +16,8 @@ import pytest
 from agent_runtime.interfaces import LLMRequest
 from agent_runtime.llm.scripted import ScriptedLanguageModel
 from agent_runtime.llm.simulated import SimulatedLanguageModel
-from experiments.common import ExperimentOptions
 from experiments.registry import run
+from experiments.spec import ExperimentOptions
 from modules.memory.encoder import HashingEncoder
 
 pytestmark = pytest.mark.services

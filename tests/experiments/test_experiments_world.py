@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from experiments.common import ExperimentOptions, read_csv
+from experiments.files import read_csv
 from experiments.registry import run
 from experiments.runner_base import verify
+from experiments.spec import ExperimentOptions
 from modules.memory.encoder import HashingEncoder
 
 pytestmark = [pytest.mark.slow, pytest.mark.services, pytest.mark.minecraft]

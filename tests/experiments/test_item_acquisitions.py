@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from experiments.common import Timeline
 from experiments.item_progression.recompute import _steps
 from experiments.item_progression.runner import Acquisitions
+from experiments.timeline import Timeline
 
 
 def test_acquisitions_from_skill_outcomes_pickups_and_reads() -> None:

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from agent_runtime.config.loader import parse_config
-from experiments.common import load_experiment_file
 from experiments.runner_base import models_of, protocol_section, verify
+from experiments.spec import load_experiment_file
 from experiments.specialization.runner import SpecializationProtocol
 
 
@@ -37,9 +37,9 @@ def test_verify_names_every_difference(tmp_path: Path) -> None:
 def test_an_llm_report_is_not_a_pipeline_check_and_a_heuristic_one_is() -> None:
     """The header names the brain; only a heuristic-brain report is titled a pipeline check,
     and only it lists the paper's figures apart (an LLM report has them in its tables)."""
-    from experiments.common import ExperimentOptions
     from experiments.registry import default_config
     from experiments.report import paper_column, paper_section, report_header
+    from experiments.spec import ExperimentOptions
 
     exp = load_experiment_file(default_config("item_progression"))
     opts = ExperimentOptions(out=Path("unused"), repeats=5)

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from experiments.common import ExperimentOptions, load_experiment_file, read_csv, write_csv
+from experiments.files import read_csv, write_csv
 from experiments.registry import run
 from experiments.runner_base import RUN_FIELDS, verify
+from experiments.spec import ExperimentOptions, load_experiment_file
 from modules.memory.encoder import HashingEncoder
 
 pytestmark = pytest.mark.services

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from agent_runtime.config.loader import parse_config, resolve_agents
 from agent_runtime.config.models import VillageConfig
-from experiments.common import ExperimentOptions, load_experiment_file, parse_protocol, plan_runs
 from experiments.item_progression.runner import ItemProtocol, make_config
 from experiments.registry import default_config
+from experiments.spec import ExperimentOptions, load_experiment_file, parse_protocol, plan_runs
 
 
 def _spawns(cfg: VillageConfig) -> list[tuple[float, float]]:

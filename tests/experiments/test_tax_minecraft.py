@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from experiments import ledger
-from experiments.common import ExperimentOptions, read_csv
+from experiments.files import read_csv
 from experiments.registry import run
 from experiments.runner_base import verify
+from experiments.spec import ExperimentOptions
 from experiments.tax import recompute
 from modules.memory.encoder import HashingEncoder
 

@@ -15,9 +15,10 @@ import psutil
 import pytest
 import yaml
 
-from experiments.common import ExperimentOptions, read_csv, read_events
+from experiments.files import read_csv, read_events
 from experiments.registry import default_config, run
 from experiments.runner_base import verify
+from experiments.spec import ExperimentOptions
 from tests.experiments.interrupt import interrupt_when_logged
 
 pytestmark = pytest.mark.services

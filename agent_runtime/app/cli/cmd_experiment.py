@@ -59,8 +59,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    from experiments.common import ExperimentOptions
     from experiments.registry import run as run_experiment
+    from experiments.spec import ExperimentOptions
 
     if not 0 < args.time_scale <= 100:
         print("--time-scale must be in (0, 100]", file=sys.stderr)

@@ -1,0 +1,187 @@
+"""An experiment's YAML file and its runs: conditions x repeats, each a village config.
+
+An experiment file (``experiments/<name>/config.yaml``) has::
+
+    experiment: tax                # which runner
+    repeats: 4                     # per condition (--repeats overrides)
+    conditions:                    # what differs between runs
+      - {name: full-pro, preset: full, community_goal: ..., overrides: {...}, params: {...}}
+    protocol: {...}                # every number of the protocol (validated by the runner)
+    paper: {...}                   # the paper's figures, for report.md
+    village: {...}                 # a village file (agent_runtime.config) shared by all runs
+
+A run = one condition x one repeat (:class:`RunSpec`), with its own seed, run id and folder
+``<out>/runs/<condition>-r<k>/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from agent_runtime.config.errors import ConfigError, FieldProblem
+from agent_runtime.config.loader import parse_config, problems_from_validation, read_yaml
+from agent_runtime.config.models import Strict, VillageConfig
+
+log = logging.getLogger(__name__)
+
+
+class Condition(Strict):
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,40}$")
+    preset: Literal["full", "baseline", "no_action_awareness", "no_social"] | None = None
+    community_goal: str | None = None
+    overrides: dict[str, Any] = Field(default_factory=dict)  # dotted paths into `village`
+    params: dict[str, Any] = Field(default_factory=dict)  # read by the runner
+
+
+class ExperimentFile(Strict):
+    experiment: str
+    description: str = ""
+    repeats: int = Field(default=1, ge=1, le=100)
+    conditions: tuple[Condition, ...] = Field(min_length=1)
+    protocol: dict[str, Any] = Field(default_factory=dict)
+    paper: dict[str, Any] = Field(default_factory=dict)
+    village: dict[str, Any]
+
+
+def load_experiment_file(path: Path) -> ExperimentFile:
+    """Read and validate an experiment file; errors name the field and the file."""
+    data = read_yaml(path)
+    try:
+        exp = ExperimentFile.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(path, problems_from_validation(err)) from None
+    parse_config(exp.village, f"{path} (village)")  # fail early on a broken village
+    names = [c.name for c in exp.conditions]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ConfigError(path, [FieldProblem("conditions", f"names repeated: {dup}")])
+    return exp
+
+
+def parse_protocol(exp: ExperimentFile, model: type[Any], file: Path | str) -> Any:
+    try:
+        return model.model_validate(exp.protocol)
+    except ValidationError as err:
+        problems = [
+            FieldProblem("protocol." + p.path if p.path else "protocol", p.message)
+            for p in problems_from_validation(err)
+        ]
+        raise ConfigError(file, problems) from None
+
+
+@dataclass(frozen=True)
+class ExperimentOptions:
+    """Command-line knobs (``piano experiment``)."""
+
+    out: Path
+    llm: str | None = None  # heuristic | openai; None = the file's llm.provider
+    repeats: int | None = None
+    time_scale: float = 1.0
+    world: str | None = None  # embedded | none; None = the file's world.kind
+    agents: int | None = None  # fewer (or more, where the runner allows) agents
+    scale: float | None = None  # culture: the paper's protocol times this (--scale)
+    conditions: tuple[str, ...] = ()  # run only these conditions
+    seed: int | None = None
+    # agents hosted by this many worker processes sharing Redis, the broker and the world
+    # (experiments/workers.py); 1 = in this process
+    workers: int = 1
+    shards: int | None = None  # culture: Minecraft servers the area is split over (--shards)
+    embedder: Any = None  # tests: a cheap encoder instead of MiniLM
+    llm_override: Any = None  # tests: a LanguageModel (e.g. scripted) used by every module
+    progress: Callable[[str], None] | None = None
+    # set by Ctrl-C/SIGTERM (``piano experiment``): the current run ends early and no
+    # further run starts; the report covers the runs done
+    stop: asyncio.Event | None = None
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    experiment: str
+    condition: Condition
+    repeat: int
+    seed: int
+    run_id: str
+    run_dir: Path
+    config: VillageConfig
+    time_scale: float
+
+    @property
+    def label(self) -> str:
+        return f"{self.condition.name}-r{self.repeat}"
+
+
+def set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
+    node = data
+    keys = dotted.split(".")
+    for k in keys[:-1]:
+        nxt = node.get(k)
+        if not isinstance(nxt, dict):
+            nxt = node[k] = {}
+        node = nxt
+    node[keys[-1]] = value
+
+
+def village_data(
+    exp: ExperimentFile, cond: Condition, opts: ExperimentOptions, seed: int
+) -> dict[str, Any]:
+    """The village file for one run (as data): condition, CLI flags and seed applied."""
+    data: dict[str, Any] = json.loads(json.dumps(exp.village))  # deep copy of plain data
+    if cond.preset is not None:
+        set_dotted(data, "modules.preset", cond.preset)
+    if cond.community_goal is not None:
+        data["community_goal"] = cond.community_goal
+    for dotted, value in cond.overrides.items():
+        set_dotted(data, dotted, value)
+    if opts.llm is not None:
+        set_dotted(data, "llm.provider", opts.llm)
+    if opts.world is not None:
+        set_dotted(data, "world.kind", opts.world)
+    set_dotted(data, "run.seed", seed)
+    set_dotted(data, "run.time_scale", opts.time_scale)
+    set_dotted(data, "run.progress_every", max(0.5, 10.0 * opts.time_scale))
+    return data
+
+
+def plan_runs(
+    exp: ExperimentFile,
+    opts: ExperimentOptions,
+    out: Path,
+    make_config: Callable[[dict[str, Any], Condition, int], VillageConfig] | None = None,
+) -> Iterator[RunSpec]:
+    """Conditions x repeats, each with its own seed, run id and folder."""
+    selected = [c for c in exp.conditions if not opts.conditions or c.name in opts.conditions]
+    unknown = sorted(set(opts.conditions) - {c.name for c in exp.conditions})
+    if unknown:
+        raise ValueError(
+            f"unknown condition(s) {unknown}; known: {[c.name for c in exp.conditions]}"
+        )
+    repeats = opts.repeats or exp.repeats
+    base_seed = opts.seed if opts.seed is not None else int(exp.village.get("run", {}).get("seed", 0))
+    for ci, cond in enumerate(selected):
+        for r in range(repeats):
+            if opts.stop is not None and opts.stop.is_set():
+                log.warning("stopped: runs from %s-r%d on are not started", cond.name, r)
+                return
+            seed = base_seed + 1000 * r + ci  # repeats differ; conditions of a repeat pair up
+            data = village_data(exp, cond, opts, seed)
+            label = f"{cond.name}-r{r}"
+            cfg = make_config(data, cond, seed) if make_config else parse_config(data, label)
+            yield RunSpec(
+                experiment=exp.experiment,
+                condition=cond,
+                repeat=r,
+                seed=seed,
+                run_id=f"{exp.experiment}-{label}-{int(time.time() * 1000) % 10**8}",
+                run_dir=out / "runs" / label,
+                config=cfg,
+                time_scale=opts.time_scale,
+            )
