@@ -151,6 +151,7 @@ async def test_a_village_survives_losing_a_ray_node(
     assert [r["worker"] for r in restarts] == [lost_k]
     assert restarts[0]["exit_code"] is None  # lost with its node, not an exit of its own
     assert 0 < restarts[0]["seconds"] < 30
+    assert restarts[0]["silent_s"] is not None and restarts[0]["silent_s"] < 30
     logged = [
         json.loads(line)
         for line in (run_dir / "events.jsonl").read_text().splitlines()
@@ -171,4 +172,5 @@ async def test_a_village_survives_losing_a_ray_node(
     ]
     assert not leftover, f"processes of the run still running: {leftover}"
     print(json.dumps({"test_s": round(time.monotonic() - began, 1), "node_to_back_s":
-                      round(back_s, 2), "restart_s": restarts[0]["seconds"]}))  # fmt: skip
+                      round(back_s, 2), "restart_s": restarts[0]["seconds"],
+                      "silent_s": restarts[0]["silent_s"]}))  # fmt: skip
