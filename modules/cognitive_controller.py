@@ -356,7 +356,10 @@ class CognitiveController(Module):
         out = reflex(view, ctx.rng)
         filler = out is None
         if out is None and (out := keep_busy(view, ctx.rng, rnd.since)) is None:
-            last = max(ctx.state.get("decision", Decision).updated_at, rnd.since)
+            # from the last decision published, not from this step: a held step (nothing
+            # changed, no call) says it too, so no agent goes KEEP_GOING_S without a decision
+            # (the first time, from when the model was first asked)
+            last = ctx.state.get("decision", Decision).updated_at or rnd.since
             if (going := keep_going(view, last)) is not None:  # say it keeps going (or waits)
                 await self._apply(ctx, view, going, HEURISTIC, reflex=True, keep=True)
             return
