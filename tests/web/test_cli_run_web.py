@@ -50,8 +50,11 @@ async def test_piano_run_serves_the_live_page(tmp_path: Path) -> None:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
 
             def ready() -> bool:
+                # every agent placed and decided, and Ann's plan made (planning steps on its
+                # own cadence: on a loaded machine after the first decisions; CI of 43555d1)
                 agents = scene.get("agents") or []
-                return len(agents) == 5 and all(a["pos"] and a["intent"] for a in agents)
+                placed = len(agents) == 5 and all(a["pos"] and a["intent"] for a in agents)
+                return placed and bool((scene.get("detail") or {}).get("plan"))
 
             async with asyncio.timeout(60):
                 while not ready():
