@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from agent_runtime.app.village_view import RunningVillage
 from agent_runtime.state.sections import Goals, Social
-
-if TYPE_CHECKING:
-    from agent_runtime.app.village import Village
 
 
 def percentiles(values: list[float], ps: tuple[float, ...] = (50, 90, 99)) -> dict[str, float]:
@@ -20,7 +18,7 @@ def percentiles(values: list[float], ps: tuple[float, ...] = (50, 90, 99)) -> di
     return {f"p{int(p)}": round(float(np.percentile(arr, p)), 3) for p in ps}
 
 
-def social_graph_of(v: Village) -> dict[str, dict[str, float]]:
+def social_graph_of(v: RunningVillage) -> dict[str, dict[str, float]]:
     """Directed social graph: ``graph[a][b]`` is a's sentiment (0-10) towards b."""
     assert v.store is not None
     return {
@@ -95,7 +93,7 @@ class Cancellations:
         }
 
 
-def collect_metrics(v: Village) -> dict[str, Any]:
+def collect_metrics(v: RunningVillage) -> dict[str, Any]:
     end = v.stopped_at or time.time()
     wall = max(1e-9, end - v.started_at) if v.started_at else 0.0
     modules = v.metrics.module_totals()

@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import KW_ONLY, InitVar, dataclass
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import numpy as np
 from rich.console import Console
@@ -36,10 +36,8 @@ from rich.progress import (
 )
 
 from agent_runtime import gc_settings
+from agent_runtime.app.village_view import RunningVillage
 from agent_runtime.run.coherence import CoherenceTracker
-
-if TYPE_CHECKING:
-    from agent_runtime.app.village import Village
 
 __all__ = [
     "ProgressBar",
@@ -57,7 +55,7 @@ RECENT_LAGS = 5000
 RECENT_LINES = 1000
 
 
-def village_figures(v: Village) -> dict[str, Any]:
+def village_figures(v: RunningVillage) -> dict[str, Any]:
     """Figures for one progress record (cheap: O(recent samples + agents))."""
     out: dict[str, Any] = {}
     lags = v.metrics.lags_ms[-RECENT_LAGS:]
@@ -109,7 +107,7 @@ def village_figures(v: Village) -> dict[str, Any]:
     return out
 
 
-def bench_counters(v: Village) -> dict[str, Any]:
+def bench_counters(v: RunningVillage) -> dict[str, Any]:
     """Running totals a benchmark takes deltas of between two progress records of one
     process: messages this process published (each one goes to the broker), and per
     module the timed steps, the agents running it and its configured mean interval (so a
@@ -222,7 +220,7 @@ class ProgressBar:
 
 
 async def tick(
-    v: Village, total_s: float | None, label: str, *, stream: IO[str] | None = None
+    v: RunningVillage, total_s: float | None, label: str, *, stream: IO[str] | None = None
 ) -> None:
     """Show a village's progress on ``stream`` (default stderr) until cancelled.
 
@@ -292,7 +290,7 @@ class RunView:
             self._said = now
             self.say(self.bar.line(info))
 
-    def started(self, village: Village) -> None:
+    def started(self, village: RunningVillage) -> None:
         web = village.web
         if web is not None and self.say is not None:
             self.say(f"{self.label}: live view {web.url or web.error}")

@@ -73,7 +73,7 @@ def test_village_figures_read_counters_only() -> None:
     village = SimpleNamespace(
         metrics=metrics, services=None, coherence=coherence, store=None, agents={}
     )
-    out = village_figures(village)  # type: ignore[arg-type]
+    out = village_figures(village)
     assert out["lag_ms_p50"] == 49.5 and 94 <= out["lag_ms_p95"] <= 95
     assert out["coherence"] == coherence.summary()["kept_share"]
     assert "positions" not in out and "llm_calls" not in out
