@@ -9,7 +9,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -25,10 +25,19 @@ from agent_runtime.world import (
 )
 from bots.transport._errors import BodyClosedError, BodyError
 
-if TYPE_CHECKING:
-    from bots.transport._host import HostTransport
-
 logger = logging.getLogger(__name__)
+
+
+class HostChannel(Protocol):
+    """What a body asks of the host that runs it (``bots.transport._host.HostTransport``):
+    named so the body does not import its host back."""
+
+    call_timeout: float
+
+    async def _call(self, method: str, *args: Any, limit: float | None = None) -> Any: ...
+    async def _observe(self, name: str) -> dict[str, Any]: ...
+    async def _disconnect(self, name: str) -> None: ...
+
 
 __all__ = ["MineflayerBody"]
 
@@ -47,7 +56,7 @@ class MineflayerBody(Body):
     :attr:`dropped_events`.
     """
 
-    def __init__(self, transport: HostTransport, spec: BotSpec, *, event_queue_size: int) -> None:
+    def __init__(self, transport: HostChannel, spec: BotSpec, *, event_queue_size: int) -> None:
         self.name = spec.name
         self.spec = spec
         self._transport = transport
