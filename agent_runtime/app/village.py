@@ -33,7 +33,8 @@ from agent_runtime.agent_services import AgentServices
 from agent_runtime.app.metrics import Cancellations, collect_metrics
 from agent_runtime.app.progress import bench_counters, village_figures  # issues 14, 15
 from agent_runtime.app.run_folder import RunFolderLock
-from agent_runtime.app.world_setup import WorldHandle, open_world
+from agent_runtime.app.world_setup import WorldHandle
+from agent_runtime.app.worlds import open_world
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
 from agent_runtime.clock import Clock
 from agent_runtime.config.loader import ResolvedAgent, resolve_agents

@@ -1,12 +1,12 @@
-"""Opening the world a village lives in: none (no-op bodies), the embedded server, or an
-external server; plus the bot transport that connects bodies to it."""
+"""One world server of a village: the embedded server or an external one (:func:`open_server`),
+and the :class:`WorldHandle` the village's bodies and protocols reach it through.
+:mod:`agent_runtime.app.worlds` chooses what to open (none, one server, or shards)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -136,52 +136,6 @@ def item_counts(items: list[dict[str, Any]]) -> dict[str, int]:
     for it in items:
         out[str(it["name"])] = out.get(str(it["name"]), 0) + int(it["count"])
     return out
-
-
-@contextlib.asynccontextmanager
-async def open_world(
-    cfg: VillageConfig,
-    run_dir: Path,
-    events: EventLog,
-    *,
-    admin_url: str | None = None,
-    bodies: bool = True,
-) -> AsyncIterator[WorldHandle]:
-    """Open the configured world. ``admin_url`` reaches the admin API of an embedded server
-    that another process started (a worker's world is ``external`` plus that URL); with
-    ``bodies=False`` no bot transport is started (the coordinator of workers). With
-    ``world.shards`` every shard's server is opened and bodies are routed between them
-    (agent_runtime/app/shards.py)."""
-    w = cfg.world
-    if w.kind == "none":
-        yield WorldHandle(kind="none", null_skill_seconds=w.null_skill_seconds)
-        return
-    async with contextlib.AsyncExitStack() as stack:
-        if w.shards:
-            from agent_runtime.app.shards import open_shards
-
-            handle = await open_shards(stack, cfg, run_dir, events)
-        else:
-            spot = ServerSpot(
-                kind=w.kind, host=w.host, port=w.port, admin_port=w.admin_port, layout=w.layout
-            )
-            handle = await open_server(stack, cfg, spot, run_dir, events, admin_url=admin_url)
-        if not bodies:
-            yield handle
-            return
-        from bots.transport import JSPyBridgeTransport
-
-        handle.use_transport(
-            await stack.enter_async_context(
-                JSPyBridgeTransport(
-                    bots_per_process=w.bots_per_process,
-                    seed=cfg.run.seed,
-                    spawn_timeout=60.0,
-                    hearing_radius=w.hearing_radius,
-                )
-            )
-        )
-        yield handle
 
 
 @dataclass(frozen=True)
