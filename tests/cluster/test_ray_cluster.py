@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -109,6 +110,9 @@ async def test_a_village_survives_losing_a_ray_node(
         assert two_nodes.address.startswith("127.0.0.1:")
         assert len(set(nodes)) == 2, f"both workers on one node: {nodes}"
         child_pids.update(p for p in pool.pids() if p is not None)
+        # at the coordinator's niceness, not at Ray's for its workers (15 by default)
+        nice = os.getpriority(os.PRIO_PROCESS, 0)
+        assert [w.handle.info["nice"] for w in pool.workers] == [nice, nice]  # type: ignore[union-attr]
         actor_pids.update(w.handle.actor_pid for w in pool.workers)  # type: ignore[union-attr]
 
         assert village.redis_url is not None

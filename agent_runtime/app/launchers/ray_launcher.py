@@ -41,6 +41,11 @@ RESTART_LIMIT_S = 120.0
 PLACE_LIMIT_S = 120.0
 
 
+def _nice() -> int:
+    """This process's niceness: the workers' (the coordinator's and theirs alike)."""
+    return os.getpriority(os.PRIO_PROCESS, 0)
+
+
 class _RayWorkerActor(WorkerActor):
     """:class:`WorkerActor` that knows its node and whether Ray restarted it."""
 
@@ -52,10 +57,11 @@ class _RayWorkerActor(WorkerActor):
         log_path: str,
         stop_timeout: float,
         cwd: str | None = None,
+        nice: int | None = None,
     ) -> None:
         ctx = ray.get_runtime_context()
         super().__init__(
-            k, argv, env, log_path, stop_timeout, cwd,
+            k, argv, env, log_path, stop_timeout, cwd, nice,
             node=ctx.get_node_id(), reconstructed=ctx.was_current_actor_reconstructed,
         )  # fmt: skip
 
@@ -127,6 +133,9 @@ class RayLauncher:
         kwargs: dict[str, Any] = {"log_to_driver": False, "include_dashboard": False}
         if self.address is None:
             kwargs["num_cpus"] = os.cpu_count() or 1
+            # Ray runs its workers at niceness 15 by default: a village's workers would lose
+            # every contest for a core to Redis, the broker and anything else on the machine
+            kwargs["_system_config"] = {"worker_niceness": 0}
             self._owns_ray = True
         else:
             kwargs = {"address": self.address, "log_to_driver": False}
@@ -152,7 +161,7 @@ class RayLauncher:
             max_restarts=self.max_restarts,
             max_concurrency=4,  # wait_exit blocks one thread; info and stop use others
             scheduling_strategy="SPREAD",
-        ).remote(k, list(argv), dict(env), str(log_path), stop_timeout, os.getcwd())
+        ).remote(k, list(argv), dict(env), str(log_path), stop_timeout, os.getcwd(), _nice())
         try:
             async with asyncio.timeout(PLACE_LIMIT_S):
                 info: dict[str, Any] = await actor.info.remote()
