@@ -54,8 +54,7 @@ from agent_runtime.world import SkillCall
 from modules.asking import DEFAULT_MAX_INTERVAL_S, FOLLOWABLE, AskGate, Situation
 from modules.base import remember
 from modules.commitment import Ledger
-from modules.decisions import ControllerChoice, skill_list, to_decision
-from modules.heuristics.controller import ControllerOut
+from modules.decisions import ControllerChoice, ControllerOut, skill_list, to_decision
 from modules.heuristics.controller import decide as heuristic_decide
 from modules.heuristics.gifts import bound
 from modules.policies import HEURISTIC, decide, module_policy

@@ -33,7 +33,6 @@ from pydantic import (
 from agent_runtime.state.sections import Decision, IntentKind, UtteranceGoal, UtteranceKind
 from agent_runtime.world import SKILLS, ActingSkill, SkillCall, validate_skill
 from modules.base import short
-from modules.heuristics.controller import ControllerOut
 
 __all__ = [
     "CHOICE_SKILLS",
@@ -61,6 +60,20 @@ _ARG_SOURCE: dict[str, str] = {
 }
 #: utterance kinds whose item/count are the decision's item/count
 _ITEM_TALK = (UtteranceKind.AGREE_GIVE, UtteranceKind.REFUSE, UtteranceKind.HAVE_NONE)
+
+
+class ControllerOut(BaseModel):
+    """The controller's typed decision (the LLM policy answers the same JSON)."""
+
+    kind: IntentKind = IntentKind.WORK
+    intent: str = Field(default="", max_length=300, description="what you do now, one sentence")
+    skill: str | None = Field(default=None, description="one skill name, or null to keep going")
+    args: dict[str, Any] = Field(default_factory=dict)
+    target: str | None = None
+    item: str | None = None
+    count: int | None = None
+    say: UtteranceGoal | None = None
+    reason: str = Field(default="", max_length=300)
 
 
 def _clip(limit: int) -> Callable[[object], object]:

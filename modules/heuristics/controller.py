@@ -24,11 +24,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from agent_runtime.bottleneck import ActionRecord, BottleneckView
 from agent_runtime.state.sections import IntentKind, Utterance, UtteranceGoal, UtteranceKind
 from agent_runtime.world import SkillCall
+from modules.decisions import ControllerOut
 from modules.heuristics import asked
 from modules.heuristics.deposit import deposit_due
 from modules.heuristics.needs import ask
@@ -43,20 +42,6 @@ TALK_GAP_S = 45.0  # never start a conversation more often than this (agent's ti
 SMALL_TALK_GAP_S = 60.0  # do not answer small talk from someone spoken to this recently
 OPINION_MIN = 0.25  # an opinion this strong may be voiced
 HUNGRY, HURT = 8.0, 6.0
-
-
-class ControllerOut(BaseModel):
-    """The controller's typed decision (the LLM policy answers the same JSON)."""
-
-    kind: IntentKind = IntentKind.WORK
-    intent: str = Field(default="", max_length=300, description="what you do now, one sentence")
-    skill: str | None = Field(default=None, description="one skill name, or null to keep going")
-    args: dict[str, Any] = Field(default_factory=dict)
-    target: str | None = None
-    item: str | None = None
-    count: int | None = None
-    say: UtteranceGoal | None = None
-    reason: str = Field(default="", max_length=300)
 
 
 def failures(view: BottleneckView) -> list[ActionRecord]:

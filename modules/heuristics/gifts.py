@@ -26,17 +26,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from agent_runtime.bottleneck import BottleneckView
 from agent_runtime.config.models import GiftSettings
 from agent_runtime.state.sections import IntentKind, UtteranceGoal, UtteranceKind
 from agent_runtime.world import SkillCall
+from modules.decisions import ControllerOut
 from modules.knowledge import LOGS, PLANKS, RECIPES
 from modules.techtree import next_step
-
-if TYPE_CHECKING:  # the controller imports this module (through asked.py)
-    from modules.heuristics.controller import ControllerOut
 
 __all__ = [
     "HOUR_S",

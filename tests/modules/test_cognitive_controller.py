@@ -29,7 +29,8 @@ from agent_runtime.state.sections import (
 )
 from agent_runtime.world import WALK_BLOCKS_PER_S, Observation, SkillCall, SkillOutcome, Vec3
 from modules.cognitive_controller import CognitiveController
-from modules.heuristics.controller import ControllerOut, decide, inventory
+from modules.decisions import ControllerOut
+from modules.heuristics.controller import decide, inventory
 from tests.modules.helpers import NOW, bview
 
 

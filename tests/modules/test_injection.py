@@ -45,8 +45,7 @@ from agent_runtime.state.sections import (
     WorkingMemoryItem,
 )
 from agent_runtime.world import NearbyPlayer, Observation, Vec3
-from modules.decisions import skill_list, to_decision
-from modules.heuristics.controller import ControllerOut
+from modules.decisions import ControllerOut, skill_list, to_decision
 from modules.heuristics.controller import decide as controller_heuristic
 from modules.heuristics.gifts import bound, tier_cap
 from modules.heuristics.goals import GoalOut, choose_goal
