@@ -40,6 +40,12 @@ class Clock:
         """Protocol seconds since the run started."""
         return self.elapsed() / self.time_scale
 
+    def since_start(self, wall: float) -> float:
+        """Protocol second of wall-clock time ``wall``; 0 for a time before the start (an
+        experiment's agents start before its protocol clock: what they did meanwhile is held
+        at t = 0)."""
+        return max(0.0, (wall - self.started) / self.time_scale)
+
     def wall(self, t: float) -> float:
         """Wall-clock (unix) time of protocol second ``t``."""
         return self.started + t * self.time_scale

@@ -1,8 +1,9 @@
 """Running an experiment's village: one run's village with its protocol, its agents' fresh
 state, the world's admin APIs, and which brain decided.
 
-The experiment file and its runs are :mod:`experiments.spec`, protocol time is
-:mod:`experiments.timeline`, the output files :mod:`experiments.files`.
+The experiment file and its runs are :mod:`experiments.spec`, the output files
+:mod:`experiments.files`. A run's protocol time is a :class:`~agent_runtime.clock.Clock` of its
+own (protocol seconds from when the protocol starts, at the run's time scale).
 """
 
 from __future__ import annotations
@@ -11,19 +12,22 @@ import asyncio
 import contextlib
 import logging
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_runtime.clock import Clock
 from agent_runtime.config.models import VillageConfig
 from experiments.spec import ExperimentOptions, RunSpec
-from experiments.timeline import Protocol, Timeline
 
 if TYPE_CHECKING:
     from agent_runtime.app.village import Village
     from agent_runtime.llm.brain import Brain
 
 log = logging.getLogger(__name__)
+
+#: what an experiment does to a running village on the run's protocol clock
+Protocol = Callable[["Village", Clock], Coroutine[Any, Any, None]]
 
 EXPERIMENTS_DIR = Path(__file__).resolve().parent
 SHUTDOWN_GRACE_S = 10.0  # then stuck agent tasks are cancelled again (a runtime bug)
@@ -70,7 +74,7 @@ async def run_village(
         opened = Village(spec.config, vopts)
     async with opened as village:
         view.started(village)
-        tl = Timeline(spec.time_scale)
+        tl = Clock(time_scale=spec.time_scale)
         village.events.emit("experiment_started", experiment=spec.experiment,
                             condition=spec.condition.name, repeat=spec.repeat,
                             time_scale=spec.time_scale, workers=opts.workers)
@@ -80,13 +84,13 @@ async def run_village(
                 if during is not None
                 else None
             )
-            await village.run(tl.seconds(duration_s), stop=opts.stop)
+            await village.run(tl.scaled(duration_s), stop=opts.stop)
             while task is not None and not task.done():  # again if a library swallowed it
                 task.cancel()
                 await asyncio.wait([task], timeout=CANCEL_AGAIN_S)
         if after is not None:
             await after(village, tl)
-        village.events.emit("experiment_stopped", protocol_s=round(tl.now(), 3))
+        village.events.emit("experiment_stopped", protocol_s=round(tl.protocol(), 3))
         view.close()
         grace = SHUTDOWN_GRACE_S + (WORKERS_STOP_S if opts.workers > 1 else 0.0)
         watchdog = asyncio.create_task(_report_slow_shutdown(spec.label, grace),

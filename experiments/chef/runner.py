@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from agent_runtime.clock import Clock
 from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import Position, Strict, VillageConfig
@@ -31,7 +32,6 @@ from experiments.files import read_events
 from experiments.runner_base import RunBook, parse_protocol
 from experiments.social_perception.runner import heard_by, impression_view, score_impression
 from experiments.spec import Condition, ExperimentFile, ExperimentOptions, RunSpec
-from experiments.timeline import Timeline
 
 log = logging.getLogger(__name__)
 
@@ -151,10 +151,10 @@ async def _one_run(spec: RunSpec, opts: ExperimentOptions,
     everyone = [p.chef.name, *names]
     data: dict[str, Any] = {}
 
-    async def during(village: Any, tl: Timeline) -> None:
+    async def during(village: Any, tl: Clock) -> None:
         data["start"], data["measured_by"] = await food_held(village, everyone, p.food)
 
-    async def after(village: Any, tl: Timeline) -> None:
+    async def after(village: Any, tl: Clock) -> None:
         data["end"], how = await food_held(village, everyone, p.food)
         if how != data.get("measured_by", how):
             data["measured_by"] = "mixed"

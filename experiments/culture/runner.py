@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from agent_runtime.clock import Clock
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import Strict, VillageConfig
 from experiments import ledger as skills_ledger
@@ -44,7 +45,6 @@ from experiments.culture.summary import scale_note
 from experiments.files import read_events, write_csv, write_json
 from experiments.runner_base import RunBook, parse_protocol
 from experiments.spec import Condition, ExperimentFile, ExperimentOptions, RunSpec
-from experiments.timeline import Timeline
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +126,7 @@ async def _one_run(spec: RunSpec, opts: ExperimentOptions, p: CultureProtocol,
                                                          float(pl["position"]["z"]), shard))
         return out
 
-    async def sample(village: Any, tl: Timeline, t: float) -> None:
+    async def sample(village: Any, tl: Clock, t: float) -> None:
         world = await world_positions()
         await fresh_state(village)  # agents in workers: their state from Redis
         for name in agent_names(village):
@@ -145,7 +145,7 @@ async def _one_run(spec: RunSpec, opts: ExperimentOptions, p: CultureProtocol,
                 positions.append({"agent": name, "t": t, "x": round(pos.x, 2),
                                   "z": round(pos.z, 2), "by": "perception"})
 
-    async def during(village: Any, tl: Timeline) -> None:
+    async def during(village: Any, tl: Clock) -> None:
         async with contextlib.AsyncExitStack() as stack:
             state["admin"] = await open_admins(stack, village)
             try:
@@ -159,12 +159,12 @@ async def _one_run(spec: RunSpec, opts: ExperimentOptions, p: CultureProtocol,
 
     meme_rows: list[dict[str, Any]] = []
 
-    async def after(village: Any, tl: Timeline) -> None:
+    async def after(village: Any, tl: Clock) -> None:
         async with contextlib.AsyncExitStack() as stack:
             state["admin"] = await open_admins(stack, village)
             await sample(village, tl, duration_s)
             state["admin"] = None
-        state["start"], state["scale"] = tl.start, tl.scale
+        state["start"], state["scale"] = tl.started, tl.time_scale
         llm = village.services.llm if p.meme_extractor != "heuristic" else None
         for name in agent_names(village):
             entries = sorted(goals[name].values(), key=lambda e: e["t"])

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import Field
 
+from agent_runtime.clock import Clock
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import Strict, VillageConfig
 from agent_runtime.config.names import generate_names
@@ -27,7 +28,6 @@ from experiments.files import read_events
 from experiments.item_progression import recompute
 from experiments.runner_base import RunBook, parse_protocol
 from experiments.spec import Condition, ExperimentFile, ExperimentOptions, RunSpec
-from experiments.timeline import Timeline
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ class Acquisitions:
     ``item_picked_up`` events, both seen on the run's event log; a sampled inventory adds any
     kind these missed (e.g. a pickup whose item the body could not name) at the sample's time."""
 
-    def __init__(self, tl: Timeline) -> None:
+    def __init__(self, tl: Clock) -> None:
         self.tl = tl
         self.seen: dict[str, set[str]] = defaultdict(set)
         self.rows: list[dict[str, Any]] = []
@@ -93,7 +93,7 @@ class Acquisitions:
         for item in items:
             if item and item not in self.seen[agent]:
                 self.seen[agent].add(item)
-                self.rows.append({"agent": agent, "t": round(self.tl.now(), 3), "item": item,
+                self.rows.append({"agent": agent, "t": round(self.tl.protocol(), 3), "item": item,
                                   "source": source, "unique_cumulative": len(self.seen[agent])})
 
     def on_event(self, record: dict[str, Any]) -> None:
@@ -118,7 +118,7 @@ async def _one_run(spec: RunSpec, opts: ExperimentOptions, p: ItemProtocol) -> d
     found: list[Acquisitions] = []
 
     async def sample(village: Any, acq: Acquisitions, admin: Any) -> None:
-        t = round(acq.tl.now(), 3)
+        t = round(acq.tl.protocol(), 3)
         if admin is None:
             await common.fresh_state(village)  # agents in workers: their state from Redis
         for name in common.agent_names(village):
@@ -137,7 +137,7 @@ async def _one_run(spec: RunSpec, opts: ExperimentOptions, p: ItemProtocol) -> d
                          "unique_cumulative": len(acq.seen[name]),
                          "items": sorted(acq.seen[name])})
 
-    async def during(village: Any, tl: Timeline) -> None:
+    async def during(village: Any, tl: Clock) -> None:
         acq = Acquisitions(tl)
         found.append(acq)
         village.events.add_listener(acq.on_event)

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agent_runtime.clock import Clock
 from agent_runtime.config.models import Strict
 from agent_runtime.policy import View, make_policy
 from agent_runtime.prompts import fenced, prompt_path, untrusted
@@ -32,7 +33,6 @@ from experiments.runner_base import RunBook, parse_protocol
 from experiments.social_perception import recompute
 from experiments.social_perception.truth import true_scores
 from experiments.spec import ExperimentFile, ExperimentOptions, RunSpec
-from experiments.timeline import Timeline
 
 log = logging.getLogger(__name__)
 PROMPT = prompt_path("experiments.social_perception", "likeability")
@@ -123,7 +123,7 @@ async def _one_run(spec: RunSpec, opts: ExperimentOptions, p: PerceptionProtocol
 
     data: dict[str, Any] = {}
 
-    async def after(village: Any, tl: Timeline) -> None:
+    async def after(village: Any, tl: Clock) -> None:
         llm = village.services.llm if p.score_with != "heuristic" else None
         impressions: list[dict[str, Any]] = []
         graph: dict[str, dict[str, float]] = {}

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from agent_runtime.clock import Clock
 from agent_runtime.config.models import Strict
 from experiments import common, ledger, plots
 from experiments.files import read_events
@@ -28,7 +29,6 @@ from experiments.runner_base import RunBook, parse_protocol
 from experiments.spec import ExperimentFile, ExperimentOptions, RunSpec
 from experiments.specialization import recompute
 from experiments.specialization.roles import RoleClassifier
-from experiments.timeline import Timeline
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ async def _one_run(
     roles: list[dict[str, Any]] = []
     state: dict[str, Any] = {}
 
-    async def sample(village: Any, tl: Timeline) -> None:
+    async def sample(village: Any, tl: Clock) -> None:
         await common.fresh_state(village)  # agents in workers: their state from Redis
         store = village.store
         end = tl.wall(p.duration_s)
@@ -67,16 +67,16 @@ async def _one_run(
                     "goal": e.goal, "brain": e.brain, "reason": e.reason,
                 }
 
-    async def during(village: Any, tl: Timeline) -> None:
+    async def during(village: Any, tl: Clock) -> None:
         k = 1
         while True:
             await tl.until(k * p.sample_every_s)
             await sample(village, tl)
             k += 1
 
-    async def after(village: Any, tl: Timeline) -> None:
+    async def after(village: Any, tl: Clock) -> None:
         await sample(village, tl)
-        state["start"], state["scale"] = tl.start, tl.scale
+        state["start"], state["scale"] = tl.started, tl.time_scale
         state["agents"] = common.agent_names(village)
         use_llm = p.role_classifier != "heuristic"
         clf = RoleClassifier(village.services.llm, spec.config.community_goal, use_llm=use_llm)

@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from agent_runtime.clock import Clock
 from agent_runtime.config.models import Strict
 from experiments import reach
 from experiments.common import fresh_state
@@ -49,7 +50,6 @@ from experiments.tax.democracy import (
 )
 from experiments.tax.roster import Member
 from experiments.tax.views import member_view
-from experiments.timeline import Timeline
 
 log = logging.getLogger(__name__)
 
@@ -127,18 +127,18 @@ class TaxRun:
         self.measured_by = "none"
         self.windows: list[dict[str, Any]] = []  # does each protocol window fit the world?
 
-    def mark(self, tl: Timeline, event: str, planned: float, **data: Any) -> None:
-        self.timeline.append({"event": event, "planned_t": planned, "t": round(tl.now(), 3),
+    def mark(self, tl: Clock, event: str, planned: float, **data: Any) -> None:
+        self.timeline.append({"event": event, "planned_t": planned, "t": round(tl.protocol(), 3),
                               "wall": round(time.time(), 4), **data})
 
     # --- world access ----------------------------------------------------------------
-    async def _announce(self, village: Any, tl: Timeline, text: str, admin: Any) -> None:
+    async def _announce(self, village: Any, tl: Clock, text: str, admin: Any) -> None:
         from agent_runtime.bus import topics
 
         payload = announcement(self.p.announcer, text, time.time())
         await village.bus.publish(topics.world(village.run_id, "event"), payload)
         village.events.emit("world_event", **payload)
-        self.announced.append({"t": round(tl.now(), 3), **payload})
+        self.announced.append({"t": round(tl.protocol(), 3), **payload})
         if admin is not None and self.p.broadcast:
             try:
                 await admin.broadcast(text)
@@ -175,14 +175,14 @@ class TaxRun:
                 inv[m.name] = dict(obs.inventory)
         return {"inventory": inv, "chest": chest}
 
-    def _steps(self, tl: Timeline) -> list[tuple[float, int, str, int]]:
+    def _steps(self, tl: Clock) -> list[tuple[float, int, str, int]]:
         p = self.p
         steps: list[tuple[float, int, str, int]] = [(p.constitution_at_s, -1, "constitution", -1)]
         for k in range(p.seasons):
             t_open = p.first_season_at_s + k * p.season_period_s
             steps.append((t_open, 1, "season_open", k))
             steps.append((t_open + p.season_window_s, 0, "season_close", k))
-            settle = max(p.settle_s, tl.scale and p.settle_min_wall_s / tl.scale)
+            settle = max(p.settle_s, tl.time_scale and p.settle_min_wall_s / tl.time_scale)
             settle = min(settle, p.season_period_s - p.season_window_s - 1e-3,
                          max(0.0, p.duration_s - t_open - p.season_window_s - 1e-3))
             steps.append((t_open + p.season_window_s + settle, 0, "season_measure", k))
@@ -192,7 +192,7 @@ class TaxRun:
         return [s for s in steps if s[0] <= p.duration_s]
 
     # --- the protocol -------------------------------------------------------------------
-    async def during(self, village: Any, tl: Timeline) -> None:
+    async def during(self, village: Any, tl: Clock) -> None:
         p = self.p
         admin = None
         async with contextlib.AsyncExitStack() as stack:
@@ -228,7 +228,7 @@ class TaxRun:
                     began = time.time()
                     snap = await self._snapshot(village, admin)
                     rate = self.in_force.tax_rate
-                    window = tl.seconds(p.season_window_s)
+                    window = tl.scaled(p.season_window_s)
                     self.seasons.append({
                         "season": k, "rate": rate, "open_wall": time.time(), "window_s": window,
                         "open_snapshot": (began, time.time()),
@@ -276,13 +276,13 @@ class TaxRun:
                     self.mark(tl, "distribute", t, version=self.in_force.version,
                               rate=self.in_force.tax_rate, frozen=self.frozen, announced=changed)
 
-    def _check_windows(self, village: Any, tl: Timeline) -> None:
+    def _check_windows(self, village: Any, tl: Clock) -> None:
         """Does a season's window fit the walk from the agents' homes to the chests at this
         time scale (:mod:`experiments.reach`)? A warning (log + ``protocol_window_short``
         event) for each that does not; the rows go to ``windows.csv`` and the report."""
         no_walk = "decided from the member's own view by the democracy policy: no body action"
         checked = reach.check([
-            reach.Window("tax season", tl.seconds(self.p.season_window_s),
+            reach.Window("tax season", tl.scaled(self.p.season_window_s),
                          tuple((float(x), float(z)) for x, _, z in self.chests)),
             reach.Window("feedback", 0.0, (), note=no_walk),
             reach.Window("vote", 0.0, (), note=no_walk),
@@ -290,9 +290,9 @@ class TaxRun:
         self.windows = [w.as_row() for w in checked]
         for w in reach.shortfalls(checked):
             log.warning("protocol window too short for the world at time scale %s: %s: %s",
-                        tl.scale, w.name, w.note)
+                        tl.time_scale, w.name, w.note)
             village.events.emit("protocol_window_short", window=w.name, wall_s=w.wall_s,
-                                 walk_s=w.walk_s, note=w.note, time_scale=tl.scale)
+                                 walk_s=w.walk_s, note=w.note, time_scale=tl.time_scale)
 
     async def _measure(self, village: Any, admin: Any) -> None:
         began = time.time()
@@ -300,7 +300,7 @@ class TaxRun:
         self.seasons[-1]["measure_wall"] = time.time()
         self.seasons[-1]["close_snapshot"] = (began, self.seasons[-1]["measure_wall"])
 
-    async def _tell_constitution(self, village: Any, tl: Timeline, admin: Any) -> None:
+    async def _tell_constitution(self, village: Any, tl: Clock, admin: Any) -> None:
         self.told_constitution = constitution_text(self.in_force.text)
         await self._announce(village, tl, self.told_constitution, admin)
 
@@ -337,7 +337,7 @@ class TaxRun:
                                    "opinion": view.opinion})
         return ballots
 
-    async def after(self, village: Any, tl: Timeline) -> None:
+    async def after(self, village: Any, tl: Clock) -> None:
         """A measurement the end of the run cut short is taken now."""
         if not self.seasons or "close" in self.seasons[-1]:
             return
@@ -348,5 +348,5 @@ class TaxRun:
 
                 admin = await stack.enter_async_context(AdminClient(village.world.admin_url))
             await self._measure(village, admin)
-            self.mark(tl, "season_measure", tl.now(), season=self.seasons[-1]["season"],
+            self.mark(tl, "season_measure", tl.protocol(), season=self.seasons[-1]["season"],
                       late=True)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from agent_runtime.clock import Clock
 from experiments.item_progression.recompute import _steps
 from experiments.item_progression.runner import Acquisitions
-from experiments.timeline import Timeline
 
 
 def test_acquisitions_from_skill_outcomes_pickups_and_reads() -> None:
-    tl = Timeline(1.0)
+    tl = Clock(time_scale=1.0)
     acq = Acquisitions(tl)
     acq.on_event({"type": "skill_outcome", "agent": "Ann", "call": {"skill": "craft"},
                   "delta": {"oak_planks": 4, "oak_log": -1}})
