@@ -13,23 +13,29 @@ import time
 from dataclasses import dataclass, field
 
 
+def wall_time() -> float:
+    """Unix time now: the one place the runtime reads the wall clock (a run's :class:`Clock`
+    and every timestamp outside one come from here)."""
+    return time.time()
+
+
 @dataclass
 class Clock:
     """``time_scale`` < 1 speeds everything up (cadences and protocol times are multiplied by it)."""
 
     time_scale: float = 1.0
     game_hours_per_second: float = 0.02
-    started: float = field(default_factory=time.time)
+    started: float = field(default_factory=wall_time)
 
     def now(self) -> float:
-        return time.time()
+        return wall_time()
 
     def elapsed(self) -> float:
-        return time.time() - self.started
+        return wall_time() - self.started
 
     def game_hours(self, at: float | None = None) -> float:
         """Game hours since the run started at wall time ``at`` (default: now)."""
-        t = time.time() if at is None else at
+        t = wall_time() if at is None else at
         return (t - self.started) * self.game_hours_per_second / self.time_scale
 
     def scaled(self, seconds: float) -> float:
@@ -52,6 +58,6 @@ class Clock:
 
     async def until(self, t: float) -> None:
         """Return at protocol second ``t`` (at once if it has passed)."""
-        delay = self.wall(t) - time.time()
+        delay = self.wall(t) - wall_time()
         if delay > 0:
             await asyncio.sleep(delay)

@@ -24,6 +24,7 @@ from collections import defaultdict
 from dataclasses import KW_ONLY, dataclass, field
 
 from agent_runtime.bus import topics
+from agent_runtime.clock import wall_time
 from agent_runtime.interfaces import Module
 from agent_runtime.module_context import ModuleContext, ModuleStats
 from agent_runtime.ticks import TICK_S, round_up, wakeups
@@ -266,7 +267,7 @@ class ModuleRunner:
                 finally:
                     ctx.stats.busy_s += time.perf_counter() - t0
                     ctx.stats.steps += 1
-                    self.metrics.last_step[(ctx.agent, module.name)] = time.time()
+                    self.metrics.last_step[(ctx.agent, module.name)] = wall_time()
                 last_step = loop.time()
                 if interval is not None and (timed or not has_triggers):
                     interval = self._interval() or interval

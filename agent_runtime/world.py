@@ -8,10 +8,11 @@ compares :data:`SKILLS` with the JS skill table.
 
 from __future__ import annotations
 
-import time
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from agent_runtime.clock import wall_time
 
 
 class Frozen(BaseModel):
@@ -61,7 +62,7 @@ class HeardChat(Frozen):
     sender: str
     message: str
     whisper: bool = False
-    at: float = Field(default_factory=time.time)
+    at: float = Field(default_factory=wall_time)
 
 
 class SkillProgress(Frozen):
@@ -74,7 +75,7 @@ class SkillProgress(Frozen):
 class Observation(Frozen):
     """One snapshot of the world as the body sees it (one coarse bridge call)."""
 
-    at: float = Field(default_factory=time.time)
+    at: float = Field(default_factory=wall_time)
     connected: bool = True
     position: Vec3 | None = None
     health: float = 20.0
@@ -325,5 +326,5 @@ BodyEventKind = Literal[
 class BodyEvent(Frozen):
     kind: BodyEventKind
     bot: str
-    at: float = Field(default_factory=time.time)
+    at: float = Field(default_factory=wall_time)
     data: dict[str, Any] = Field(default_factory=dict)

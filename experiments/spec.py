@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
+from agent_runtime.clock import wall_time
 from agent_runtime.config.errors import ConfigError, FieldProblem
 from agent_runtime.config.loader import parse_config, problems_from_validation, read_yaml
 from agent_runtime.config.models import Strict, VillageConfig
@@ -180,7 +180,7 @@ def plan_runs(
                 condition=cond,
                 repeat=r,
                 seed=seed,
-                run_id=f"{exp.experiment}-{label}-{int(time.time() * 1000) % 10**8}",
+                run_id=f"{exp.experiment}-{label}-{int(wall_time() * 1000) % 10**8}",
                 run_dir=out / "runs" / label,
                 config=cfg,
                 time_scale=opts.time_scale,

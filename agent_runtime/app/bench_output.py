@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.clock import wall_time
+
 __all__ = ["Measurement", "add_json_out", "emit", "provenance"]
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -51,7 +53,7 @@ def _load() -> list[float]:
 
 
 def provenance(started: float, load_before: list[float] | None = None) -> dict[str, Any]:
-    """What a result was measured on: ``started`` is the ``time.time()`` the bench began."""
+    """What a result was measured on: ``started`` is the ``wall_time()`` the bench began."""
     return {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -68,7 +70,7 @@ class Measurement:
     """Opened when a bench starts (it reads the load before), closed by :func:`emit`."""
 
     def __init__(self) -> None:
-        self.started = time.time()
+        self.started = wall_time()
         self.load_before = _load()
 
 

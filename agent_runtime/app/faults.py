@@ -40,6 +40,7 @@ from agent_runtime.app.fault_checks import broadcast_heard, redis_writes_seen, w
 from agent_runtime.app.fault_kit import AGENTS, FaultResult, until
 from agent_runtime.app.faults_llm import llm_faults
 from agent_runtime.app.world_setup import item_counts
+from agent_runtime.clock import wall_time
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.services import RedisServer
@@ -150,7 +151,7 @@ async def _world_faults(v: Any, server: Any, window: float) -> list[FaultResult]
         held_before = await _settled_inventories(inventory)
         rejoined.clear()
         held_after.clear()
-        killed_at = time.time()
+        killed_at = wall_time()
         os.kill(server.pid, signal.SIGKILL)
 
     def world_back() -> bool:  # the server is up and every body joined it again

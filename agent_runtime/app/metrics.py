@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
 
 from agent_runtime.app.village_view import RunningVillage
+from agent_runtime.clock import wall_time
 from agent_runtime.state.sections import Goals, Social
 
 
@@ -94,7 +94,7 @@ class Cancellations:
 
 
 def collect_metrics(v: RunningVillage) -> dict[str, Any]:
-    end = v.stopped_at or time.time()
+    end = v.stopped_at or wall_time()
     wall = max(1e-9, end - v.started_at) if v.started_at else 0.0
     modules = v.metrics.module_totals()
     out: dict[str, Any] = {

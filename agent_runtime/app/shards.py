@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.app.world_setup import ServerSpot, WorldError, WorldHandle, open_server
+from agent_runtime.clock import wall_time
 from agent_runtime.config.errors import ConfigError, FieldProblem
 from agent_runtime.config.loader import ResolvedAgent, with_overrides
 from agent_runtime.config.models import VillageConfig
@@ -320,7 +321,7 @@ class ShardedBody(Body):
                 failure="target_out_of_reach",
                 position=leg.position,
                 started_at=leg.started_at,
-                ended_at=time.time(),
+                ended_at=wall_time(),
             )
         outcome = await self.inner.run_skill(call)
         return outcome.model_copy(

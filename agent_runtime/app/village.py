@@ -18,7 +18,6 @@ import logging
 import os
 import random
 import signal
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +35,7 @@ from agent_runtime.app.run_folder import RunFolderLock
 from agent_runtime.app.world_setup import WorldHandle
 from agent_runtime.app.worlds import open_world
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
-from agent_runtime.clock import Clock
+from agent_runtime.clock import Clock, wall_time
 from agent_runtime.config.loader import ResolvedAgent, resolve_agents
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.config.urls import public_url
@@ -148,7 +147,7 @@ class Village:
         await self._close()
 
     async def _close(self) -> None:
-        self.stopped_at = self.stopped_at or time.time()
+        self.stopped_at = self.stopped_at or wall_time()
         for agent in self.agents.values():
             agent.request_stop()
         stack, self._stack = self._stack, None
@@ -161,7 +160,7 @@ class Village:
 
     async def _open(self, stack: contextlib.AsyncExitStack) -> None:
         cfg = self.config
-        self.started_at = time.time()
+        self.started_at = wall_time()
         self.clock.started = self.started_at
         await stack.enter_async_context(self.events)
         self.events.emit("run_started", run_id=self.run_id, seed=cfg.run.seed)
@@ -419,14 +418,14 @@ class Village:
         return self.responsiveness.unresponsive(
             self.agents,
             self.metrics.last_step,
-            now=time.time(),
+            now=wall_time(),
             started=self.started_at,
             bodies=self.world is not None and self.world.kind != "none",
         )
 
     async def _progress(self) -> None:
         info: dict[str, Any] = {
-            "elapsed_s": round(time.time() - self.started_at, 1),
+            "elapsed_s": round(wall_time() - self.started_at, 1),
             "agents": len(self.agents),
             "decisions": self.events.counts.get("decision", 0),
             "speech": self.events.counts.get("speech", 0),

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import random
-import time
 from collections.abc import AsyncIterator
 
+from agent_runtime.clock import wall_time
 from agent_runtime.interfaces import Body
 from agent_runtime.world import BodyEvent, Observation, SkillCall, SkillOutcome, Vec3
 
@@ -32,7 +32,7 @@ class NullBody(Body):
 
     async def run_skill(self, call: SkillCall) -> SkillOutcome:
         self.skills_run += 1
-        now = time.time()
+        now = wall_time()
         ok = call.skill in ("chat", "whisper", "idle")
         if call.skill == "idle":
             await asyncio.sleep(float(call.args.get("seconds", 5.0)))

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator, Callable
 
+from agent_runtime.clock import wall_time
 from agent_runtime.interfaces import Body
 from agent_runtime.world import BodyEvent, Observation, SkillCall, SkillOutcome, Vec3
 
@@ -30,7 +30,7 @@ class RecordingBody(Body):
         self.calls.append(call)
         if self._outcome is not None:
             return self._outcome(call)
-        now = time.time()
+        now = wall_time()
         return SkillOutcome(skill=call.skill, success=True, started_at=now, ended_at=now)
 
     async def cancel_skill(self) -> None:

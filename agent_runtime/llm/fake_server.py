@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
 
+from agent_runtime.clock import wall_time
+
 __all__ = ["FakeOpenAIServer", "FakeReply", "RecordedRequest", "Responder"]
 
 logger = logging.getLogger(__name__)
@@ -305,7 +307,7 @@ class FakeOpenAIServer:
         data: dict[str, Any] = {
             "id": f"chatcmpl-fake-{next(self._ids)}",
             "object": "chat.completion",
-            "created": int(time.time()),
+            "created": int(wall_time()),
             "model": str(body.get("model", "fake")),
             "choices": [
                 {

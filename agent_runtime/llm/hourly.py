@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from agent_runtime.clock import wall_time
 from agent_runtime.llm.errors import LLMShed
 from agent_runtime.llm.priority import Priority, SchedulingPolicy
 
@@ -101,7 +102,7 @@ class HourlyBudget:
     def _announce(self, old: int, new: int, share: float) -> None:
         names = [name for name, _ in TIERS[:new]]
         change = {
-            "at": round(time.time(), 3),
+            "at": round(wall_time(), 3),
             "max_usd_per_hour": self.max_usd_per_hour,
             "bucket_share": round(max(0.0, share), 3),
             "shedding": names,

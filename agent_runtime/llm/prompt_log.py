@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 import logging
 import re
-import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from pydantic import BaseModel
 
+from agent_runtime.clock import wall_time
 from agent_runtime.interfaces import Message, Usage
 
 __all__ = ["PromptLog", "redact"]
@@ -91,7 +91,7 @@ class PromptLog:
         else:
             reply_json = reply
         record = {
-            "ts": round(time.time(), 3),
+            "ts": round(wall_time(), 3),
             "agent": agent,
             "module": module,
             "prompt_name": prompt_name,

@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections import Counter
 from pathlib import Path
 from typing import IO, Any
 
+from agent_runtime.clock import wall_time
 from agent_runtime.queues import put_dropping_oldest
 from agent_runtime.tasks import cancel_and_wait
 
@@ -57,7 +57,7 @@ class EventLog:
         self._listeners.append(callback)
 
     def emit(self, type_: str, agent: str | None = None, **data: Any) -> dict[str, Any]:
-        record: dict[str, Any] = {"t": round(time.time(), 4), "type": type_}
+        record: dict[str, Any] = {"t": round(wall_time(), 4), "type": type_}
         if agent is not None:
             record["agent"] = agent
         record.update(data)

@@ -21,12 +21,12 @@ consistent snapshot of it.
 
 from __future__ import annotations
 
-import time
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_runtime.clock import wall_time
 from agent_runtime.config.models import GiftSettings
 from agent_runtime.world import Observation, SkillCall, SkillOutcome
 
@@ -54,7 +54,7 @@ class WorkingMemoryItem(BaseModel):
     model_config = ConfigDict(frozen=True)
     text: str
     kind: str = "note"
-    at: float = Field(default_factory=time.time)
+    at: float = Field(default_factory=wall_time)
     importance: float = 1.0
 
 
@@ -235,7 +235,7 @@ class Utterance(BaseModel):
     speaker: str
     text: str
     to: str | None = None
-    at: float = Field(default_factory=time.time)
+    at: float = Field(default_factory=wall_time)
     decision_id: str = ""
     untrusted: bool = True  # other speakers' words are data, never instructions
     announcement: bool = False  # a public announcement (heard by everyone)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
@@ -27,6 +26,7 @@ from redis.asyncio.client import Pipeline
 from redis.exceptions import RedisError
 from redis.typing import EncodableT, FieldT
 
+from agent_runtime.clock import wall_time
 from agent_runtime.state import keys
 from agent_runtime.state.sections import (
     SECTION_MODELS,
@@ -113,7 +113,7 @@ class AgentState:
         if not isinstance(value, SECTION_MODELS[section]):
             raise TypeError(f"section {section} expects {SECTION_MODELS[section].__name__}")
         if value.updated_at == 0.0 or value is self._sections[section]:
-            value = value.model_copy(update={"updated_at": time.time()})
+            value = value.model_copy(update={"updated_at": wall_time()})
         self._sections[section] = value
         self.version += 1
         self._store._mark_dirty(self.name, section)
@@ -124,7 +124,7 @@ class AgentState:
 
     def update(self, section: str, kind: type[S], *, writer: str, **changes: Any) -> S:
         current = self.get(section, kind)
-        changes.setdefault("updated_at", time.time())
+        changes.setdefault("updated_at", wall_time())
         new = current.model_copy(update=changes)
         self.set(section, new, writer=writer)
         return new

@@ -7,12 +7,12 @@ import contextlib
 import itertools
 import json
 import logging
-import time
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from agent_runtime.clock import wall_time
 from agent_runtime.interfaces import Body, BotSpec
 from agent_runtime.queues import get_or_none, until_closed
 from agent_runtime.world import (
@@ -120,7 +120,7 @@ class MineflayerBody(Body):
                         success=False,
                         reason=reason,
                         failure="disconnected",
-                        ended_at=time.time(),
+                        ended_at=wall_time(),
                     )
                 )
 
@@ -139,7 +139,7 @@ class MineflayerBody(Body):
 
     async def run_skill(self, call: SkillCall) -> SkillOutcome:
         """Validate, start in JS, await the outcome event; never raises except on cancellation."""
-        started = time.time()
+        started = wall_time()
         try:
             call = validate_skill(call)
         except ValidationError as exc:
@@ -151,7 +151,7 @@ class MineflayerBody(Body):
                 reason=f"bad arguments for {call.skill}: {where}: {first.get('msg', 'invalid')}",
                 failure="bad_arguments",
                 started_at=started,
-                ended_at=time.time(),
+                ended_at=wall_time(),
             )
         if self._closed:
             return SkillOutcome(
@@ -181,7 +181,7 @@ class MineflayerBody(Body):
                     reason=str(reply),
                     failure="not_connected",
                     started_at=started,
-                    ended_at=time.time(),
+                    ended_at=wall_time(),
                 )
             try:
                 async with asyncio.timeout(timeout + OUTCOME_GRACE_S):
@@ -196,7 +196,7 @@ class MineflayerBody(Body):
                     reason="timed out (the body did not report an outcome)",
                     failure="timed_out",
                     started_at=started,
-                    ended_at=time.time(),
+                    ended_at=wall_time(),
                 )
         except asyncio.CancelledError:
             # The controller interrupted us: stop the skill in the world too.
@@ -210,7 +210,7 @@ class MineflayerBody(Body):
                 reason=f"body unavailable: {exc}"[:300],
                 failure="disconnected",
                 started_at=started,
-                ended_at=time.time(),
+                ended_at=wall_time(),
             )
         finally:
             self._pending.pop(call_id, None)

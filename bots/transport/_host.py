@@ -15,12 +15,12 @@ import collections
 import itertools
 import json
 import logging
-import time
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from agent_runtime.clock import wall_time
 from agent_runtime.interfaces import BotSpec, BotTransport
 from agent_runtime.tasks import cancel_and_wait
 from agent_runtime.world import BodyEvent
@@ -247,7 +247,7 @@ class HostTransport(BotTransport):
                     event = BodyEvent(
                         kind=item["kind"],
                         bot=body.name,
-                        at=item.get("at", time.time()),
+                        at=item.get("at", wall_time()),
                         data=item.get("data") or {},
                     )
                 except (KeyError, ValidationError) as exc:

@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import time
 from typing import Any
 
 from pydantic import Field, model_validator
 
-from agent_runtime.clock import Clock
+from agent_runtime.clock import Clock, wall_time
 from agent_runtime.config.models import Strict
 from experiments import reach
 from experiments.common import fresh_state
@@ -129,13 +128,13 @@ class TaxRun:
 
     def mark(self, tl: Clock, event: str, planned: float, **data: Any) -> None:
         self.timeline.append({"event": event, "planned_t": planned, "t": round(tl.protocol(), 3),
-                              "wall": round(time.time(), 4), **data})
+                              "wall": round(wall_time(), 4), **data})
 
     # --- world access ----------------------------------------------------------------
     async def _announce(self, village: Any, tl: Clock, text: str, admin: Any) -> None:
         from agent_runtime.bus import topics
 
-        payload = announcement(self.p.announcer, text, time.time())
+        payload = announcement(self.p.announcer, text, wall_time())
         await village.bus.publish(topics.world(village.run_id, "event"), payload)
         village.events.emit("world_event", **payload)
         self.announced.append({"t": round(tl.protocol(), 3), **payload})
@@ -225,13 +224,13 @@ class TaxRun:
                     await self._tell_constitution(village, tl, admin)
                     self.mark(tl, "constitution", t, version=self.in_force.version)
                 elif what == "season_open":
-                    began = time.time()
+                    began = wall_time()
                     snap = await self._snapshot(village, admin)
                     rate = self.in_force.tax_rate
                     window = tl.scaled(p.season_window_s)
                     self.seasons.append({
-                        "season": k, "rate": rate, "open_wall": time.time(), "window_s": window,
-                        "open_snapshot": (began, time.time()),
+                        "season": k, "rate": rate, "open_wall": wall_time(), "window_s": window,
+                        "open_snapshot": (began, wall_time()),
                         "phase": "before" if t < p.distribute_at_s else "after",
                         "constitution": self.in_force.version, "open": snap,
                         "chests": [list(c) for c in self.chests],
@@ -242,7 +241,7 @@ class TaxRun:
                               open_wall=round(self.seasons[-1]["open_wall"], 4))
                 elif what == "season_close":
                     await self._announce(village, tl, season_close_text(k + 1), admin)
-                    self.seasons[-1]["close_wall"] = time.time()
+                    self.seasons[-1]["close_wall"] = wall_time()
                     self.mark(tl, "season_close", t, season=k)
                 elif what == "season_measure":
                     await self._measure(village, admin)
@@ -295,9 +294,9 @@ class TaxRun:
                                  walk_s=w.walk_s, note=w.note, time_scale=tl.time_scale)
 
     async def _measure(self, village: Any, admin: Any) -> None:
-        began = time.time()
+        began = wall_time()
         self.seasons[-1]["close"] = await self._snapshot(village, admin)
-        self.seasons[-1]["measure_wall"] = time.time()
+        self.seasons[-1]["measure_wall"] = wall_time()
         self.seasons[-1]["close_snapshot"] = (began, self.seasons[-1]["measure_wall"])
 
     async def _tell_constitution(self, village: Any, tl: Clock, admin: Any) -> None:

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.app.bench_output import Measurement, add_json_out, emit
+from agent_runtime.clock import wall_time
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[3] / "configs" / "village_small.yaml"
 EXTRAPOLATE_AGENTS = 50
@@ -166,11 +167,11 @@ async def _bench(args: argparse.Namespace, run_dir: Path) -> dict[str, Any]:
         assert llm is not None, "the simulated provider was not started"
         v.events.add_listener(decisions)
         start_summary = llm.accounting.summary()
-        decisions.since = time.time()
+        decisions.since = wall_time()
         w0 = time.monotonic()
         await v.run(duration=args.duration)
         measured_s = time.monotonic() - w0
-        end = time.time()
+        end = wall_time()
         by_module = window(llm.accounting.summary(), start_summary)
         agents = sorted(v.agents)
         controller = decisions.summary(agents, end)

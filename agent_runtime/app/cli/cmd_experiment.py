@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agent_runtime.app.world_setup import WorldError
+from agent_runtime.clock import wall_time
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.services import ServiceError
 
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         progress=progress,
     )
     config = Path(args.config) if args.config else None
-    started = time.time()
+    started = wall_time()
 
     async def main() -> tuple[Path, object]:
         # one Ctrl-C or SIGTERM stops the whole experiment: the current run ends early,
@@ -130,6 +131,6 @@ def run(args: argparse.Namespace) -> int:
     except (ServiceError, WorldError) as err:
         print(f"piano experiment: {err}", file=sys.stderr)
         return 1
-    print(f"experiment {args.name} done in {time.time() - started:.1f}s; results in {out}")
+    print(f"experiment {args.name} done in {wall_time() - started:.1f}s; results in {out}")
     print(f"report: {out / 'report.md'}")
     return 0

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from redis.asyncio import Redis
 from agent_runtime.app.web.scene import Scene
 from agent_runtime.app.web.world_map import WORLD_FILE
 from agent_runtime.bus import parse_mqtt_url, topics
+from agent_runtime.clock import wall_time
 from agent_runtime.state import keys
 
 log = logging.getLogger(__name__)
@@ -115,7 +115,7 @@ class LiveFeed:
             waiting = self._views.get(topic)
             if waiting is not None and not waiting.done():
                 waiting.set_result(data)
-            self.scene.on_message(topic, data, time.time())
+            self.scene.on_message(topic, data, wall_time())
 
     async def open_view(self, agent: str, wait_s: float = 25.0) -> dict[str, Any]:
         """Ask the process holding ``agent``'s body for a 3D view: ``{url}`` or ``{error}``."""

@@ -14,12 +14,12 @@ small per-tick picture for the map and lists; ``detail(name)`` is one agent's pa
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent_runtime.app.web.world_map import world_layer
+from agent_runtime.clock import wall_time
 
 __all__ = ["Scene"]
 
@@ -126,7 +126,7 @@ class Scene:
 
     def on_message(self, topic: str, payload: dict[str, Any], t: float | None = None) -> None:
         """One MQTT message of the run (``piano/{run}/...``)."""
-        now = time.time() if t is None else t
+        now = wall_time() if t is None else t
         parts = topic.split("/")
         if len(parts) >= 5 and parts[2] == "agent":
             self._agent_message(parts[3], parts[4], payload, now)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,6 +30,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agent_runtime.app.web.scene import Scene
+from agent_runtime.clock import wall_time
 
 __all__ = ["LiveSource", "Source", "make_app"]
 
@@ -53,7 +53,7 @@ class LiveSource:
         return {"mode": "live", "run_id": self.scene.run_id, "agents": sorted(self.scene.agents)}
 
     def snapshot(self, t: float, agent: str | None) -> dict[str, Any]:
-        out = self.scene.summary(time.time())
+        out = self.scene.summary(wall_time())
         out["detail"] = self.scene.detail(agent) if agent else None
         out["mode"] = "live"
         return out
@@ -100,7 +100,7 @@ def make_app(
 
         async def events() -> AsyncIterator[str]:
             while True:
-                out = source.snapshot(time.time(), agent)
+                out = source.snapshot(wall_time(), agent)
                 yield f"data: {_dumps(out)}\n\n"
                 await asyncio.sleep(interval_s)
 
