@@ -94,7 +94,9 @@ class PlanData(_Data):
     current: int = 0
     current_step: str = ""
     current_skill: SkillCall | None = None
+    next_skill: SkillCall | None = None  # the step after the current one
     steps: tuple[str, ...] = ()
+    updated_at: float = 0.0  # when its own plan was last written (a step marked done, a re-plan)
 
 
 class PersonData(_Data):
@@ -329,12 +331,15 @@ def _plan(s: Plan, spec: BottleneckSection) -> Summary:
         mark = "x" if st.done else (">" if i == s.current else " ")
         lines.append(f"[{mark}] {st.text}")
     cur = s.steps[s.current] if s.current < len(s.steps) else None
+    nxt = s.steps[s.current + 1] if s.current + 1 < len(s.steps) else None
     return lines, PlanData(
         goal=s.goal,
         current=s.current,
         current_step=cur.text if cur else "",
         current_skill=cur.skill if cur else None,
+        next_skill=nxt.skill if nxt else None,
         steps=tuple(st.text for st in s.steps),
+        updated_at=s.updated_at,
     )
 
 

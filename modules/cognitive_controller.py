@@ -44,7 +44,7 @@ import asyncio
 import random
 from typing import Any, ClassVar
 
-from agent_runtime.bottleneck import BottleneckView, build_view
+from agent_runtime.bottleneck import ActionData, BottleneckView, PlanData, build_view
 from agent_runtime.interfaces import Module
 from agent_runtime.llm.priority import Priority
 from agent_runtime.module_context import ModuleContext
@@ -317,18 +317,19 @@ class CognitiveController(Module):
         if standing is None or self.gate is None or not set(reasons) <= FOLLOWABLE:
             return False
         made_on, brain, left = standing
-        plan, act = view.plan, view.action
+        act = view.action
         out = act.last_outcome
-        step = plan.current_skill
+        target = next_plan_step(view.plan, act)
         if (
             "skill_ended" not in reasons
             or out is None
             or not out.success
             or act.running is not None
-            or step is None
-            or (plan.current, plan.current_step) == made_on
+            or target is None
+            or target[:2] == made_on
         ):
             return False
+        index, text, step = target
         call = ControllerOut(
             kind=IntentKind.WORK,
             intent=step.describe(),
@@ -341,9 +342,9 @@ class CognitiveController(Module):
         if decision is None or decision.skill is None:
             return False
         self.gate.follow(now)
-        ctx.emit("controller_followed_plan", step=plan.current_step, brain=brain, left=left - 1)
+        ctx.emit("controller_followed_plan", step=text, brain=brain, left=left - 1)
         if left > 1:
-            self._standing = ((plan.current, plan.current_step), brain, left - 1)
+            self._standing = ((index, text), brain, left - 1)
         return True
 
     @staticmethod
@@ -533,3 +534,23 @@ def _without_done(out: ControllerOut, rnd: _Round) -> ControllerOut:
     if out.skill is not None and (rnd.skill or gives_to in answered):
         update.update(skill=None, args={}, kind=IntentKind.CONTINUE, intent="keep going")
     return out.model_copy(update=update) if update else out
+
+
+def next_plan_step(plan: PlanData, act: ActionData) -> tuple[int, str, SkillCall] | None:
+    """The step of its own plan the agent would start now (index, text, skill): the current
+    one, or the one after it when the last skill carried out the current step after the plan
+    was last written: the planning module marks that step done on the same skill event, on its
+    own cadence, so the controller may look first (:func:`modules.planning.Planning._advance`
+    applies the same rule). None when that step has no skill."""
+    last = act.recent[-1] if act.recent else None
+    done = (
+        plan.current_skill is not None
+        and last is not None
+        and bool(last.success)
+        and same_step(plan.current_skill, last.call)
+        and last.ended_at > plan.updated_at
+    )
+    index, skill = (plan.current + 1, plan.next_skill) if done else (plan.current, plan.current_skill)
+    if skill is None or index >= len(plan.steps):
+        return None
+    return index, plan.steps[index], skill

@@ -16,6 +16,7 @@ from agent_runtime.llm.brain import Brain
 from agent_runtime.llm.scripted import ScriptedLanguageModel
 from agent_runtime.state.sections import (
     Action,
+    ActionLogEntry,
     Conversation,
     Decision,
     Goals,
@@ -368,3 +369,55 @@ async def test_a_held_step_still_says_it_keeps_going_after_a_while() -> None:
         assert now.kind == IntentKind.CONTINUE and now.intent.startswith("keep going")
         await cc.step(ctx)  # decided just now: nothing more to say
         assert ctx.state.get("decision", Decision).id == now.id
+
+
+async def test_a_standing_decision_does_not_wait_for_planning_to_mark_the_step_done() -> None:
+    """The skill event wakes the controller and the planning module alike; when the controller
+    looks first, the plan still shows the step just done as current. The next step is the one
+    after it (the rule planning applies), not a call to the model (part C's run: 179 of 465
+    asks were skill ends with no plan move seen). A plan written after the outcome (planning
+    looked first, or re-planned) is read as it stands."""
+    chop = ControllerChoice(
+        kind=IntentKind.WORK, skill="collect", item="oak_log", follow_plan=True, reason="plan"
+    )
+    model = ScriptedLanguageModel(responder=lambda r: chop, name="m")
+    async with local_services(config(llm={"provider": "openai"})) as svc:
+        st = svc.store.agent("Ann")
+        st.set("identity", Identity(name="Ann"), writer="runtime")
+        st.set("perception", FED, writer="perception")
+        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
+        cc = CognitiveController(Schedule(cadence=3.0), follow_plan_steps=3)
+        ctx = module_context(svc, cc, agent="Ann")
+        ctx.shared["brain:cognitive_controller"] = Brain(
+            model, module="cognitive_controller", agent="Ann"
+        )
+        await cc.step(ctx)  # the model: chop oaks, standing
+        assert len(model.calls) == 1
+
+        def ended(index: int) -> None:  # step ``index``'s skill ended well; plan not marked
+            call = PLAN_STEPS[index].skill
+            assert call is not None
+            t = time.time()  # started after the last decision, ended just now
+            out = SkillOutcome(skill=call.skill, success=True, ended_at=t + 0.01)
+            entry = ActionLogEntry(decision_id="d", call=call, outcome=out, started_at=t)
+            ctx.state.set(
+                "action",
+                Action(last_outcome=out, started_at=t, log=(entry,)),
+                writer="skill_execution",
+            )
+
+        ended(0)
+        await cc.step(ctx)  # the plan still says "chop oaks": planks next, no call
+        d = st.get("decision", Decision)
+        assert len(model.calls) == 1 and d.brain == "llm:m+plan"
+        assert d.skill is not None and d.skill.args.get("item") == "oak_planks"
+        # planning marks chop done now (written after the outcome), then the planks end too
+        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=1), writer="planning")
+        ended(1)
+        await cc.step(ctx)
+        d = st.get("decision", Decision)
+        assert len(model.calls) == 1 and d.skill is not None and d.skill.args["item"] == "stick"
+        # a plan written after the last outcome is read as it stands: its current step
+        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
+        await cc.step(ctx)  # (no skill ended since: nothing to follow, nothing asked)
+        assert len(model.calls) == 1
