@@ -105,3 +105,18 @@ def test_a_bench_result_file_says_when_on_which_commit_and_under_what_load(
     assert prov["date"].endswith("Z") and prov["cpus"] >= 1
     assert len(prov["load_average_before"]) == 3 and len(prov["load_average_after"]) == 3
     assert prov["commit"]  # the tests run in a git checkout
+
+
+def test_a_comparison_names_its_columns_and_reads_every_file(tmp_path: Path) -> None:
+    results = ROOT / "agent_runtime/llm/results"
+    for name in ("cost-2026-11-26-h4-after.json", "cost-2026-11-27-c-after.json"):
+        shutil.copy(results / name, tmp_path / name)
+    spec = "cost-compare cost-2026-11-26-h4-after.json with=cost-2026-11-27-c-after.json"
+    doc = _doc(tmp_path, "", f'{spec} labels="before,after"')
+    assert render_docs(tmp_path, RENDERERS, write=True) == (1, [])
+    text = doc.read_text()
+    assert "| per agent-hour | before | after |" in text
+    assert "| $ at gpt-4o (cached input at half price) | 2.78 | 1.62 |" in text
+    _doc(tmp_path, "", f"{spec} labels=one")  # two files, one label
+    _, problems = render_docs(tmp_path, RENDERERS, write=False)
+    assert len(problems) == 1 and "labels= names 1 columns for 2 files" in problems[0].reason

@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -216,6 +217,94 @@ async def _bench(args: argparse.Namespace, run_dir: Path) -> dict[str, Any]:
             },
         },
     }
+
+
+def render_summary(result: dict[str, Any], source: str) -> str:
+    """One paragraph of a result for the README: calls and dollars per agent-hour, the model's
+    share of decisions, the longest gap, and a 50-agent village's rates."""
+    a, c, v = result["modules"]["all"], result["controller"], result["village_50"]
+    return (
+        f"Measured ({result['agents']} agents, world {result['world']}, endpoint "
+        f"{result['latency_ms']:g} ms, {result['measured_s']:g} s; `{source}`): "
+        f"{a['calls_per_agent_hour']:,.0f} calls and "
+        f"${a['usd_per_agent_hour']['gpt-4o']:.2f} per agent-hour at gpt-4o list prices "
+        f"(cached input at half price; ${a['usd_per_agent_hour']['gpt-4o-mini']:.2f} at "
+        f"gpt-4o-mini), the model making {c['model_share']:.0%} of the controller's decisions, "
+        f"every agent deciding at least every {c['longest_gap_s']:g} s; a "
+        f"{EXTRAPOLATE_AGENTS}-agent village would send {v['requests_per_minute']:,.0f} requests "
+        f"and {v['tokens_per_minute']:,.0f} tokens a minute.\n"
+    )
+
+
+#: modules priced at the small model in the "small calls on gpt-4o-mini" row (llm.small_model)
+SMALL_CALLS = ("memory", "social_awareness")
+
+
+def render_compare(results: list[tuple[str, dict[str, Any]]]) -> str:
+    """A before/after table of several results (label, result), one column each."""
+
+    def row(name: str, cell: Callable[[dict[str, Any]], str]) -> str:
+        return f"| {name} | " + " | ".join(cell(r) for _, r in results) + " |"
+
+    def calls(*modules: str) -> Callable[[dict[str, Any]], str]:
+        return lambda r: " / ".join(
+            f"{r['modules'].get(m, {}).get('calls_per_agent_hour', 0):,.0f}" for m in modules
+        )
+
+    def per_call(r: dict[str, Any]) -> str:
+        p = r["modules"].get("planning", {})
+        n = p.get("calls", 0)
+        if not n:
+            return "0"
+        return f"{p['calls_per_agent_hour']:,.0f} ({p['completion_tokens'] / n:,.0f})"
+
+    def mixed(r: dict[str, Any]) -> str:
+        total = sum(
+            m["usd_per_agent_hour"]["gpt-4o-mini" if name in SMALL_CALLS else "gpt-4o"]
+            for name, m in r["modules"].items()
+            if name != "all"
+        )
+        return f"{total:.2f}"
+
+    def decisions(r: dict[str, Any]) -> str:
+        c = r["controller"]
+        return f"{c['model_decisions']:,} ({c['model_share']:.0%})"
+
+    def a(r: dict[str, Any]) -> dict[str, Any]:
+        all_: dict[str, Any] = r["modules"]["all"]
+        return all_
+
+    rows = [
+        "| per agent-hour | " + " | ".join(label for label, _ in results) + " |",
+        "|---|" + "---|" * len(results),
+        row("controller calls", calls("cognitive_controller")),
+        row("planning calls (completion tokens a call)", per_call),
+        row("reflection / memory (importance) / goal generation calls",
+            calls("reflection", "memory", "goal_generation")),
+        row("social awareness / talking calls", calls("social_awareness", "talking")),
+        row("all calls", lambda r: f"{a(r)['calls_per_agent_hour']:,.0f}"),
+        row("prompt tokens (cacheable prefix)",
+            lambda r: f"{a(r)['prompt_tokens_per_agent_hour']:,.0f} "
+            f"({a(r)['cached_tokens_per_agent_hour']:,.0f})"),
+        row("completion tokens", lambda r: f"{a(r)['completion_tokens_per_agent_hour']:,.0f}"),
+        row("$ at gpt-4o (cached input at half price)",
+            lambda r: f"{a(r)['usd_per_agent_hour']['gpt-4o']:.2f}"),
+        row("$ at gpt-4o, nothing cached",
+            lambda r: f"{a(r)['usd_per_agent_hour_uncached']['gpt-4o']:.2f}"),
+        row("$ at gpt-4o-mini", lambda r: f"{a(r)['usd_per_agent_hour']['gpt-4o-mini']:.2f}"),
+        row("$ with memory and social on gpt-4o-mini, the rest on gpt-4o", mixed),
+        row("controller decisions by the endpoint (share)", decisions),
+        row("of the endpoint's decisions only `continue`",
+            lambda r: f"{r['controller']['model_continue_share']:.0%}"),
+        row("longest gap between two decisions of one agent",
+            lambda r: f"{r['controller']['longest_gap_s']:g} s"),
+        row(f"skill outcomes in the run ({results[0][1]['measured_s']:g} s)",
+            lambda r: f"{r['skill_outcomes']:,}"),
+        row(f"{EXTRAPOLATE_AGENTS} agents (linear): requests / tokens a minute",
+            lambda r: f"{r['village_50']['requests_per_minute']:,.0f} / "
+            f"{r['village_50']['tokens_per_minute']:,.0f}"),
+    ]
+    return "\n".join(rows) + "\n"
 
 
 def render_markdown(result: dict[str, Any], source: str) -> str:

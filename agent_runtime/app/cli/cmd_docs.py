@@ -26,8 +26,29 @@ def _cost(source: Path, options: Mapping[str, str]) -> str:
     return render_markdown(json.loads(source.read_text()), str(source.relative_to(ROOT)))
 
 
+def _cost_summary(source: Path, options: Mapping[str, str]) -> str:
+    from agent_runtime.app.cli.bench_cost import render_summary
+
+    return render_summary(json.loads(source.read_text()), str(source.relative_to(ROOT)))
+
+
+def _cost_compare(source: Path, options: Mapping[str, str]) -> str:
+    """``with=B.json,C.json`` (beside the first file) and ``labels=A,B,C``: one column each."""
+    from agent_runtime.app.cli.bench_cost import render_compare
+
+    files = [source, *(source.parent / f for f in options.get("with", "").split(",") if f)]
+    labels = options.get("labels", "").split(",")
+    if len(labels) != len(files):
+        raise ValueError(f"labels= names {len(labels)} columns for {len(files)} files")
+    return render_compare(
+        [(lb, json.loads(f.read_text())) for lb, f in zip(labels, files, strict=True)]
+    )
+
+
 RENDERERS: dict[str, Renderer] = {
     "cost": _cost,  # piano bench cost --json-out
+    "cost-summary": _cost_summary,  # the same, one paragraph
+    "cost-compare": _cost_compare,  # several, side by side
     "faults": render_faults,  # piano faults --json-out
     "report": render_report_section,  # an experiment's report.md, section=NAME
 }
