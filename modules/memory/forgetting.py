@@ -16,17 +16,13 @@ import collections
 import logging
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from modules.memory.prompting import format_hours
 from modules.memory.records import MemoryRecord, NewMemory
 
-if TYPE_CHECKING:
-    from modules.memory.store import MemoryStream
-
 log = logging.getLogger(__name__)
 
-__all__ = ["LOW_WATER", "ROUTINE_IMPORTANCE", "forget_routine", "forgettable", "summary_of"]
+__all__ = ["LOW_WATER", "ROUTINE_IMPORTANCE", "forgettable", "plan_forgetting", "summary_of"]
 
 ROUTINE_IMPORTANCE = 3
 LOW_WATER = 0.9
@@ -71,28 +67,17 @@ def summary_of(forgotten: Sequence[MemoryRecord], when: str) -> str:
     )
 
 
-async def forget_routine(stream: MemoryStream) -> None:
-    """Keep ``stream`` within its ``max_records`` by the policy above; Redis follows in one transaction."""
-    assert stream.max_records is not None
-    records = stream.all_records()
+def plan_forgetting(
+    records: Sequence[MemoryRecord], max_records: int, keep_recent: int
+) -> tuple[list[MemoryRecord], NewMemory] | None:
+    """What a stream over its bound forgets (the routine records, oldest first; a record
+    another one cites is kept) and the one observation that stands for them; None: nothing."""
     cited = {e for r in records for e in r.evidence}
-    gone = forgettable(records, stream.max_records, stream.keep_recent, cited)
+    gone = forgettable(records, max_records, keep_recent, cited)
     if not gone:
-        return
+        return None
     when = f"between {format_hours(gone[0].created)} and {format_hours(gone[-1].created)}"
-    ids = [str(r.id) for r in gone]
-    stream.columns.remove(r.id for r in gone)
-    k = stream.keys
-    pipe = stream.redis.pipeline(transaction=True)
-    pipe.hdel(k["records"], *ids)
-    pipe.hdel(k["emb"], *ids)
-    pipe.delete(k["order"])
-    if stream.columns.records:
-        pipe.rpush(k["order"], *sorted(stream.columns.records))
-    await stream.io(pipe.execute())
-    stream.forgotten += len(gone)
-    log.debug("%s/%s forgot %d routine memories", stream.run, stream.agent, len(gone))
     summary = NewMemory(
         summary_of(gone, when), "observation", 2, created=gone[-1].created, source="forgetting"
     )
-    await stream.add_many([summary])
+    return gone, summary

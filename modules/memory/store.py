@@ -43,7 +43,7 @@ from redis.typing import EncodableT, FieldT
 
 from modules.memory.columns import KIND_CODE, Columns
 from modules.memory.encoder import Encoder, FloatArray, HashingEncoder
-from modules.memory.forgetting import forget_routine
+from modules.memory.forgetting import plan_forgetting
 from modules.memory.importance import ImportanceRater, heuristic_importance
 from modules.memory.offload import encode_queue
 from modules.memory.persistence import KEY_NAMES, decode, read_stream, stream_prefix
@@ -302,8 +302,29 @@ class MemoryStream:
             self.columns.append(r, v)
         self._since_reflection += counted
         if self.max_records is not None and self.columns.n > self.max_records:
-            await forget_routine(self)
+            await self._forget_routine(self.max_records)
         return records
+
+    async def _forget_routine(self, max_records: int) -> None:
+        """Back within ``max_records`` (:mod:`modules.memory.forgetting` decides what goes);
+        Redis follows in one transaction, then the summary of what went is remembered."""
+        plan = plan_forgetting(self.all_records(), max_records, self.keep_recent)
+        if plan is None:
+            return
+        gone, summary = plan
+        ids = [str(r.id) for r in gone]
+        self.columns.remove(r.id for r in gone)
+        k = self.keys
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hdel(k["records"], *ids)
+        pipe.hdel(k["emb"], *ids)
+        pipe.delete(k["order"])
+        if self.columns.records:
+            pipe.rpush(k["order"], *sorted(self.columns.records))
+        await self.io(pipe.execute())
+        self.forgotten += len(gone)
+        log.debug("%s/%s forgot %d routine memories", self.run, self.agent, len(gone))
+        await self.add_many([summary])
 
     def _counts(self, record: MemoryRecord, counted: bool) -> bool:
         """Whether ``record`` adds to the reflection trigger: a perceived kind, not marked
