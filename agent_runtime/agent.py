@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from agent_runtime.agent_services import AgentServices
 from agent_runtime.bus import topics
 from agent_runtime.config.loader import ResolvedAgent
-from agent_runtime.interfaces import Body, Module
+from agent_runtime.interfaces import Body
+from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.scheduling import ModuleRunner
 from agent_runtime.state.sections import Identity

@@ -9,7 +9,7 @@ from agent_runtime.clock import Clock
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.interfaces import Bus
 from agent_runtime.run.events import EventLog
-from agent_runtime.scheduling import SchedulerMetrics
+from agent_runtime.sched_stats import SchedulerMetrics
 from agent_runtime.state.store import StateStore
 
 if TYPE_CHECKING:

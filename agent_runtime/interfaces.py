@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import abc
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from agent_runtime.world import BodyEvent, Observation, SkillCall, SkillOutcome
-
-if TYPE_CHECKING:
-    from agent_runtime.module_context import ModuleContext
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -175,52 +172,3 @@ class BotTransport(abc.ABC):
 
     @abc.abstractmethod
     async def connect(self, spec: BotSpec) -> Body: ...
-
-
-# --- modules ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Schedule:
-    """When a module runs: every ``cadence`` seconds (jittered to ``cadence_max``) and/or on triggers.
-
-    ``triggers`` name state sections (``"state:perception"``) or bus kinds
-    (``"bus:decision"``, ``"bus:chat"``) whose arrival wakes the module early.
-    """
-
-    cadence: float | None = 1.0
-    cadence_max: float | None = None
-    triggers: frozenset[str] = field(default_factory=frozenset)
-    min_interval: float = 0.0  # debounce for triggers
-
-
-class Module(abc.ABC):
-    """A concurrent PIANO module: a step function over the shared Agent State.
-
-    Subclasses declare which state sections they read and which they write
-    (each section has exactly one writer). ``step`` is called on the module's
-    schedule; it must not block the event loop.
-    """
-
-    name: ClassVar[str]
-    reads: ClassVar[frozenset[str]] = frozenset()
-    writes: ClassVar[frozenset[str]] = frozenset()
-
-    def __init__(self, schedule: Schedule) -> None:
-        self.schedule = schedule
-
-    async def setup(self, ctx: ModuleContext) -> None:  # noqa: B027 - optional hook
-        """Called once before the first step (subscriptions, seed data)."""
-
-    @abc.abstractmethod
-    async def step(self, ctx: ModuleContext) -> None: ...
-
-    async def teardown(self, ctx: ModuleContext) -> None:  # noqa: B027 - optional hook
-        """Called once on shutdown, after the last step."""
-
-    def get_state(self) -> dict[str, Any]:
-        """Private state for checkpoints (JSON-serialisable)."""
-        return {}
-
-    def set_state(self, state: Mapping[str, Any]) -> None:  # noqa: B027 - optional hook
-        """Restore private state from a checkpoint."""

@@ -14,6 +14,7 @@ from agent_runtime.bus import topics
 from agent_runtime.clock import Clock
 from agent_runtime.interfaces import Body, Bus, BusMessage, Subscription
 from agent_runtime.run.events import EventLog
+from agent_runtime.sched_stats import ModuleStats
 from agent_runtime.state.sections import Section
 from agent_runtime.state.store import AgentState
 
@@ -25,19 +26,6 @@ S = TypeVar("S", bound=Section)
 
 class SectionAccessError(RuntimeError):
     """A module read a section it did not declare in ``reads``/``writes``."""
-
-
-@dataclass
-class ModuleStats:
-    steps: int = 0
-    errors: int = 0
-    restarts: int = 0
-    triggered: int = 0
-    timed: int = 0  # steps started because the cadence came due
-    overruns: int = 0  # due steps that started late because the previous step ran over
-    busy_s: float = 0.0
-    llm_calls: int = 0
-    fallbacks: int = 0
 
 
 @dataclass

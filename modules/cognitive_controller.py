@@ -45,8 +45,8 @@ import random
 from typing import Any, ClassVar
 
 from agent_runtime.bottleneck import ActionData, BottleneckView, PlanData, build_view
-from agent_runtime.interfaces import Module
 from agent_runtime.llm.priority import Priority
+from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.policy import LLMPolicy, Policy
 from agent_runtime.state.sections import Decision, IntentKind, UtteranceKind

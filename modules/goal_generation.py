@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from agent_runtime.interfaces import Module
+from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.policy import LLMPolicy
 from agent_runtime.state.sections import (

@@ -18,7 +18,7 @@ import asyncio
 import logging
 from typing import Any, ClassVar
 
-from agent_runtime.interfaces import Module
+from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Decision, Goals, Identity, WorkingMemory, WorkingMemoryItem
 from modules.base import PendingMemory, memory_inbox

@@ -20,7 +20,7 @@ import collections
 import logging
 from typing import Any, ClassVar
 
-from agent_runtime.interfaces import Module
+from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Identity, Perception
 from agent_runtime.world import Observation

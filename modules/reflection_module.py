@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from agent_runtime.interfaces import Module
+from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Identity, Reflection
 from modules.memory.llm_policies import ReflectionBrain

@@ -8,7 +8,7 @@ from typing import Any
 
 from agent_runtime.config.loader import ResolvedAgent
 from agent_runtime.config.models import VillageConfig
-from agent_runtime.interfaces import Module, Schedule
+from agent_runtime.module import Module, Schedule
 from modules.action_awareness import ActionAwareness
 from modules.asking import DEFAULT_MAX_INTERVAL_S
 from modules.cognitive_controller import (

@@ -16,7 +16,8 @@ from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
-from agent_runtime.interfaces import BusMessage, Module
+from agent_runtime.interfaces import BusMessage
+from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Action, ActionLogEntry, Decision, Perception
 from agent_runtime.world import SKILL_TIMEOUTS, WALK_BLOCKS_PER_S, SkillCall, SkillOutcome, Vec3

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from agent_runtime.interfaces import Module
+from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Identity, Perception, PersonView, Social
 from modules.base import remember

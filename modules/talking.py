@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
-from agent_runtime.interfaces import Module
+from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import (
     Conversation,

@@ -43,7 +43,7 @@ from agent_runtime.interfaces import Body, Bus
 from agent_runtime.run.coherence import CoherenceTracker
 from agent_runtime.run.events import EventLog
 from agent_runtime.run.responsiveness import ACT_S, DECIDE_S, Responsiveness
-from agent_runtime.scheduling import SchedulerMetrics
+from agent_runtime.sched_stats import SchedulerMetrics
 from agent_runtime.services import LoopbackService, MosquittoBroker, RedisServer, ServiceError
 from agent_runtime.services.credentials import Credentials, is_loopback
 from agent_runtime.state.store import StateStore

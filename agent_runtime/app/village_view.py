@@ -17,7 +17,7 @@ from agent_runtime.interfaces import Bus
 from agent_runtime.run.coherence import CoherenceTracker
 from agent_runtime.run.events import EventLog
 from agent_runtime.run.responsiveness import Responsiveness
-from agent_runtime.scheduling import SchedulerMetrics
+from agent_runtime.sched_stats import SchedulerMetrics
 from agent_runtime.state.store import StateStore
 
 __all__ = ["RunningVillage"]

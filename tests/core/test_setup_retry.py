@@ -9,7 +9,7 @@ from typing import ClassVar
 from agent_runtime.agent import Agent
 from agent_runtime.app.testing import agent_spec, local_services
 from agent_runtime.body.null import NullBody
-from agent_runtime.interfaces import Module, Schedule
+from agent_runtime.module import Module, Schedule
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.scheduling import SETUP_RETRIES
 from tests.core.helpers import wait_until

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from agent_runtime.agent import Agent
 from agent_runtime.app.testing import agent_spec, local_services
 from agent_runtime.body.null import NullBody
-from agent_runtime.interfaces import Schedule
+from agent_runtime.module import Schedule
 from agent_runtime.ticks import TICK_S, Wakeups, round_up, wakeups
 from tests.core.helpers import wait_until
 from tests.core.test_scheduling import Ticker

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.bus import topics
-from agent_runtime.interfaces import Schedule
+from agent_runtime.module import Schedule
 from agent_runtime.state.sections import Awareness
 from agent_runtime.world import SkillCall, SkillOutcome
 from modules.action_awareness import ActionAwareness, compare

@@ -11,9 +11,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from agent_runtime.app.testing import config, local_services, module_context
-from agent_runtime.interfaces import LLMRequest, Schedule
+from agent_runtime.interfaces import LLMRequest
 from agent_runtime.llm.brain import Brain
 from agent_runtime.llm.scripted import ScriptedLanguageModel
+from agent_runtime.module import Schedule
 from agent_runtime.state.sections import (
     Action,
     ActionLogEntry,

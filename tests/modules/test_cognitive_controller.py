@@ -10,7 +10,7 @@ import pytest
 
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.bus import topics
-from agent_runtime.interfaces import Schedule
+from agent_runtime.module import Schedule
 from agent_runtime.state.sections import (
     Action,
     ActionLogEntry,

@@ -10,7 +10,8 @@ from typing import Any
 
 from agent_runtime.app.metrics import Cancellations
 from agent_runtime.app.testing import local_services, module_context
-from agent_runtime.interfaces import BusMessage, Schedule
+from agent_runtime.interfaces import BusMessage
+from agent_runtime.module import Schedule
 from agent_runtime.state.sections import (
     Action,
     ActionLogEntry,

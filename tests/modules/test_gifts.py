@@ -17,7 +17,7 @@ from agent_runtime.bus import topics
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, parse_config
 from agent_runtime.config.models import GiftSettings, GiftTier
-from agent_runtime.interfaces import Schedule
+from agent_runtime.module import Schedule
 from agent_runtime.state.sections import (
     Action,
     ActionLogEntry,

@@ -8,7 +8,7 @@ import random
 from collections import Counter
 
 from agent_runtime.app.testing import local_services, module_context
-from agent_runtime.interfaces import Schedule
+from agent_runtime.module import Schedule
 from agent_runtime.state.sections import Goals, Identity, Perception
 from agent_runtime.world import Observation
 from modules.goal_generation import GoalGeneration

@@ -37,7 +37,7 @@ from agent_runtime.app.testing import config, local_services, module_context
 from agent_runtime.body.recording import RecordingBody
 from agent_runtime.bus import topics
 from agent_runtime.clock import Clock
-from agent_runtime.interfaces import Module, Schedule
+from agent_runtime.module import Module, Schedule
 from agent_runtime.state.sections import (
     Awareness,
     Conversation,

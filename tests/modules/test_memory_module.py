@@ -4,7 +4,7 @@ and refreshes working memory with what it retrieves for the current goal."""
 from __future__ import annotations
 
 from agent_runtime.app.testing import local_services, module_context
-from agent_runtime.interfaces import Schedule
+from agent_runtime.module import Schedule
 from agent_runtime.state.sections import Goals, Identity, WorkingMemory
 from modules.base import remember
 from modules.memory_module import Memory, memory_stream

@@ -6,7 +6,7 @@ from __future__ import annotations
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.body.recording import RecordingBody
 from agent_runtime.bus import topics
-from agent_runtime.interfaces import Schedule
+from agent_runtime.module import Schedule
 from agent_runtime.state.sections import Perception
 from agent_runtime.world import NearbyPlayer, Observation, Vec3
 from modules.base import memory_inbox

@@ -10,9 +10,9 @@ from typing import Any
 
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.clock import Clock
-from agent_runtime.interfaces import Schedule
 from agent_runtime.llm.brain import Brain
 from agent_runtime.llm.scripted import ScriptedLanguageModel
+from agent_runtime.module import Schedule
 from agent_runtime.state.sections import (
     Action,
     ActionLogEntry,

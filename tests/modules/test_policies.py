@@ -4,10 +4,10 @@ fallbacks counted, and the simulated provider's content labelled as the heuristi
 from __future__ import annotations
 
 from agent_runtime.app.testing import config, local_services, module_context
-from agent_runtime.interfaces import Schedule
 from agent_runtime.llm.brain import Brain
 from agent_runtime.llm.errors import LLMTimeout
 from agent_runtime.llm.scripted import ScriptedLanguageModel
+from agent_runtime.module import Schedule
 from agent_runtime.state.sections import UtteranceGoal, UtteranceKind
 from modules.heuristics.talking import UtteranceOut, speak
 from modules.policies import HEURISTIC, SIMULATED, decide, module_policy

@@ -7,7 +7,7 @@ from typing import Any
 
 from agent_runtime.agent_services import AgentServices
 from agent_runtime.app.testing import local_services, module_context
-from agent_runtime.interfaces import Schedule
+from agent_runtime.module import Schedule
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Identity, Reflection
 from agent_runtime.state.store import AgentState

@@ -15,11 +15,13 @@ from typing import Any
 
 from agent_runtime.app.testing import config, local_services, module_context
 from agent_runtime.bus import topics
-from agent_runtime.interfaces import LLMRequest, Schedule
+from agent_runtime.interfaces import LLMRequest
 from agent_runtime.llm.brain import Brain
 from agent_runtime.llm.errors import LLMShed
 from agent_runtime.llm.scripted import ScriptedLanguageModel, ScriptedReply
-from agent_runtime.scheduling import ModuleRunner, SchedulerMetrics
+from agent_runtime.module import Schedule
+from agent_runtime.sched_stats import SchedulerMetrics
+from agent_runtime.scheduling import ModuleRunner
 from agent_runtime.state.sections import (
     Action,
     Conversation,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.body.recording import RecordingBody
 from agent_runtime.bus import topics
-from agent_runtime.interfaces import Schedule
+from agent_runtime.module import Schedule
 from agent_runtime.state.sections import Action, Decision, IntentKind, Perception
 from agent_runtime.world import SKILL_TIMEOUTS, WALK_BLOCKS_PER_S, Observation, SkillCall, Vec3
 from modules.skill_execution import SkillExecution, walk_allowance

@@ -7,7 +7,7 @@ import random
 
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.bus import topics
-from agent_runtime.interfaces import Schedule
+from agent_runtime.module import Schedule
 from agent_runtime.state.sections import PersonView, Social
 from modules.heuristics.social import opinions, update_person
 from modules.social_awareness import SocialAwareness

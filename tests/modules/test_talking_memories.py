@@ -8,9 +8,9 @@ from typing import Any
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.body.recording import RecordingBody
 from agent_runtime.bus import topics
-from agent_runtime.interfaces import Schedule
 from agent_runtime.llm.brain import Brain
 from agent_runtime.llm.scripted import ScriptedLanguageModel
+from agent_runtime.module import Schedule
 from agent_runtime.state.sections import Decision, Identity, UtteranceGoal, UtteranceKind
 from modules.base import remember
 from modules.heuristics.talking import UtteranceOut

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from agent_runtime.app.testing import config, local_services, module_context
 from agent_runtime.body.recording import RecordingBody
 from agent_runtime.clock import Clock
-from agent_runtime.interfaces import Module, Schedule
+from agent_runtime.module import Module, Schedule
 from agent_runtime.state.sections import Goals, Identity
 from agent_runtime.world import NotableBlock, Observation, SkillCall, SkillOutcome, Vec3
 from modules.action_awareness import ActionAwareness

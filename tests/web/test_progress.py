@@ -62,7 +62,7 @@ def test_village_figures_read_counters_only() -> None:
 
     from agent_runtime.app.progress import village_figures
     from agent_runtime.run.coherence import CoherenceTracker
-    from agent_runtime.scheduling import SchedulerMetrics
+    from agent_runtime.sched_stats import SchedulerMetrics
 
     metrics = SchedulerMetrics()
     for i in range(100):
