@@ -246,7 +246,7 @@ class CognitiveController(Module):
             await self._apply(ctx, view, got.value.to_out(), got.brain)
             return
         rnd = _Round(view.now)
-        await self._reflex(ctx, view, rnd)
+        await self._reflex(ctx, view, rnd, thinking=self._thinking)
         if self._thinking:  # never a second call of this agent while one is in flight
             return
         if self.gate is not None:
@@ -352,13 +352,18 @@ class CognitiveController(Module):
         """The controller's own last decision (whether a skill is on its way to the body)."""
         return ctx.state.get("decision", Decision)
 
-    async def _reflex(self, ctx: ModuleContext, view: BottleneckView, rnd: _Round) -> None:
+    async def _reflex(
+        self, ctx: ModuleContext, view: BottleneckView, rnd: _Round, *, thinking: bool = True
+    ) -> None:
         out = reflex(view, ctx.rng)
         filler = out is None
         if out is None and (out := keep_busy(view, ctx.rng, rnd.since)) is None:
-            # from the last decision published, not from this step: a held step (nothing
-            # changed, no call) says it too, so no agent goes KEEP_GOING_S without a decision
-            # (the first time, from when the model was first asked)
+            if not thinking:
+                return  # no call in flight: the model is asked by the ceiling at the latest
+            # while the model thinks (or waits its turn), counted from the last decision
+            # published, not from this call: a slow endpoint asked at the ceiling must not
+            # leave the agent KEEP_GOING_S more without a decision (the real-server test, CI
+            # of 43555d1: 22 s); the first time, from when the model was first asked
             last = ctx.state.get("decision", Decision).updated_at or rnd.since
             if (going := keep_going(view, last)) is not None:  # say it keeps going (or waits)
                 await self._apply(ctx, view, going, HEURISTIC, reflex=True, keep=True)

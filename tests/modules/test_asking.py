@@ -32,7 +32,6 @@ from agent_runtime.world import NearbyPlayer, Observation, SkillCall, SkillOutco
 from modules.asking import AskGate, situation, why
 from modules.cognitive_controller import CognitiveController
 from modules.decisions import ControllerChoice
-from modules.reflexes import KEEP_GOING_S
 from tests.modules.helpers import NOW, bview
 
 RUNNING = Action(running=SkillCall(skill="collect", args={"block": "oak_log"}), started_at=NOW - 5)
@@ -347,29 +346,6 @@ async def test_without_follow_plan_every_steps_end_asks_the_model() -> None:
         _step_done(ctx, cc, 1)
         await cc.step(ctx)
         assert len(model.calls) == 2 and cc.gate is not None and cc.gate.followed == 0
-
-
-async def test_a_held_step_still_says_it_keeps_going_after_a_while() -> None:
-    """Nothing changed, so the model is not asked; but once nothing was decided for
-    KEEP_GOING_S the agent says it keeps going (labelled heuristic). Before, that clock
-    restarted at every step, so only a call in flight could say it: with a slow endpoint an
-    agent went 22 s without a decision (the real-server test, CI of 43555d1)."""
-    async with controller() as (cc, ctx, model):
-        await cc.step(ctx)  # the first step asks the model (it answers "continue")
-        assert len(model.calls) == 1
-        first = ctx.state.get("decision", Decision)
-        ctx.state.set(
-            "decision",
-            first.model_copy(update={"updated_at": time.time() - KEEP_GOING_S - 1}),
-            writer="cognitive_controller",
-        )
-        await cc.step(ctx)  # nothing changed: no call ...
-        assert len(model.calls) == 1 and cc.gate is not None and cc.gate.held == 1
-        now = ctx.state.get("decision", Decision)  # ... but a decision to keep going
-        assert now.id != first.id and now.brain == "heuristic"
-        assert now.kind == IntentKind.CONTINUE and now.intent.startswith("keep going")
-        await cc.step(ctx)  # decided just now: nothing more to say
-        assert ctx.state.get("decision", Decision).id == now.id
 
 
 async def test_a_standing_decision_does_not_wait_for_planning_to_mark_the_step_done() -> None:

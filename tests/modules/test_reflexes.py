@@ -270,3 +270,32 @@ async def test_the_running_skill_goes_on_while_the_model_thinks() -> None:
         step.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await step
+
+
+async def test_keep_going_counts_from_the_last_decision_not_from_the_call() -> None:
+    """Asked at its ceiling, a slow model leaves the agent without a decision for as long as
+    the call takes; 'keep going' counts from the last decision published, so it comes at
+    once when that was KEEP_GOING_S ago (it counted from the call's start, and with an 11.5 s
+    endpoint an agent went 22 s without a decision: the real-server test, CI of 43555d1).
+    A held step (nothing changed, no call) says nothing: the ceiling asks the model."""
+    async with rig() as r:
+        collecting = SkillCall(skill="collect", args={"block": "oak_log", "count": 4})
+        r.state.set(
+            "action", Action(running=collecting, started_at=time.time()), writer="skill_execution"
+        )
+        long_ago = time.time() - KEEP_GOING_S - 1
+        r.state.set("decision", Decision(updated_at=long_ago), writer="cognitive_controller")
+        step = asyncio.create_task(r.cc.step(r.ctx))
+        await wait_until(lambda: len(r.model.calls) == 1, WAIT_S, "the model call")
+        # within two reflex polls (0.5 s each), not KEEP_GOING_S after the call started
+        await wait_until(lambda: r.decisions(), 2.0, "a keep-going decision")
+        (going,) = r.decisions()
+        assert going["brain"] == "heuristic" and going["kind"] == "continue"
+        assert going["intent"].startswith("keep going")
+        assert not step.done() and len(r.model.calls) == 1
+        r.release.set()
+        await asyncio.wait_for(step, WAIT_S)
+        n = len(r.decisions())
+        r.state.set("decision", Decision(updated_at=long_ago), writer="cognitive_controller")
+        await r.cc.step(r.ctx)  # nothing changed since the answer: held, and nothing said
+        assert r.cc.gate is not None and r.cc.gate.held == 1 and len(r.decisions()) == n
