@@ -288,7 +288,7 @@ async def test_keep_going_counts_from_the_last_decision_not_from_the_call() -> N
         step = asyncio.create_task(r.cc.step(r.ctx))
         await wait_until(lambda: len(r.model.calls) == 1, WAIT_S, "the model call")
         # within two reflex polls (0.5 s each), not KEEP_GOING_S after the call started
-        await wait_until(lambda: r.decisions(), 2.0, "a keep-going decision")
+        await wait_until(lambda: bool(r.decisions()), 2.0, "a keep-going decision")
         (going,) = r.decisions()
         assert going["brain"] == "heuristic" and going["kind"] == "continue"
         assert going["intent"].startswith("keep going")
