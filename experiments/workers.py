@@ -1,6 +1,6 @@
 """An experiment's run with its agents in worker processes (``piano experiment ... --workers N``).
 
-The coordinator of ``piano run --workers N`` (:func:`agent_runtime.app.cli.coordinator.coordinate`)
+The coordinator of ``piano run --workers N`` (:func:`agent_runtime.app.coordinator.coordinate`)
 opens Redis, the broker and the world (every shard), and N ``piano worker`` children host the
 agents; they load the run's ``config.resolved.yaml`` (the village of this run: condition, seed,
 time scale, the experiment's agents), so every worker resolves the same agents and hosts those
@@ -53,7 +53,7 @@ async def worker_village(
     spec: RunSpec, opts: ExperimentOptions, vopts: VillageOptions
 ) -> AsyncIterator[Village]:
     """The coordinating village of one run whose agents ``opts.workers`` workers host."""
-    from agent_runtime.app.cli.coordinator import coordinate, village_agents
+    from agent_runtime.app.coordinator import coordinate, village_agents
 
     if opts.llm_override is not None or opts.embedder is not None:
         raise ValueError(

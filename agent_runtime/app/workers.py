@@ -8,7 +8,7 @@ through Redis (Agent State, memory streams) and the broker (the broadcast), so t
 command runs on another machine against an external Redis and broker.
 
 ``piano run --workers N`` is the single-machine form: the *coordinator*
-(:mod:`agent_runtime.app.cli.coordinator`: a Village that hosts no agents, plus this
+(:mod:`agent_runtime.app.coordinator`: a Village that hosts no agents, plus this
 module's :class:`WorkerPool`) opens the shared parts itself (embedded Redis, broker and
 world), then runs N ``piano worker`` children and supervises them: a worker that exits
 before the run ends is started again with capped backoff, and its agents resume from

@@ -25,7 +25,7 @@ from ray import cluster_utils
 from ray._private import ray_constants
 from redis.asyncio import Redis
 
-from agent_runtime.app.cli.coordinator import coordinate, village_agents
+from agent_runtime.app.coordinator import coordinate, village_agents
 from agent_runtime.app.launchers import ClusterSpec
 from agent_runtime.app.village import VillageOptions
 from agent_runtime.config.loader import load_config

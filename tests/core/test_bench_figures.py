@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_runtime.app.cli.bench_runtime import cadence_errors
+from agent_runtime.app.cli.bench_counts import cadence_errors
 from agent_runtime.app.cli.bench_workers import _cadence, _delta, _rates
 
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.app.cli.bench_runtime import DEFAULT_SKILL_SECONDS, count_errors
+from agent_runtime.app.cli.bench_counts import count_errors
+from agent_runtime.app.cli.bench_runtime import DEFAULT_SKILL_SECONDS
 
 pytestmark = pytest.mark.services
 

@@ -29,7 +29,7 @@ def test_without_a_cluster_the_workers_are_child_processes() -> None:
 def test_one_machine_imports_no_ray() -> None:
     code = (
         "import sys\n"
-        "import agent_runtime.app.cli.main, agent_runtime.app.cli.coordinator\n"
+        "import agent_runtime.app.cli.main, agent_runtime.app.coordinator\n"
         "import agent_runtime.app.cli.cmd_run, agent_runtime.app.cli.cmd_worker\n"
         "import agent_runtime.app.cli.bench_runtime, agent_runtime.app.cli.bench_workers\n"
         "import agent_runtime.app.workers, agent_runtime.app.village\n"

@@ -161,7 +161,7 @@ async def test_workers_get_the_keys_by_environment_and_run(tmp_path: Path, run_i
 async def test_a_coordinator_beyond_loopback_keys_its_services_for_its_workers(
     tmp_path: Path, run_id: str
 ) -> None:
-    from agent_runtime.app.cli.coordinator import coordinate, village_agents
+    from agent_runtime.app.coordinator import coordinate, village_agents
     from agent_runtime.app.village import VillageOptions
     from agent_runtime.config.loader import load_config
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agent_runtime.app.cli.coordinator import WorkersNotReady, coordinate, village_agents
+from agent_runtime.app.coordinator import WorkersNotReady, coordinate, village_agents
 from agent_runtime.app.village import VillageOptions
 from agent_runtime.app.workers import EventFollower
 from agent_runtime.config.loader import parse_config

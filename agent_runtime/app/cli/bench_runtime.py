@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import tempfile
 import time
 from pathlib import Path
@@ -27,10 +26,13 @@ from typing import Any
 import psutil
 
 from agent_runtime import event_loop, gc_settings
+from agent_runtime.app.bench_output import Measurement, add_json_out, emit
+from agent_runtime.app.cli.bench_counts import cadence_errors, count_errors, redis_commands
 from agent_runtime.app.launchers import CLUSTER_HELP, parse_cluster
 from agent_runtime.app.metrics import percentiles
 from agent_runtime.app.progress import tick
 from agent_runtime.app.workers import WORKERS_HELP, worker_count
+from agent_runtime.clock import wall_time
 from agent_runtime.config.loader import parse_config
 from agent_runtime.gc_settings import settle_after_startup
 from modules.memory.persistence import stream_prefix
@@ -69,6 +71,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         f"{DEFAULT_SKILL_SECONDS:g}: the median skill of world runs; 0: at once, a stress case "
         "where every agent is in its failure-recovery loop)",
     )
+    add_json_out(p)
 
 
 MAX_TEMPLATE_AGENTS = 2000
@@ -115,36 +118,6 @@ async def _memories(v: Any) -> int:
     return int(sum(await pipe.execute()))
 
 
-def cadence_errors(
-    achieved: dict[str, float], expected: dict[str, float]
-) -> tuple[dict[str, float], float]:
-    """Timed steps achieved vs expected: the signed error per module (%) and the overall
-    absolute error (%) over every cadenced module."""
-    per_module = {
-        name: round(100 * (achieved.get(name, 0.0) - exp) / exp, 2) if exp else 0.0
-        for name, exp in expected.items()
-    }
-    total_exp = sum(expected.values())
-    total_got = sum(achieved.get(name, 0.0) for name in expected)
-    overall = round(100 * abs(total_got - total_exp) / total_exp, 2) if total_exp else 0.0
-    return per_module, overall
-
-
-def error_kind(record: dict[str, Any]) -> str:
-    """``module: ExceptionType`` of a ``module_error`` event (the message varies per agent)."""
-    return f"{record.get('module', '?')}: {str(record.get('error', '?')).split(':', 1)[0]}"
-
-
-def count_errors(records: Any, since: float, until: float) -> dict[str, int]:
-    """Module errors by kind among event ``records`` stamped within [since, until]."""
-    out: dict[str, int] = {}
-    for r in records:
-        if r.get("type") == "module_error" and since <= float(r.get("t", 0)) <= until:
-            kind = error_kind(r)
-            out[kind] = out.get(kind, 0) + 1
-    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
-
-
 def llm_figures(v: Any) -> tuple[int, int]:
     """(LLM calls, calls shed to the heuristic) so far, from the LLM service's accounting."""
     llm = None if v.services is None else v.services.llm
@@ -152,14 +125,6 @@ def llm_figures(v: Any) -> tuple[int, int]:
         return 0, 0
     p = llm.progress()
     return int(p.get("llm_calls", 0)), int(p.get("shed", 0))
-
-
-async def redis_commands(redis: Any) -> int:
-    """Commands the redis-server processed so far (every client: state, memory, workers)."""
-    if redis is None:
-        return 0
-    info = await redis.info("stats")
-    return int(info.get("total_commands_processed", 0))
 
 
 def _snapshot(v: Any, proc: psutil.Process, services: list[psutil.Process]) -> dict[str, float]:
@@ -199,7 +164,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="piano-bench-") as tmp:
         run_dir = Path(args.out) if args.out else Path(tmp) / "run"
         opts = VillageOptions(
-            run_dir=run_dir, run_id=f"bench{int(time.time())}", embedder=HashingEncoder()
+            run_dir=run_dir, run_id=f"bench{int(wall_time())}", embedder=HashingEncoder()
         )
         proc = psutil.Process()
         t_start = time.monotonic()
@@ -224,7 +189,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             v.events.add_listener(
                 lambda r: errors_seen.append(r) if r.get("type") == "module_error" else None
             )
-            t_a = time.time()
+            t_a = wall_time()
             a = _snapshot(v, proc, services)
             v.metrics.reset_lags()
             gc_settings.STATS.reset()
@@ -232,7 +197,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             lags = list(v.metrics.lags_ms)
             gc_figures = gc_settings.STATS.figures()
             b = _snapshot(v, proc, services)
-            t_b = time.time()
+            t_b = wall_time()
             redis_b = await redis_commands(v.services and v.services.redis)
             mem_b = await _memories(v)
             expected = dict(v.metrics.expected_interval)
@@ -317,6 +282,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"--cluster: {err}")
             return 2
         args.workers = max(2, args.workers)  # a cluster runs workers (at least two)
+    since = Measurement()
     if args.workers > 1:
         from agent_runtime.app.cli.bench_workers import bench_workers
 
@@ -325,5 +291,5 @@ def run(args: argparse.Namespace) -> int:
         result = event_loop.run(bench_workers(args, cfg, warmup))
     else:
         result = event_loop.run(bench(args))
-    print(json.dumps(result, indent=2))
+    emit(result, args, since)
     return 0

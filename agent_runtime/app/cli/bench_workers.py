@@ -30,10 +30,11 @@ import yaml
 from redis.asyncio import Redis
 
 from agent_runtime import event_loop
-from agent_runtime.app.cli.bench_runtime import cadence_errors, count_errors, redis_commands
+from agent_runtime.app.cli.bench_counts import cadence_errors, count_errors, redis_commands
 from agent_runtime.app.launchers import open_launcher
 from agent_runtime.app.workers import WorkerPool, WorkerSpec
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
+from agent_runtime.clock import wall_time
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.services import MosquittoBroker, RedisServer
 
@@ -114,7 +115,7 @@ def _cadence(first: Records, last: Records) -> tuple[dict[str, float], float]:
 async def bench_workers(
     args: argparse.Namespace, cfg: VillageConfig, warmup: float
 ) -> dict[str, Any]:
-    run_id = f"bench{int(time.time())}"
+    run_id = f"bench{int(wall_time())}"
     with tempfile.TemporaryDirectory(prefix="piano-bench-") as tmp:
         run_dir = Path(args.out) if args.out else Path(tmp) / "run"
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -162,12 +163,12 @@ async def bench_workers(
                     first = copy.deepcopy(latest)
                     a_redis = await redis_commands(client)
                     a_cpu, a_svc, a_t = _cpu(procs), _cpu(services), time.monotonic()
-                    a_wall = time.time()
+                    a_wall = wall_time()
                     await asyncio.sleep(args.duration)
                     last = copy.deepcopy(latest)
                     b_redis = await redis_commands(client)
                     b_cpu, b_svc, b_t = _cpu(procs), _cpu(services), time.monotonic()
-                    b_wall = time.time()
+                    b_wall = wall_time()
                     unresponsive = sum(int(p.get("unresponsive", 0)) for p in latest.values())
                     errors = _delta(first, last, "errors")
                     rss = _rss_mb(procs)

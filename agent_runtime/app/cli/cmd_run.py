@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
             workers = max(2, workers)  # at least two: a cluster of one actor is no cluster
     try:
         if workers > 1 or cluster is not None:
-            from agent_runtime.app.cli.coordinator import run_workers
+            from agent_runtime.app.cli.run_workers import run_workers
 
             def progress(info: dict[str, Any]) -> None:
                 if not args.quiet:

@@ -17,10 +17,9 @@ Ray is imported only by :func:`open_launcher` for ``ray`` clusters, so one machi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Protocol
+
+from agent_runtime.app.launchers.handles import Launcher, WorkerHandle
 
 __all__ = [
     "CLUSTER_HELP",
@@ -60,52 +59,6 @@ def parse_cluster(text: str) -> ClusterSpec:
     elif text.startswith("ray:") and len(text) > len("ray:"):
         return ClusterSpec("ray", text[len("ray:") :])
     raise ValueError(f"cluster {text!r}: use ray, ray://HOST:PORT or ray:auto")
-
-
-class WorkerHandle(Protocol):
-    """One started worker, as its launcher sees it."""
-
-    @property
-    def pid(self) -> int | None:
-        """The ``piano worker`` process's pid (on its own node), if known."""
-
-    @property
-    def node(self) -> str | None:
-        """The node it runs on (``None``: this machine's process tree)."""
-
-    async def wait(self) -> int | None:
-        """Return when this incarnation of the worker has ended: its exit code, or ``None``
-        when it was lost (its node or its actor went away)."""
-
-    async def stop(self) -> int | None:
-        """Stop it for good (SIGTERM, then SIGKILL after the stop timeout); its exit code."""
-
-
-class Launcher(Protocol):
-    """Starts workers and brings back the ones that end early. An async context manager:
-    entering may connect to (or start) a cluster; leaving disconnects (or shuts it down)."""
-
-    name: str
-
-    async def __aenter__(self) -> Launcher: ...
-
-    async def __aexit__(self, *exc: object) -> None: ...
-
-    async def start(
-        self,
-        k: int,
-        argv: Sequence[str],
-        env: Mapping[str, str],
-        log_path: Path,
-        stop_timeout: float,
-    ) -> WorkerHandle:
-        """Start worker ``k``: ``argv`` with ``env`` added to the environment (secrets go
-        there, never in ``argv``), its output appended to ``log_path``."""
-
-    async def restart(self, handle: WorkerHandle, backoff: float) -> WorkerHandle:
-        """``handle`` ended before the run did (:meth:`WorkerHandle.wait` returned): return
-        the worker running again (the same handle or a new one). ``backoff`` is how long the
-        pool would wait before starting it again itself."""
 
 
 def open_launcher(cluster: ClusterSpec | None, *, num_cpus: float = 1.0) -> Launcher:

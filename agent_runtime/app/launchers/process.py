@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from agent_runtime.app.launchers import WorkerHandle
+from agent_runtime.app.launchers.handles import WorkerHandle
 from agent_runtime.services.process import ChildProcess
 
 __all__ = ["ProcessHandle", "ProcessLauncher"]

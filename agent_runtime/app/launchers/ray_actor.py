@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.clock import wall_time
 from agent_runtime.services.process import _pdeathsig_prefix
 
 __all__ = ["WorkerActor"]
@@ -60,7 +61,7 @@ class WorkerActor:
         self.nice = nice
         self.node = node
         self.reconstructed = reconstructed
-        self.started_at = time.time()
+        self.started_at = wall_time()
         self._stopping = threading.Event()
         self._exited = threading.Event()
         self._spawned = threading.Event()

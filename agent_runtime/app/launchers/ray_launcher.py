@@ -25,7 +25,7 @@ from typing import Any
 import ray
 from ray.exceptions import RayActorError
 
-from agent_runtime.app.launchers import WorkerHandle
+from agent_runtime.app.launchers.handles import WorkerHandle
 from agent_runtime.app.launchers.ray_actor import WorkerActor
 from agent_runtime.services import ServiceError
 

@@ -9,13 +9,12 @@ Redis, the broker and the world (every shard of ``world.shards``), then a
 event records into the run's own ``events.jsonl`` as they are written
 (:class:`~agent_runtime.app.workers.EventFollower`). At the end it writes the run's
 ``metrics.json`` from the workers' own (their folders are ``<run>/workers/<K>``).
-``piano run --workers N`` (:func:`run_workers`) and ``piano experiment --workers N``
+``piano run --workers N`` (:func:`agent_runtime.app.cli.run_workers.run_workers`) and ``piano experiment --workers N``
 (``experiments.common.run_village``) both use it.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import dataclasses
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from agent_runtime.app.launchers import ClusterSpec, open_launcher
 from agent_runtime.app.workers import EventFollower, WorkerPool, WorkerSpec
 from agent_runtime.bus import topics
+from agent_runtime.clock import wall_time
 from agent_runtime.config.loader import ResolvedAgent, resolve_agents
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.services import ServiceError
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from agent_runtime.app.village import Village, VillageOptions
     from agent_runtime.app.world_setup import WorldHandle
 
-__all__ = ["Coordination", "WorkersNotReady", "coordinate", "run_workers", "village_agents"]
+__all__ = ["Coordination", "WorkersNotReady", "coordinate", "village_agents"]
 
 #: a worker that exits this many times before its agents run does not come up by itself
 FAILED_STARTS = 3
@@ -68,7 +68,7 @@ def _absolute(path: Path) -> Path:
 def _aggregate(latest: dict[str, dict[str, Any]], started: float) -> dict[str, Any]:
     keys = ("agents", "decisions", "speech", "skills", "errors", "unresponsive")
     out: dict[str, Any] = {k: sum(int(p.get(k, 0)) for p in latest.values()) for k in keys}
-    out["elapsed_s"] = round(time.time() - started, 1)
+    out["elapsed_s"] = round(wall_time() - started, 1)
     out["workers_reporting"] = len(latest)
     return out
 
@@ -257,49 +257,9 @@ async def coordinate(
         merged = pool.metrics() if follow_events else pool.merge_into(run_dir)
         merged["coordinator"] = {
             "stop_reason": village.stop_reason or "exit",
-            "wall_s": round(time.time() - village.started_at, 1),
+            "wall_s": round(wall_time() - village.started_at, 1),
             "events_copied": coord.follower.copied if coord.follower is not None else None,
         }
         coord.metrics = merged
     merged["run_id"] = village.run_id  # after the village wrote its own metrics.json
     (run_dir / "metrics.json").write_text(json.dumps(merged, indent=2, default=str))
-
-
-async def run_workers(
-    cfg: VillageConfig,
-    run_id: str,
-    run_dir: Path,
-    args: argparse.Namespace,
-    workers: int,
-    progress: Callable[[dict[str, Any]], None],
-    cluster: ClusterSpec | None = None,
-) -> int:
-    """Run the village of ``args.config`` (with ``args.agents``/``args.llm``) on workers;
-    ``progress`` gets the village-wide figures every ``run.progress_every`` seconds."""
-    from agent_runtime.app.village import VillageOptions
-
-    opts = VillageOptions(run_dir=run_dir, run_id=run_id)
-    opts.services_host = getattr(args, "services_host", None) or opts.services_host
-    opts.web_port = None if getattr(args, "no_web", True) else args.web_port
-    where = f" on {cluster}" if cluster is not None else ""
-    print(
-        f"run {run_id}: {workers} workers{where}, {cfg.world.kind} world, folder {run_dir}",
-        flush=True,
-    )
-    async with coordinate(
-        cfg, opts, workers=workers, config=Path(args.config), agents=args.agents,
-        llm=args.llm, cluster=cluster,
-    ) as coord:  # fmt: skip
-        village = coord.village
-        village.options.progress = lambda _: progress(coord.aggregate())
-        world = village.world.join_address if village.world is not None else None
-        if world:
-            print(
-                f"Minecraft {cfg.world.version} server: join at {world} (offline mode)", flush=True
-            )
-        if village.web is not None:
-            print(f"live view: {village.web.url or village.web.error}", flush=True)
-        print("workers started; Ctrl-C stops cleanly", flush=True)
-        reason = await village.run(cfg.run.duration)
-    print(f"run {run_id} stopped ({reason}); results in {run_dir}", flush=True)
-    return 0
