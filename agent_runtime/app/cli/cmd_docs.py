@@ -16,6 +16,7 @@ from pathlib import Path
 from agent_runtime.app.doc_figures import Renderer, render_docs
 from agent_runtime.app.faults_table import render_faults
 from agent_runtime.app.report_sections import render_report_section
+from agent_runtime.app.runtime_table import render_runtime_runs
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -51,6 +52,7 @@ RENDERERS: dict[str, Renderer] = {
     "cost-compare": _cost_compare,  # several, side by side
     "faults": render_faults,  # piano faults --json-out
     "report": render_report_section,  # an experiment's report.md, section=NAME
+    "runtime-runs": render_runtime_runs,  # piano bench runtime --json-out, one row each
 }
 
 
