@@ -266,6 +266,31 @@ PLAN_STEPS = (
 )
 
 
+@contextlib.asynccontextmanager
+async def standing(
+    follow_plan_steps: int,
+) -> AsyncIterator[tuple[CognitiveController, Any, Any, Any, list[dict[str, Any]]]]:
+    """Ann with the wood plan at its first step and a model whose every answer is a standing
+    decision to chop oaks: (controller, context, model, state, events seen)."""
+    chop = ControllerChoice(
+        kind=IntentKind.WORK, skill="collect", item="oak_log", follow_plan=True, reason="plan"
+    )
+    model = ScriptedLanguageModel(responder=lambda r: chop, name="m")
+    async with local_services(config(llm={"provider": "openai"})) as svc:
+        st = svc.store.agent("Ann")
+        st.set("identity", Identity(name="Ann"), writer="runtime")
+        st.set("perception", FED, writer="perception")
+        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
+        cc = CognitiveController(Schedule(cadence=3.0), follow_plan_steps=follow_plan_steps)
+        ctx = module_context(svc, cc, agent="Ann")
+        ctx.shared["brain:cognitive_controller"] = Brain(
+            model, module="cognitive_controller", agent="Ann"
+        )
+        seen: list[dict[str, Any]] = []
+        svc.events.add_listener(seen.append)
+        yield cc, ctx, model, st, seen
+
+
 def _step_done(ctx: Any, cc: CognitiveController, index: int, *, success: bool = True) -> None:
     """The current step's skill started after the last decision and ended; the plan moved
     on to step ``index``."""
@@ -282,22 +307,7 @@ async def test_a_standing_decision_starts_the_plans_next_step_without_a_call() -
     (``follow_plan``): when that skill succeeds and the only news is that the plan moved on,
     the next step starts without a call, labelled as the model's (``+plan``); a failure, a
     line to the agent or ``follow_plan_steps`` such steps bring the model back."""
-    chop = ControllerChoice(
-        kind=IntentKind.WORK, skill="collect", item="oak_log", follow_plan=True, reason="plan"
-    )
-    model = ScriptedLanguageModel(responder=lambda r: chop, name="m")
-    async with local_services(config(llm={"provider": "openai"})) as svc:
-        st = svc.store.agent("Ann")
-        st.set("identity", Identity(name="Ann"), writer="runtime")
-        st.set("perception", FED, writer="perception")
-        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
-        cc = CognitiveController(Schedule(cadence=3.0), follow_plan_steps=2)
-        ctx = module_context(svc, cc, agent="Ann")
-        ctx.shared["brain:cognitive_controller"] = Brain(
-            model, module="cognitive_controller", agent="Ann"
-        )
-        seen: list[dict[str, Any]] = []
-        svc.events.add_listener(seen.append)
+    async with standing(follow_plan_steps=2) as (cc, ctx, model, st, seen):
         await cc.step(ctx)  # the model: chop oaks, a standing decision
         assert len(model.calls) == 1
         _step_done(ctx, cc, 1)
@@ -354,20 +364,7 @@ async def test_a_standing_decision_does_not_wait_for_planning_to_mark_the_step_d
     after it (the rule planning applies), not a call to the model (part C's run: 179 of 465
     asks were skill ends with no plan move seen). A plan written after the outcome (planning
     looked first, or re-planned) is read as it stands."""
-    chop = ControllerChoice(
-        kind=IntentKind.WORK, skill="collect", item="oak_log", follow_plan=True, reason="plan"
-    )
-    model = ScriptedLanguageModel(responder=lambda r: chop, name="m")
-    async with local_services(config(llm={"provider": "openai"})) as svc:
-        st = svc.store.agent("Ann")
-        st.set("identity", Identity(name="Ann"), writer="runtime")
-        st.set("perception", FED, writer="perception")
-        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
-        cc = CognitiveController(Schedule(cadence=3.0), follow_plan_steps=3)
-        ctx = module_context(svc, cc, agent="Ann")
-        ctx.shared["brain:cognitive_controller"] = Brain(
-            model, module="cognitive_controller", agent="Ann"
-        )
+    async with standing(follow_plan_steps=3) as (cc, ctx, model, st, _):
         await cc.step(ctx)  # the model: chop oaks, standing
         assert len(model.calls) == 1
 
