@@ -57,7 +57,6 @@ from openai import AsyncOpenAI
 from pydantic import ValidationError
 
 from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, Message, T, Usage
-from agent_runtime.llm import _prompts
 from agent_runtime.llm._schema import (
     close_truncated,
     extract_json,
@@ -77,6 +76,7 @@ from agent_runtime.llm.errors import (
     LLMTimeout,
 )
 from agent_runtime.llm.limits import Limiter, Slot
+from agent_runtime.prompts import prompt_path, render_text
 
 __all__ = [
     "MODES",
@@ -250,7 +250,7 @@ class OpenAILanguageModel(LanguageModel):
             repair = [
                 *turns,
                 Message("assistant", raw),
-                Message("user", _prompts.render("repair", error=first.detail)),
+                Message("user", render_text(prompt_path("agent_runtime.llm", "repair"), {"error": first.detail})),
             ]
             raw = await self._exchange(request, repair, schema, strict, call)
             try:
@@ -526,11 +526,16 @@ def _messages(turns: list[Message], mode: Mode, schema: dict[str, Any]) -> list[
         required = set(grammar_schema(schema).get("required", ()))
         fields = ", ".join(k for k in props if k in required) or "(none)"
         optional = ", ".join(k for k in props if k not in required) or "(none)"
-        text = _prompts.render("json_fields", fields=fields, optional=optional)
+        text = render_text(
+            prompt_path("agent_runtime.llm", "json_fields"), {"fields": fields, "optional": optional}
+        )
     else:
         # JSON mode / prompt mode: the whole schema travels as an instruction
         # (OpenAI's JSON mode also requires the word "JSON" in the messages).
-        text = _prompts.render("json_reply", schema=json.dumps(schema, separators=(",", ":")))
+        text = render_text(
+            prompt_path("agent_runtime.llm", "json_reply"),
+            {"schema": json.dumps(schema, separators=(",", ":"))},
+        )
     instruction = Message("system", text)
     lead = 0
     while lead < len(turns) and turns[lead].role == "system":
