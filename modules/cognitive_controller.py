@@ -58,13 +58,15 @@ from modules.decisions import ControllerChoice, ControllerOut, skill_list, to_de
 from modules.heuristics.controller import decide as heuristic_decide
 from modules.heuristics.gifts import bound
 from modules.policies import HEURISTIC, decide, module_policy
-from modules.reflexes import keep_busy, keep_going, reflex
+from modules.reflexes import KEEP_GOING_S, keep_busy, keep_going, reflex
 from modules.techtree import same_step
 
 __all__ = ["CognitiveController", "ControllerChoice", "ControllerOut", "skill_list", "to_decision"]
 
 REPEAT_SPEECH_S = 10.0  # the same utterance goal is not sent again within this time
 REFLEX_POLL_S = 0.5  # agent's seconds between reflex checks while the model thinks
+#: agent's seconds a call may take before the controller says it keeps going meanwhile
+THINK_GRACE_S = 3.0
 PRIORITY = "high"  # an agent waits on its controller
 #: longest wait for a model slot before the call is shed to the heuristic: the reflexes and
 #: the filler keep the agent acting meanwhile, so the controller can afford to wait its turn
@@ -360,11 +362,14 @@ class CognitiveController(Module):
         if out is None and (out := keep_busy(view, ctx.rng, rnd.since)) is None:
             if not thinking:
                 return  # no call in flight: the model is asked by the ceiling at the latest
-            # while the model thinks (or waits its turn), counted from the last decision
-            # published, not from this call: a slow endpoint asked at the ceiling must not
-            # leave the agent KEEP_GOING_S more without a decision (the real-server test, CI
-            # of 43555d1: 22 s); the first time, from when the model was first asked
-            last = ctx.state.get("decision", Decision).updated_at or rnd.since
+            # while the model thinks (or waits its turn): KEEP_GOING_S after the last decision
+            # published, but not within THINK_GRACE_S of asking (an endpoint that answers in
+            # time needs no filler). Counted from the call alone, a slow endpoint asked at the
+            # ceiling left an agent 22 s without a decision (the real-server test, CI of
+            # 43555d1); from the last decision alone, every ceiling ask said "keep going" first
+            # (the cost bench: the model's share fell to 82%)
+            decided = ctx.state.get("decision", Decision).updated_at
+            last = max(decided, rnd.since - view.seconds(KEEP_GOING_S - THINK_GRACE_S))
             if (going := keep_going(view, last)) is not None:  # say it keeps going (or waits)
                 await self._apply(ctx, view, going, HEURISTIC, reflex=True, keep=True)
             return

@@ -124,6 +124,9 @@ async def test_a_village_survives_losing_a_ray_node(
                 return all(c >= 2 for c in counts.values())
 
             await wait_until_async(all_remember, 60, "memories of all agents in Redis")
+            # silent_s counts from a worker's last progress report: have one from each (the
+            # statuses that made the village ready may come before the first report)
+            await wait_until(lambda: len(coord.reported_at) >= 2, 30, "a report from each worker")
             # the worker on the node that is not the head goes away with its node
             head_id = two_nodes.head_node.node_id
             lost_k = next(k for k, n in enumerate(nodes) if n != head_id)
