@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.app.bench_output import Measurement, add_json_out, emit
+from agent_runtime.app.proc_tree import TreeUsage
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -106,9 +107,11 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
             for proc in procs.values():
                 proc.cpu_percent(None)
             lag_from = len(v.metrics.lags_ms)
+            usage = TreeUsage()  # this process, its servers, bot hosts, Redis and broker
             await _send_across(v, args.cross)
             await v.run(duration=args.duration)
             cpu = {name: round(proc.cpu_percent(None), 1) for name, proc in procs.items()}
+            tree = usage.result()
             lags = list(v.metrics.lags_ms[lag_from:])
             moves = [float(e["seconds"]) for e in transfers]
             bodies = [b for b in v.bodies.values() if isinstance(b, ShardedBody)]
@@ -133,6 +136,10 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
                 "transfer_seconds": percentiles(moves),
                 "failed_transfers": router.failed_transfers,
                 "server_cpu_percent": cpu,
+                # every process of the run over the measured window (CPU: % of one core)
+                "all_processes": tree,
+                "cpu_cores_per_agent": round(float(tree["cpu_percent"]) / 100 / len(v.agents), 4),
+                "rss_mb_per_agent": round(float(tree["rss_mb"]) / len(v.agents), 2),
                 "skills": v.events.counts.get("skill_outcome", 0),
                 "decisions": v.events.counts.get("decision", 0),
                 "module_errors": v.events.counts.get("module_error", 0),

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from agent_runtime.app.doc_figures import Renderer, render_docs
 from agent_runtime.app.faults_table import render_faults
+from agent_runtime.app.plan import render_check
 from agent_runtime.app.report_sections import render_report_section
 from agent_runtime.app.runtime_table import render_runtime_runs
 
@@ -53,6 +54,7 @@ RENDERERS: dict[str, Renderer] = {
     "faults": render_faults,  # piano faults --json-out
     "report": render_report_section,  # an experiment's report.md, section=NAME
     "runtime-runs": render_runtime_runs,  # piano bench runtime --json-out, one row each
+    "plan-check": render_check,  # piano plan beside a piano bench village it sizes
 }
 
 

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "faults": "agent_runtime.app.cli.cmd_faults",
     "llm": "agent_runtime.app.cli.cmd_llm",
     "docs": "agent_runtime.app.cli.cmd_docs",  # figures from result files (issue 32)
+    "plan": "agent_runtime.app.cli.cmd_plan",  # capacity from measured costs (issue 31)
 }
 
 BENCHES: dict[str, str] = {
