@@ -59,7 +59,7 @@ from modules.heuristics.controller import decide as heuristic_decide
 from modules.heuristics.gifts import bound
 from modules.policies import HEURISTIC, decide, module_policy
 from modules.reflexes import KEEP_GOING_S, keep_busy, keep_going, reflex
-from modules.techtree import same_step
+from modules.techtree import same_step, step_done
 
 __all__ = ["CognitiveController", "ControllerChoice", "ControllerOut", "skill_list", "to_decision"]
 
@@ -550,15 +550,11 @@ def next_plan_step(plan: PlanData, act: ActionData) -> tuple[int, str, SkillCall
     """The step of its own plan the agent would start now (index, text, skill): the current
     one, or the one after it when the last skill carried out the current step after the plan
     was last written: the planning module marks that step done on the same skill event, on its
-    own cadence, so the controller may look first (:func:`modules.planning.Planning._advance`
-    applies the same rule). None when that step has no skill."""
+    own cadence, so the controller may look first (:func:`modules.techtree.step_done`, the rule planning
+    applies). None when that step has no skill."""
     last = act.recent[-1] if act.recent else None
-    done = (
-        plan.current_skill is not None
-        and last is not None
-        and bool(last.success)
-        and same_step(plan.current_skill, last.call)
-        and last.ended_at > plan.updated_at
+    done = last is not None and step_done(
+        plan.current_skill, last.call, last.success, last.ended_at, plan.updated_at
     )
     index, skill = (plan.current + 1, plan.next_skill) if done else (plan.current, plan.current_skill)
     if skill is None or index >= len(plan.steps):

@@ -63,7 +63,7 @@ from modules.heuristics.planning import (
 )
 from modules.heuristics.planning import plan as heuristic_plan
 from modules.policies import brain_for, decide, module_policy
-from modules.techtree import same_step
+from modules.techtree import step_done
 from modules.views import PlanView, clock_text, plan_view
 
 __all__ = ["PlanOut", "Planning", "fit"]
@@ -477,13 +477,11 @@ class Planning(Module):
             return plan
         cur = plan.steps[plan.current]
         last = action.log[-1] if action.log else None
+        out = last.outcome if last is not None else None
         if (
-            last
-            and last.outcome
-            and last.outcome.success
-            and cur.skill is not None
-            and same_step(cur.skill, last.call)
-            and last.outcome.ended_at > plan.updated_at
+            last is not None
+            and out is not None
+            and step_done(cur.skill, last.call, out.success, out.ended_at, plan.updated_at)
         ):
             steps = list(plan.steps)
             steps[plan.current] = cur.model_copy(update={"done": True})

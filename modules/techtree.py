@@ -135,6 +135,17 @@ def adapt(call: SkillCall, inv: dict[str, int]) -> SkillCall:
     return call
 
 
+def step_done(
+    planned: SkillCall | None, done: SkillCall, success: bool | None, ended_at: float, plan_at: float
+) -> bool:
+    """The plan step ``planned`` is done: ``done`` carried it out, succeeded, and ended after the
+    plan was last written (``plan_at``). Planning marks the step done by this rule; the
+    controller looks ahead by it before planning has."""
+    return (
+        planned is not None and bool(success) and same_step(planned, done) and ended_at > plan_at
+    )
+
+
 def same_step(planned: SkillCall, done: SkillCall) -> bool:
     """``done`` carried out ``planned`` (also when :func:`adapt` changed the planks kind)."""
     if planned == done:

@@ -22,19 +22,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--embodied", action="store_true", help="with bodies on embedded servers")
     p.add_argument("--llm-latency", type=float, default=0.0, help="seconds a call takes")
     p.add_argument("--no-llm", action="store_true", help="the heuristic brain: no LLM rates")
-    p.add_argument(
-        "--cores-per-node", type=float, default=float(os.cpu_count() or 1),
-        help="cores of one node (default: this machine's)",
-    )  # fmt: skip
-    p.add_argument(
-        "--memory-per-node", type=float,
-        default=round(psutil.virtual_memory().total / 2**30, 1),
-        help="GB of one node (default: this machine's)",
-    )  # fmt: skip
+    p.add_argument("--cores-per-node", type=float, help="cores of one node (default: this machine's)")
+    p.add_argument("--memory-per-node", type=float, help="GB of one node (default: this machine's)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.cores_per_node is None:
+        args.cores_per_node = float(os.cpu_count() or 1)
+    if args.memory_per_node is None:
+        args.memory_per_node = round(psutil.virtual_memory().total / 2**30, 1)
     try:
         p = plan(
             args.agents,
