@@ -186,14 +186,21 @@ async def coordinate(
     gets every worker's records as they come (else they are concatenated into
     ``events.workers.jsonl`` at the end, as ``piano run --workers`` does). ``cluster``: the
     workers run as actors of that cluster (``--cluster``), else as child processes; either
-    way a worker that runs again is a ``worker_restarted`` event with the seconds it took."""
+    way a worker that runs again is a ``worker_restarted`` event with the seconds it took. On
+    a cluster each embedded world shard's server is an actor too (restarted by Ray on the same
+    ports: ``service_restarted`` with ``shard``; agent_runtime/app/launchers/world_shards.py)."""
     from agent_runtime.app.shards import shard_addresses
     from agent_runtime.app.village import Village
     from modules.memory.encoder import HashingEncoder
 
-    # the coordinator hosts no agents: nothing to embed, so not the MiniLM weights either
+    launcher = open_launcher(cluster)
+    # the coordinator hosts no agents: nothing to embed, so not the MiniLM weights either;
+    # on a cluster its embedded world shards are actors of the workers' launcher
     opts = dataclasses.replace(
-        options, host_agents=False, embedder=options.embedder or HashingEncoder()
+        options,
+        host_agents=False,
+        embedder=options.embedder or HashingEncoder(),
+        server_launcher=launcher if cluster is not None else None,
     )
     run_dir = opts.run_dir
     async with Village(cfg, opts) as village:
@@ -246,7 +253,7 @@ async def coordinate(
                 )  # fmt: skip
 
             coord.pool = await stack.enter_async_context(
-                WorkerPool(spec, launcher=open_launcher(cluster), on_restart=restarted)
+                WorkerPool(spec, launcher=launcher, on_restart=restarted)
             )
             try:
                 yield coord

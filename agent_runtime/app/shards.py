@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_runtime.app.world_setup import ServerSpot, WorldError, WorldHandle, open_server
 from agent_runtime.clock import wall_time
@@ -44,6 +44,9 @@ from agent_runtime.config.shards import ShardSettings
 from agent_runtime.interfaces import Body, BotTransport
 from agent_runtime.run.events import EventLog
 from agent_runtime.world import BodyEvent, Observation, SkillCall, SkillOutcome
+
+if TYPE_CHECKING:
+    from agent_runtime.app.launchers import ServerLauncher
 
 log = logging.getLogger(__name__)
 
@@ -84,13 +87,20 @@ def shard_spot(w: Any, s: ShardSettings) -> ServerSpot:
 
 
 async def open_shards(
-    stack: contextlib.AsyncExitStack, cfg: VillageConfig, run_dir: Path, events: EventLog
+    stack: contextlib.AsyncExitStack,
+    cfg: VillageConfig,
+    run_dir: Path,
+    events: EventLog,
+    servers: ServerLauncher | None = None,
 ) -> WorldHandle:
-    """Open every shard (servers start one after the other) and return the routing handle."""
+    """Open every shard (servers start one after the other) and return the routing handle.
+    ``servers`` (``--cluster``): each embedded shard's server is an actor of the cluster."""
     shards: list[Shard] = []
     for s in cfg.world.shards:
         spot = shard_spot(cfg.world, s)
-        world = await open_server(stack, cfg, spot, run_dir, events, admin_url=s.admin_url)
+        world = await open_server(
+            stack, cfg, spot, run_dir, events, admin_url=s.admin_url, servers=servers
+        )
         shards.append(Shard(s, world))
     first = shards[0].world
     handle = WorldHandle(

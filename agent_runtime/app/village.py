@@ -81,6 +81,7 @@ class VillageOptions:
     shard: tuple[int, int] | None = None
     admin_url: str | None = None
     host_agents: bool = True  # False: the coordinator of workers (services + world only)
+    server_launcher: Any = None  # --cluster: embedded world shards as actors (app/launchers)
     # the address embedded Redis and broker listen on (and workers reach them at); beyond
     # loopback they ask for credentials generated for the run (services/credentials.py)
     services_host: str = "127.0.0.1"
@@ -230,6 +231,7 @@ class Village:
                 self.events,
                 admin_url=self.options.admin_url,
                 bodies=self.options.host_agents,
+                servers=self.options.server_launcher,
             )
         )
         await self._open_web(stack)  # web view (issue 15): before agents join, so it sees them

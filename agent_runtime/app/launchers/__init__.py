@@ -9,7 +9,9 @@ and, when one ends before the run does, asks the launcher for it again
   is a child process of this one; a dead worker is started again by the pool's backoff.
 - :class:`~agent_runtime.app.launchers.ray_launcher.RayLauncher` (``--cluster ray``): each
   worker is a Ray actor (``max_restarts``) that runs its ``piano worker`` as a child; a dead
-  worker or a lost node is brought back by Ray, the pool only watches it come back.
+  worker or a lost node is brought back by Ray, the pool only watches it come back. It also
+  runs each embedded world shard's server as an actor (:mod:`.world_shards`), restarted by
+  Ray on the same ports.
 
 Ray is imported only by :func:`open_launcher` for ``ray`` clusters, so one machine without
 ``--cluster`` never needs it.
@@ -19,12 +21,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_runtime.app.launchers.handles import Launcher, WorkerHandle
+from agent_runtime.app.launchers.handles import (
+    Launcher,
+    ServerHandle,
+    ServerLauncher,
+    WorkerHandle,
+)
 
 __all__ = [
     "CLUSTER_HELP",
     "ClusterSpec",
     "Launcher",
+    "ServerHandle",
+    "ServerLauncher",
     "WorkerHandle",
     "open_launcher",
     "parse_cluster",

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-__all__ = ["Launcher", "WorkerHandle"]
+if TYPE_CHECKING:
+    from agent_runtime.app.launchers.server_actor import ServerSettings
+
+__all__ = ["Launcher", "ServerHandle", "ServerLauncher", "WorkerHandle"]
 
 
 class WorkerHandle(Protocol):
@@ -54,3 +57,24 @@ class Launcher(Protocol):
         """``handle`` ended before the run did (:meth:`WorkerHandle.wait` returned): return
         the worker running again (the same handle or a new one). ``backoff`` is how long the
         pool would wait before starting it again itself."""
+
+
+class ServerHandle(WorkerHandle, Protocol):
+    """One world shard's server started by a :class:`ServerLauncher`."""
+
+    info: dict[str, Any]  # what its current incarnation said: host, port, places, node, ...
+
+    @property
+    def address(self) -> str:
+        """``HOST:PORT`` where bodies join it (the current incarnation's)."""
+
+
+class ServerLauncher(Launcher, Protocol):
+    """A launcher that also runs embedded world shards (``--cluster``: one actor each)."""
+
+    @property
+    def local(self) -> bool:
+        """The cluster was started for this run on this machine (servers bind loopback)."""
+
+    async def start_server(self, settings: ServerSettings) -> ServerHandle:
+        """Start one shard's server; return once a client can join it."""

@@ -1,4 +1,4 @@
-"""Workers as Ray actors (``piano run --workers N --cluster ray[...]``).
+"""Workers and world shards as Ray actors (``piano run --workers N --cluster ray[...]``).
 
 The only module of the runtime that imports Ray. Each worker is one actor (see
 :mod:`.ray_actor`) created with ``max_restarts``: when its ``piano worker`` dies, or its
@@ -7,8 +7,13 @@ starts the worker again; its agents resume from Redis. The pool notices the end 
 incarnation (``wait_exit`` answers, or fails because the actor is gone) and
 :meth:`RayLauncher.restart` waits until the actor answers as a new incarnation.
 
-Actors are spread over the nodes (``scheduling_strategy="SPREAD"``), each reserving
-``num_cpus``. With no address, :class:`RayLauncher` starts a local Ray for the run
+Each embedded world shard is one actor too (:mod:`.server_actor`,
+:meth:`RayLauncher.start_server`): its flying-squid server, restarted by Ray with the actor on
+the same ports, world folder and admin token; :meth:`RayLauncher.restart` waits for its new
+incarnation as for a worker's.
+
+Actors are spread over the nodes (``scheduling_strategy="SPREAD"``), each worker reserving
+``num_cpus`` and each shard ``server_cpus``. With no address, :class:`RayLauncher` starts a local Ray for the run
 (``ray.init(num_cpus=<this machine's>)``) and shuts it down after.
 """
 
@@ -27,9 +32,10 @@ from ray.exceptions import RayActorError
 
 from agent_runtime.app.launchers.handles import WorkerHandle
 from agent_runtime.app.launchers.ray_actor import WorkerActor
+from agent_runtime.app.launchers.server_actor import ServerActor, ServerSettings
 from agent_runtime.services import ServiceError
 
-__all__ = ["RayLauncher", "RayWorkerHandle"]
+__all__ = ["RayLauncher", "RayServerHandle", "RayWorkerHandle"]
 
 log = logging.getLogger(__name__)
 
@@ -69,10 +75,29 @@ class _RayWorkerActor(WorkerActor):
 _RemoteWorker: Any = ray.remote(_RayWorkerActor)
 
 
-class RayWorkerHandle:
-    """One worker's actor; ``info`` is what the current incarnation said about itself."""
+class _RayServerActor(ServerActor):
+    """:class:`ServerActor` that knows its node, its address and whether Ray restarted it."""
 
-    def __init__(self, k: int, actor: Any, info: dict[str, Any], stop_timeout: float) -> None:
+    def __init__(self, settings: ServerSettings) -> None:
+        ctx = ray.get_runtime_context()
+        super().__init__(
+            settings,
+            node=ctx.get_node_id(),
+            node_ip=ray.util.get_node_ip_address(),  # type: ignore[no-untyped-call]
+            reconstructed=ctx.was_current_actor_reconstructed,
+        )
+
+
+_RemoteServer: Any = ray.remote(_RayServerActor)
+
+
+class RayWorkerHandle:
+    """One worker's (or world shard's) actor; ``info`` is what the current incarnation said
+    about itself."""
+
+    what = "worker"
+
+    def __init__(self, k: int | str, actor: Any, info: dict[str, Any], stop_timeout: float) -> None:
         self.k = k
         self.actor = actor
         self.info = info
@@ -98,7 +123,7 @@ class RayWorkerHandle:
         try:
             code: int | None = await self.actor.wait_exit.remote()
         except RayActorError as err:
-            log.warning("worker %d's actor was lost: %s", self.k, type(err).__name__)
+            log.warning("%s %s's actor was lost: %s", self.what, self.k, type(err).__name__)
             code = None
         self.lost_at = time.monotonic()
         return code
@@ -109,9 +134,19 @@ class RayWorkerHandle:
             async with asyncio.timeout(self.stop_timeout + 10.0):
                 code = await self.actor.stop.remote()
         except (RayActorError, TimeoutError) as err:
-            log.warning("worker %d did not stop through its actor: %s", self.k, err)
+            log.warning("%s %s did not stop through its actor: %s", self.what, self.k, err)
         ray.kill(self.actor, no_restart=True)
         return code
+
+
+class RayServerHandle(RayWorkerHandle):
+    """One world shard's actor (``k`` is the shard's name)."""
+
+    what = "shard"
+
+    @property
+    def address(self) -> str:
+        return f"{self.info['host']}:{self.info['port']}"
 
 
 class RayLauncher:
@@ -120,15 +155,23 @@ class RayLauncher:
     name = "ray"
 
     def __init__(
-        self, address: str | None = None, *, num_cpus: float = 1.0, max_restarts: int = MAX_RESTARTS
+        self,
+        address: str | None = None,
+        *,
+        num_cpus: float = 1.0,
+        server_cpus: float = 1.0,
+        max_restarts: int = MAX_RESTARTS,
     ) -> None:
         self.address = address
         self.num_cpus = num_cpus
+        self.server_cpus = server_cpus
         self.max_restarts = max_restarts
         self._owns_ray = False
+        self._depth = 0  # entered by the world's shards and by the worker pool alike
 
     async def __aenter__(self) -> RayLauncher:
-        if ray.is_initialized():
+        self._depth += 1
+        if self._depth > 1 or ray.is_initialized():
             return self
         kwargs: dict[str, Any] = {"log_to_driver": False, "include_dashboard": False}
         if self.address is None:
@@ -144,7 +187,8 @@ class RayLauncher:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._owns_ray:
+        self._depth -= 1
+        if self._owns_ray and self._depth == 0:
             await asyncio.to_thread(ray.shutdown)
             self._owns_ray = False
 
@@ -176,6 +220,33 @@ class RayLauncher:
         log.info("worker %d: actor on node %s, pid %s", k, info["node"], info["pid"])
         return RayWorkerHandle(k, actor, info, stop_timeout)
 
+    @property
+    def local(self) -> bool:
+        """A Ray started for this run on this machine (not an existing cluster)."""
+        return self.address is None
+
+    async def start_server(self, settings: ServerSettings) -> RayServerHandle:
+        """One world shard's server as an actor; returns once it answers on its port."""
+        actor = _RemoteServer.options(
+            num_cpus=self.server_cpus,
+            max_restarts=self.max_restarts,
+            max_concurrency=4,  # wait_exit blocks one thread; info and stop use others
+            scheduling_strategy="SPREAD",
+        ).remote(settings)
+        try:
+            async with asyncio.timeout(PLACE_LIMIT_S):
+                info: dict[str, Any] = await actor.info.remote()
+        except TimeoutError:
+            ray.kill(actor, no_restart=True)
+            raise ServiceError(
+                f"Ray did not start shard {settings.shard}'s server within {PLACE_LIMIT_S:.0f} "
+                f"s (it reserves {self.server_cpus:g} CPU)"
+            ) from None
+        except RayActorError as err:
+            raise ServiceError(f"shard {settings.shard}'s actor failed to start: {err}") from None
+        log.info("shard %s: actor on node %s, port %s", settings.shard, info["node"], info["port"])
+        return RayServerHandle(settings.shard, actor, info, 20.0)
+
     async def restart(self, handle: WorkerHandle, backoff: float) -> RayWorkerHandle:
         """Wait until Ray has the actor running again (a new incarnation answers)."""
         assert isinstance(handle, RayWorkerHandle)
@@ -192,5 +263,7 @@ class RayLauncher:
                     break
                 await asyncio.sleep(0.2)  # the old incarnation still ending
         handle.info = info
-        log.info("worker %d: actor back on node %s, pid %s", handle.k, info["node"], info["pid"])
+        log.info(
+            "%s %s: actor back on node %s, pid %s", handle.what, handle.k, info["node"], info["pid"]
+        )
         return handle

@@ -1,0 +1,175 @@
+"""The body of one world-shard actor (wrapped by ``ray.remote`` in :mod:`.ray_launcher`).
+
+The actor runs one embedded flying-squid server (:class:`bots.server_host.EmbeddedServer`)
+in an event loop of its own, on a thread the actor owns for the server's whole life (the
+server's parent-death signal follows that thread; the server also exits when the actor's
+process is gone, ``parentPid``). While the actor lives, a server process that dies is
+started again in place (``EmbeddedServer.supervise``, as on one machine); when the actor's
+process or its node goes, Ray restarts the actor (``max_restarts``), on another node if need
+be, and the new incarnation starts the server again on the same world folder, ports and
+admin token (all given to the constructor), so the bodies reconnect to the same address.
+
+A port that is still held by the previous incarnation's server (it exits within a second of
+its parent) is tried again for :data:`START_LIMIT_S`; any other failure to start fails the
+incarnation. This module does not import Ray;
+:class:`ServerSettings` is what the coordinator hands over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_runtime.clock import wall_time
+
+__all__ = ["ServerActor", "ServerSettings"]
+
+log = logging.getLogger(__name__)
+
+#: how long a new incarnation keeps trying to start its server (the port may still be held)
+START_LIMIT_S = 60.0
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """One shard's server, the same for every incarnation of its actor."""
+
+    shard: str
+    world_dir: str
+    host: str | None  # None: the address of the node the actor runs on
+    port: int
+    admin_port: int
+    admin_token: str  # per run; secret (never logged)
+    seed: int
+    layout: dict[str, Any]  # VillageLayout.model_dump()
+    log_path: str
+
+    def __repr__(self) -> str:  # the token stays out of logs and Ray's error messages
+        return f"ServerSettings(shard={self.shard!r}, port={self.port})"
+
+
+class ServerActor:
+    """Runs one shard's embedded server; ``wait_exit`` returns when it has stopped."""
+
+    def __init__(
+        self,
+        settings: ServerSettings,
+        node: str | None = None,
+        node_ip: str = "127.0.0.1",
+        reconstructed: bool = False,
+    ) -> None:
+        self.settings = settings
+        self.node = node
+        self.host = settings.host or node_ip
+        self.reconstructed = reconstructed
+        self.started_at = wall_time()
+        self.restarts = 0  # in place, while this incarnation lives
+        self._info: dict[str, Any] = {}
+        self._error: BaseException | None = None
+        self._ready = threading.Event()
+        self._exited = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(
+            target=self._own_server, name=f"shard[{settings.shard}]", daemon=True
+        )
+        self._thread.start()
+        self._ready.wait()
+        if self._error is not None:
+            raise self._error
+
+    def _own_server(self) -> None:
+        try:
+            asyncio.run(self._serve())
+        except BaseException as err:  # reported by __init__ when it happens at the start
+            if not self._ready.is_set():
+                self._error = err
+            else:
+                log.exception("shard %s: the server's loop failed", self.settings.shard)
+        finally:
+            self._ready.set()
+            self._exited.set()
+        if self._error is None and not self._stopping():  # ended by itself: let Ray restart
+            os._exit(1)
+
+    def _stopping(self) -> bool:
+        return self._stop is not None and self._stop.is_set()
+
+    async def _serve(self) -> None:
+        from agent_runtime.config.layout import VillageLayout
+        from bots.server_host import EmbeddedServer, EmbeddedServerError
+
+        s = self.settings
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        server = EmbeddedServer(
+            Path(s.world_dir),
+            host=self.host,
+            port=s.port,
+            seed=s.seed,
+            layout=VillageLayout.model_validate(s.layout),
+            log_path=Path(s.log_path),
+            admin_port=s.admin_port,
+        )
+        server.admin_token = s.admin_token  # the same token for every incarnation
+        deadline = time.monotonic() + START_LIMIT_S
+        while True:
+            try:
+                await server.start()
+                break
+            except EmbeddedServerError as err:
+                if "cannot listen" not in str(err) or time.monotonic() > deadline:
+                    raise
+                log.warning("shard %s: server did not start (%s); again", s.shard, err)
+                await asyncio.sleep(1.0)
+        try:
+            self._info = {
+                "port": server.port,
+                "admin_port": server.info.get("adminPort"),
+                "places": [p.model_dump() for p in server.places.values()],
+                "pid": server.pid,
+            }
+            self._ready.set()
+
+            def restarted(message: str) -> None:
+                self.restarts += 1
+                self._info["pid"] = server.pid
+                log.warning("shard %s: %s", s.shard, message)
+
+            supervisor = asyncio.create_task(server.supervise(restarted))
+            await self._stop.wait()
+            supervisor.cancel()
+        finally:
+            await server.stop()
+
+    def info(self) -> dict[str, Any]:
+        """Where the server answers and who runs it (no token)."""
+        return {
+            "shard": self.settings.shard,
+            "host": self.host,
+            **self._info,
+            "actor_pid": os.getpid(),
+            "node": self.node,
+            "reconstructed": self.reconstructed,
+            "started_at": self.started_at,
+            "restarts_in_place": self.restarts,
+        }
+
+    def wait_exit(self) -> int | None:
+        """Block until the server has stopped (asked to, or its loop failed)."""
+        self._exited.wait()
+        return 0
+
+    def stop(self) -> int | None:
+        """Stop the server (SIGTERM to its process group, SIGKILL after its timeout)."""
+        loop, stop = self._loop, self._stop
+        if loop is not None and stop is not None and not self._exited.is_set():
+            loop.call_soon_threadsafe(stop.set)
+        self._exited.wait()
+        return 0
