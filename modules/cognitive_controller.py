@@ -74,8 +74,11 @@ DEADLINE_S = 30.0
 #: after a call was shed (the endpoint is behind), the heuristic decides this long (agent's
 #: seconds) before the model is asked again: no stream of calls doomed to be shed
 SHED_BACKOFF_S = 5.0
-#: plan steps a standing decision of the model (``follow_plan``) starts without a call at most
-FOLLOW_PLAN_STEPS = 3
+#: plan steps a standing decision of the model (``follow_plan``) starts without a call at most:
+#: an hour's steps (5-minute steps at the shortest). Anything but the step's success and the
+#: plan moving on asks the model. (At 3, the controller was asked on most skill ends: 527
+#: calls an agent-hour in the cost bench of 2026-11-27, 141 steps followed.)
+FOLLOW_PLAN_STEPS = 12
 #: the view's text in the prompt (~4 characters a token): repeated lines once, then the
 #: sections in the bottleneck's order while they fit (a local model reads ~10 tokens/s)
 PROMPT_VIEW_CHARS = 1500
@@ -298,6 +301,8 @@ class CognitiveController(Module):
         out = _without_done(got.value.to_out(fresh.social.opinions), rnd)
         # the model's decision is broadcast even when it keeps the agent on its course
         made = await self._apply(ctx, fresh, out, got.brain, replaceable=rnd.filler, keep=True)
+        if got.brain != HEURISTIC and got.value.skill is None and got.value.say is None:
+            return  # the model kept the course: a standing decision it made stands
         self._standing = None
         if (
             got.value.follow_plan
@@ -556,7 +561,9 @@ def next_plan_step(plan: PlanData, act: ActionData) -> tuple[int, str, SkillCall
     done = last is not None and step_done(
         plan.current_skill, last.call, last.success, last.ended_at, plan.updated_at
     )
-    index, skill = (plan.current + 1, plan.next_skill) if done else (plan.current, plan.current_skill)
+    index, skill = (
+        (plan.current + 1, plan.next_skill) if done else (plan.current, plan.current_skill)
+    )
     if skill is None or index >= len(plan.steps):
         return None
     return index, plan.steps[index], skill

@@ -12,9 +12,11 @@ The policy is :func:`modules.heuristics.goals.choose_goal` or the LLM prompt
 body's last observation failed) the goal is left as it is.
 
 With a model (option ``ask_on_change``, on by default) the model is asked only when what a
-goal depends on changed since its last call (:func:`inputs`: the current goal, what others
-are doing, what was heard, the kinds of items held, the heuristic's own reason to revise)
+goal depends on changed since its last call (:func:`inputs`: the current goal, the activities others
+are seen doing, what others asked for, the heuristic's own reason to revise)
 or ``max_interval_s`` (default 60 s) passed; otherwise the goal is kept without a call.
+(Asked on every line heard and every new kind of item held, goal generation made 151 calls
+an agent-hour in the cost bench of 2026-11-27, one every 24 s.)
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from modules.heuristics.goals import (
     choose_goal,
     classify_activity,
     goal_done,
+    heard_needs,
     revise_reason,
 )
 from modules.knowledge import ACTIVITIES
@@ -50,14 +53,15 @@ MAX_INTERVAL_S = 60.0  # agent's seconds between two model calls at most
 
 
 def inputs(view: GoalView) -> tuple[object, ...]:
-    """What a new goal depends on, from the goal view: the current goal, what others are
-    doing, what was heard, the kinds of items held, and whether the heuristic sees a reason
-    to revise (reached, pursued long enough, others need something else)."""
+    """What a new goal depends on, from the goal view: the current goal, the activities others
+    are seen doing (not who does which), what others asked for in the lines heard (not every
+    line), and whether the heuristic sees a reason to revise (reached, pursued long enough,
+    others need something else). Items gathered toward the goal are no news until it is
+    reached (a reason to revise); the ceiling asks again meanwhile."""
     return (
         view.current,
-        tuple(sorted(view.others.items())),
-        view.heard,
-        tuple(sorted(k for k, n in view.inventory.items() if n > 0)),
+        tuple(sorted(set(view.others.values()))),
+        tuple(sorted(heard_needs(view.heard).items())),
         revise_reason(view),
     )
 

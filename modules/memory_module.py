@@ -8,7 +8,7 @@ the ``working_memory`` section: the latest items plus the memories retrieved for
 the current focus (goal / decision) with the Generative Agents score.
 
 With a model rating importance, new memories go to working memory at once, but are rated
-and stored in batches (one call for up to ``batch`` memories, option, default 8): when that
+and stored in batches (one call for up to ``batch`` memories, option, default 16): when that
 many wait, or the oldest has waited ``batch_s`` (option, default 30 agent's seconds).
 """
 
@@ -33,7 +33,10 @@ WM_ITEMS = 12
 RETRIEVE_K = 6
 RETRIEVE_TOKENS = 350
 REFRESH_S = 30.0
-BATCH = 8  # memories rated in one model call at most
+#: memories rated in one model call at most (at 8 the memory module made 251 calls an
+#: agent-hour in the cost bench of 2026-11-27: ~30 memories an agent-minute filled a batch
+#: before the oldest had waited BATCH_S)
+BATCH = 16
 BATCH_S = 30.0  # agent's seconds the oldest unrated memory waits at most
 
 

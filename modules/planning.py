@@ -18,8 +18,9 @@ Levels (all in the :class:`~agent_runtime.state.sections.Plan` section; ``steps`
 React and re-plan (each step): :func:`modules.heuristics.planning.replan_reason` reads
 the view for a conflict the agent perceived since its plan was last revised: its goal
 changed (re-plan the rest of the day from now), the current step's target is no longer in
-sight, one of its own actions failed or action awareness noted a discrepancy, or a
-request addressed to it was heard (re-plan the steps from now, the reason in the view).
+sight, one of its own actions failed or action awareness noted a discrepancy (with a model:
+a second failure since the last revision; the first is the controller's to recover from),
+or a request addressed to it was heard (re-plan the steps from now, the reason in the view).
 Without a conflict the plan is kept. While the agent perceives nothing (its body's last
 observation failed: ``connected`` false, an empty inventory and sight) it does not plan:
 a blank observation is not a reason to re-plan from an empty inventory.
@@ -237,6 +238,10 @@ class Planning(Module):
         self.replan_min_s = replan_min_s
         self._replanned_at: float | None = None
         self.deferred = 0  # conflicts left for later
+        #: with a model, first failures since a revision left to the controller's recovery
+        #: (a step re-plan on every failure: 40 of the cost bench's 80 plan revisions of
+        #: 2026-11-27, beside a controller call on each)
+        self.left_to_controller = 0
 
     def _defer(self, ctx: ModuleContext) -> bool:
         """A re-plan of the steps now would come within ``replan_min_s`` of the last one."""
@@ -250,6 +255,30 @@ class Planning(Module):
         self._replanned_at = now
         return False
 
+    def _first_failure(
+        self, ctx: ModuleContext, reason: str, plan: Plan, action: Action, awareness: Awareness
+    ) -> bool:
+        """With a model, a single failure since the plan was revised is left to the
+        controller (asked on every failure, it decides the recovery); the steps are
+        re-planned when the agent fails again. A failed skill is often both a failed outcome
+        and a noted discrepancy, so the larger of the two counts is the number of failures."""
+        if not reason.startswith("failure") or not brain_for(ctx).uses_llm:
+            return False
+        since = plan.revised_at
+        failed = sum(
+            1
+            for e in action.log
+            if e.outcome is not None
+            and not e.outcome.success
+            and not e.outcome.cancelled
+            and e.outcome.ended_at > since
+        )
+        noted = sum(1 for d in awareness.discrepancies if d.at > since)
+        if max(failed, noted) >= 2:
+            return False
+        self.left_to_controller += 1
+        return True
+
     async def step(self, ctx: ModuleContext) -> None:
         goals = ctx.read("goals", Goals)
         perception = ctx.read("perception", Perception)
@@ -258,6 +287,7 @@ class Planning(Module):
         action = ctx.read("action", Action)
         plan = self._advance(ctx, ctx.read("plan", Plan), action)
         hour = ctx.clock.game_hours()
+        awareness = ctx.read("awareness", Awareness)
         view = plan_view(
             ctx.read("identity", Identity),
             goals,
@@ -265,7 +295,7 @@ class Planning(Module):
             tuple(SKILLS),
             plan=plan,
             action=action,
-            awareness=ctx.read("awareness", Awareness),
+            awareness=awareness,
             conv=ctx.read("conversation", Conversation),
             hour=hour,
         )
@@ -276,7 +306,11 @@ class Planning(Module):
         reason = replan_reason(view)
         if reason is not None and reason.startswith("goal"):
             await self._plan_day(ctx, view, plan, reason)
-        elif reason is not None and not self._defer(ctx):
+        elif (
+            reason is not None
+            and not self._first_failure(ctx, reason, plan, action, awareness)
+            and not self._defer(ctx)
+        ):
             await self._plan_steps(ctx, view, plan, reason)
         else:
             await self._follow(ctx, view, plan)

@@ -137,6 +137,9 @@ class LLMSettings(_Frozen):
     # what the simulated provider answers: a schema-synthesised default, or what the module's
     # heuristic policy decides from the same view (labelled simulated, never model output)
     simulated_content: Literal["schema", "heuristic"] = "schema"
+    # how the simulated provider reports cached prompt tokens: OpenAI's rule (prompts of 1,024
+    # tokens or more, 128-token steps) or a local server's reuse of any shared prefix
+    simulated_cache: Literal["openai", "any_prefix"] = "openai"
 
     @field_validator("modules", mode="before")
     @classmethod

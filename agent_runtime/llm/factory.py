@@ -46,7 +46,7 @@ from agent_runtime.llm.managed import ManagedLanguageModel
 from agent_runtime.llm.openai_model import EndpointState, OpenAILanguageModel, RetryPolicy
 from agent_runtime.llm.priority import Priority, SchedulingPolicy
 from agent_runtime.llm.prompt_log import PromptLog
-from agent_runtime.llm.simulated import SimulatedLanguageModel
+from agent_runtime.llm.simulated import ANY_PREFIX, OPENAI_CACHE, SimulatedLanguageModel
 
 __all__ = ["PROMPT_LOG_NAME", "LLMService", "scheduling_policy"]
 
@@ -110,6 +110,7 @@ class LLMService:
                 seed=seed,
                 capacity=settings.simulated_capacity,
                 content=settings.simulated_content,
+                cache_rule=OPENAI_CACHE if settings.simulated_cache == "openai" else ANY_PREFIX,
             )
         self._backend = backend
         self._clients: dict[tuple[str | None, str | None], AsyncOpenAI] = {}

@@ -16,9 +16,13 @@ one of two contents:
 
 Token counts are realistic in size: prompt characters / 4 (plus 4 per message) and reply
 JSON characters / 4. With ``prefix_cache`` (default) the model also reports, as
-``Usage.cached_tokens``, the tokens of the longest prefix the prompt shares with the same
-(agent, module)'s previous prompt: what a provider's prompt-prefix cache (OpenAI, vLLM,
-llama.cpp) could at best serve from cache. Its results are not model output.
+``Usage.cached_tokens``, what a provider's prompt-prefix cache would serve: the longest prefix
+the prompt shares with the same (agent, module)'s previous prompt or with the module's latest
+prompt of any agent (a provider caches by prefix across requests), counted by the provider's
+rule (:class:`CacheRule`). The default is OpenAI's (:data:`OPENAI_CACHE`): nothing for a prompt
+under 1,024 tokens, above that the shared prefix in 128-token steps from 1,024; a local server
+(llama.cpp, vLLM) reuses any shared prefix (:data:`ANY_PREFIX`). Its results are not model
+output.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import inspect
 import json
 import random
 import time
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
@@ -37,7 +42,15 @@ from agent_runtime.llm._schema import synthesise
 from agent_runtime.llm.calls import current_options
 from agent_runtime.llm.openai_model import estimate_tokens
 
-__all__ = ["HEURISTIC_CONTENT", "SimulatedLanguageModel", "common_prefix_len", "prompt_text"]
+__all__ = [
+    "ANY_PREFIX",
+    "HEURISTIC_CONTENT",
+    "OPENAI_CACHE",
+    "CacheRule",
+    "SimulatedLanguageModel",
+    "common_prefix_len",
+    "prompt_text",
+]
 
 _MESSAGE_OVERHEAD_TOKENS = 4  # role markers per chat message, as in OpenAI's accounting
 
@@ -45,6 +58,28 @@ _MESSAGE_OVERHEAD_TOKENS = 4  # role markers per chat message, as in OpenAI's ac
 HEURISTIC_CONTENT = "simulated(heuristic content)"
 
 Content = Literal["schema", "heuristic"]
+
+
+@dataclass(frozen=True)
+class CacheRule:
+    """How a provider counts the cached part of a prompt: none for prompts under
+    ``min_tokens``; otherwise the shared prefix rounded down to ``min_tokens`` plus whole
+    ``step_tokens`` steps (a prefix shorter than ``min_tokens`` is not served)."""
+
+    min_tokens: int
+    step_tokens: int
+
+    def cached(self, prompt_tokens: int, shared_tokens: int) -> int:
+        shared = min(shared_tokens, prompt_tokens)
+        if prompt_tokens < self.min_tokens or shared < self.min_tokens:
+            return 0
+        return self.min_tokens + (shared - self.min_tokens) // self.step_tokens * self.step_tokens
+
+
+#: OpenAI's prompt caching: prompts of 1,024 tokens or more, cache hits in 128-token steps
+OPENAI_CACHE = CacheRule(min_tokens=1024, step_tokens=128)
+#: a local server's prefix reuse (llama.cpp's slot cache, vLLM's automatic prefix caching)
+ANY_PREFIX = CacheRule(min_tokens=0, step_tokens=1)
 
 
 def prompt_text(messages: tuple[Message, ...]) -> str:
@@ -75,6 +110,7 @@ class SimulatedLanguageModel(LanguageModel):
         capacity: int | None = None,
         content: Content = "schema",
         prefix_cache: bool = True,
+        cache_rule: CacheRule = OPENAI_CACHE,
     ) -> None:
         if latency_ms < 0:
             raise ValueError("latency_ms must be >= 0")
@@ -91,9 +127,11 @@ class SimulatedLanguageModel(LanguageModel):
         self.name = name
         self.content = content
         self.prefix_cache = prefix_cache
+        self.cache_rule = cache_rule
         self._rng = random.Random(seed)
         self._templates: dict[type[BaseModel], tuple[dict[str, object], int]] = {}
         self._previous: dict[tuple[str, str], str] = {}  # (agent, module) -> last prompt
+        self._latest: dict[str, str] = {}  # module -> its latest prompt, of any agent
         self.calls = 0
         self.heuristic_replies = 0  # replies that carried the caller's heuristic decision
 
@@ -105,17 +143,16 @@ class SimulatedLanguageModel(LanguageModel):
         return cached
 
     def _cached_tokens(self, request: LLMRequest[Any], prompt_tokens: int) -> int:
-        """Tokens of the longest prefix shared with this (agent, module)'s previous prompt."""
+        """The cached tokens the provider would report: the longest prefix shared with this
+        (agent, module)'s previous prompt or the module's latest one, by :attr:`cache_rule`."""
         if not self.prefix_cache:
             return 0
         text = prompt_text(request.messages)
         key = (request.agent, request.module)
-        previous = self._previous.get(key)
-        self._previous[key] = text
-        if previous is None:
-            return 0
-        common = common_prefix_len(previous, text)
-        return min(prompt_tokens, common // 4)
+        seen = [p for p in (self._previous.get(key), self._latest.get(request.module)) if p]
+        self._previous[key] = self._latest[request.module] = text
+        common = max((common_prefix_len(p, text) for p in seen), default=0)
+        return self.cache_rule.cached(prompt_tokens, common // 4)
 
     async def complete(self, request: LLMRequest[T]) -> LLMResult[T]:
         self.calls += 1

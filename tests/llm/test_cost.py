@@ -4,6 +4,7 @@ cached-input prices and the per agent-hour table (issue 30)."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from pydantic import BaseModel
@@ -14,7 +15,9 @@ from agent_runtime.llm import Accounting, FakeOpenAIServer, FakeReply, LLMServic
 from agent_runtime.llm.accounting import PriceTable
 from agent_runtime.llm.cost import cost_table, per_agent_hour_lines, window
 from agent_runtime.llm.simulated import (
+    ANY_PREFIX,
     HEURISTIC_CONTENT,
+    OPENAI_CACHE,
     SimulatedLanguageModel,
     common_prefix_len,
 )
@@ -98,18 +101,50 @@ def test_common_prefix_len() -> None:
     assert common_prefix_len("xbc", "abc") == 0
 
 
-async def test_cacheable_prefix_is_the_same_agents_and_modules_previous_prompt() -> None:
-    model = SimulatedLanguageModel(0)
+async def test_cached_prefix_is_shared_with_earlier_prompts_of_the_module() -> None:
+    """A local server's rule (any shared prefix): the same agent's previous prompt and the
+    module's latest prompt of any agent are both prefixes a provider's cache holds."""
+    model = SimulatedLanguageModel(0, cache_rule=ANY_PREFIX)
     first = await model.complete(choice_request("ann", "What now? tick 1"))
-    other_agent = await model.complete(choice_request("bob", "What now? tick 1"))
+    other_agent = await model.complete(choice_request("bob", "Going? tick 1"))
     second = await model.complete(choice_request("ann", "What now? tick 2"))
     assert first.usage.cached_tokens == 0  # nothing before it
-    assert other_agent.usage.cached_tokens == 0  # another agent's prompt is not its prefix
+    fixed = len("<|system|>" + "You decide. " * 40 + "<|user|>")
+    assert other_agent.usage.cached_tokens == fixed // 4  # ann's prompt shares the fixed part
     shared = len("<|system|>" + "You decide. " * 40 + "<|user|>What now? tick ")
-    assert second.usage.cached_tokens == shared // 4
+    assert second.usage.cached_tokens == shared // 4  # its own previous prompt shares more
     assert 0 < second.usage.cached_tokens < second.usage.prompt_tokens
     off = await SimulatedLanguageModel(0, prefix_cache=False).complete(choice_request())
     assert off.usage.cached_tokens == 0
+
+
+def test_openai_cache_rule_counts_1024_tokens_then_128_token_steps() -> None:
+    rule = OPENAI_CACHE
+    assert rule.cached(prompt_tokens=900, shared_tokens=900) == 0  # a short prompt: no cache
+    assert rule.cached(prompt_tokens=2000, shared_tokens=1000) == 0  # prefix under 1,024
+    assert rule.cached(prompt_tokens=2000, shared_tokens=1024) == 1024
+    assert rule.cached(prompt_tokens=2000, shared_tokens=1300) == 1024 + 2 * 128
+    assert rule.cached(prompt_tokens=1100, shared_tokens=5000) == 1024  # never past the prompt
+    assert ANY_PREFIX.cached(prompt_tokens=300, shared_tokens=123) == 123
+
+
+async def test_simulated_endpoint_reports_no_cache_for_short_prompts_by_default() -> None:
+    """The default rule is OpenAI's: a ~130-token prompt repeated word for word is billed
+    in full, as gpt-4o would bill it; a prompt past 1,024 tokens gets its prefix cached."""
+    model = SimulatedLanguageModel(0)
+    await model.complete(choice_request("ann", "What now?"))
+    again = await model.complete(choice_request("ann", "What now?"))
+    assert again.usage.cached_tokens == 0
+    long = LLMRequest(
+        module="planning",
+        agent="ann",
+        messages=(Message("system", "Plan the day. " * 400), Message("user", "hour 1")),
+        response_model=Choice,
+    )
+    await model.complete(long)
+    hit = await model.complete(replace(long, messages=(long.messages[0], Message("user", "2"))))
+    assert hit.usage.prompt_tokens > 1024
+    assert hit.usage.cached_tokens >= 1024 and (hit.usage.cached_tokens - 1024) % 128 == 0
 
 
 def test_cached_input_is_priced_at_the_cached_price() -> None:

@@ -62,7 +62,9 @@ def test_bench_cost_runs_a_village_on_the_simulated_endpoint(tmp_path: Path) -> 
     assert out["agents"] == 2
     controller = out["modules"]["cognitive_controller"]
     assert controller["calls"] > 0 and controller["ok"] == controller["calls"]
-    assert 0 < controller["cached_tokens"] < controller["prompt_tokens"]
+    # priced as OpenAI serves its cache: the controller's prompts are under 1,024 tokens
+    assert controller["prompt_tokens"] / controller["calls"] < 1024
+    assert controller["cached_tokens"] == 0
     assert out["controller"]["by_brain"].get(HEURISTIC_CONTENT, 0) > 0
     assert "llm:simulated" not in out["controller"]["by_brain"]  # heuristic content only
     everything = out["modules"]["all"]
@@ -70,7 +72,7 @@ def test_bench_cost_runs_a_village_on_the_simulated_endpoint(tmp_path: Path) -> 
     assert (
         0
         < everything["usd_per_agent_hour"]["gpt-4o"]
-        < everything["usd_per_agent_hour_uncached"]["gpt-4o"]
+        <= everything["usd_per_agent_hour_uncached"]["gpt-4o"]
     )
     assert out["village_50"]["requests_per_minute"] == pytest.approx(
         everything["calls_per_agent_hour"] * 50 / 60, rel=1e-3

@@ -208,9 +208,16 @@ async def test_goals_are_asked_for_only_when_their_inputs_changed() -> None:
         await gg.step(ctx)  # its own new goal is no news: nothing changed
         await gg.step(ctx)
         assert len(model.calls) == 1 and gg.gate is not None and gg.gate.held == 2
+        chat = Utterance(speaker="Bob", text="What a nice morning.", to=None, at=time.time())
+        st.set("conversation", Conversation(lines=(chat,)), writer="talking")
+        fed = FED.model_copy(deep=True)
+        fed.observation.inventory["oak_log"] = fed.observation.inventory.get("oak_log", 0) + 1
+        st.set("perception", fed, writer="perception")
+        await gg.step(ctx)  # a line that asks nothing, one more log: no news for the goal
+        assert len(model.calls) == 1
         line = Utterance(speaker="Bob", text="I need stone, anyone?", to=None, at=time.time())
-        st.set("conversation", Conversation(lines=(line,)), writer="talking")
-        await gg.step(ctx)  # heard something: asked again
+        st.set("conversation", Conversation(lines=(chat, line)), writer="talking")
+        await gg.step(ctx)  # heard a request: asked again
         assert len(model.calls) == 2
         off = GoalGeneration(Schedule(cadence=5.0), ask_on_change=False)
         ctx2 = module_context(svc, off, agent="Ann")
@@ -337,6 +344,36 @@ async def test_a_standing_decision_starts_the_plans_next_step_without_a_call() -
         ctx.state.set("conversation", Conversation(lines=(line,)), writer="talking")
         await cc.step(ctx)  # a line to the agent as well: the model is asked
         assert len(model.calls) == 4 and cc.gate.followed == 2
+
+
+async def test_a_standing_decision_survives_an_answer_that_keeps_the_course() -> None:
+    """Asked at the ceiling while the standing step runs, the model only keeps the course;
+    its standing decision still covers the plan's next step (no call at the step's end)."""
+    chop = ControllerChoice(
+        kind=IntentKind.WORK, skill="collect", item="oak_log", follow_plan=True, reason="plan"
+    )
+    keep = ControllerChoice(kind=IntentKind.CONTINUE, reason="still chopping")
+    answers = iter([chop, keep])
+    model = ScriptedLanguageModel(responder=lambda r: next(answers), name="m")
+    async with local_services(config(llm={"provider": "openai"})) as svc:
+        st = svc.store.agent("Ann")
+        st.set("identity", Identity(name="Ann"), writer="runtime")
+        st.set("perception", FED, writer="perception")
+        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
+        cc = CognitiveController(Schedule(cadence=3.0), follow_plan_steps=3)
+        ctx = module_context(svc, cc, agent="Ann")
+        ctx.shared["brain:cognitive_controller"] = Brain(
+            model, module="cognitive_controller", agent="Ann"
+        )
+        await cc.step(ctx)  # chop oaks, standing
+        assert cc.gate is not None and cc.gate.last is not None
+        cc.gate.last = cc.gate.last.model_copy(update={"at": 0.0})  # the ceiling has passed
+        await cc.step(ctx)
+        assert len(model.calls) == 2 and cc.gate.asked.get("ceiling") == 1
+        _step_done(ctx, cc, 1)
+        await cc.step(ctx)  # chopped, the plan moved on: planks on the standing decision
+        assert len(model.calls) == 2 and cc.gate.followed == 1
+        assert st.get("decision", Decision).brain == "llm:m+plan"
 
 
 async def test_without_follow_plan_every_steps_end_asks_the_model() -> None:

@@ -366,6 +366,45 @@ async def test_with_a_model_the_steps_are_re_planned_at_most_every_replan_min_s(
         await _close(ctx)
 
 
+async def test_with_a_model_a_first_failure_is_left_to_the_controller() -> None:
+    """Issue 30: with a model, one failure since the last revision does not re-plan (the
+    controller, asked on it, recovers); a second one does. The heuristic re-plans at once
+    (test_a_failure_re_plans_starting_with_the_reaction)."""
+    steps = PlanOut(
+        steps=[PlanStepOut(text="chop", skill="collect", args={"block": "oak_log"}, minutes=10)]
+    )
+    st, ctx, clock, pl = await _planner(perception=seeing("oak_log"))
+    try:
+        model = ScriptedLanguageModel(responder=lambda r: steps)
+        ctx.shared["brain:planning"] = Brain(model, module="planning", agent="Ann")
+        await pl.step(ctx)  # the day, its first chunk, the steps
+        made = len(model.calls)
+        call = st.get("plan", Plan).steps[0].skill
+        assert call is not None
+
+        def failed(n: int) -> Action:
+            out = [
+                SkillOutcome(skill="collect", success=False, reason="no", ended_at=clock.t + i)
+                for i in range(n)
+            ]
+            entries = (
+                ActionLogEntry(decision_id=f"d{i}", call=call, outcome=o) for i, o in enumerate(out)
+            )
+            return Action(log=tuple(entries))
+
+        clock.t += 0.2 * HOUR_S
+        st.set("action", failed(1), writer="skill_execution")
+        await pl.step(ctx)
+        assert len(model.calls) == made and pl.left_to_controller == 1
+        clock.t += 60.0
+        st.set("action", failed(2), writer="skill_execution")
+        await pl.step(ctx)  # failed again: re-planned
+        assert len(model.calls) == made + 1
+        assert st.get("plan", Plan).revised_for.startswith("failure: collect")
+    finally:
+        await _close(ctx)
+
+
 async def test_a_model_answers_in_the_compact_format_of_each_level() -> None:
     """Issue 30: a model writes only what the level uses (no sub-steps, no skill on a
     chunk): completion tokens cost four times input ones."""

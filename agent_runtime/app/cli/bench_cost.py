@@ -193,10 +193,12 @@ async def _bench(args: argparse.Namespace, run_dir: Path) -> dict[str, Any]:
         "measured_s": round(measured_s, 1),
         "agent_hours": round(agent_hours, 4),
         "endpoint": "simulated: replies carry the heuristic's decision, labelled simulated",
-        "cacheable_prefix": "longest prefix identical to the same (agent, module)'s "
-        "previous prompt, ~4 characters a token",
+        "cached_tokens": "as OpenAI reports them: the longest prefix shared with the same "
+        "(agent, module)'s previous prompt or the module's latest one, counted only for "
+        "prompts of 1,024 tokens or more, in 128-token steps from 1,024; ~4 characters a token",
         "modules": table,
         "usd_per_agent_hour": everything["usd_per_agent_hour"],
+        "usd_per_agent_hour_small_model": with_small_model(table),
         "controller": controller,
         "controller_calls_model_share": round(
             table.get("cognitive_controller", {}).get("ok", 0)
@@ -223,21 +225,42 @@ def render_summary(result: dict[str, Any], source: str) -> str:
     """One paragraph of a result for the README: calls and dollars per agent-hour, the model's
     share of decisions, the longest gap, and a 50-agent village's rates."""
     a, c, v = result["modules"]["all"], result["controller"], result["village_50"]
+    openai_rule = "cached_tokens" in result  # older results counted any shared prefix
+    cached = (
+        "cached input as OpenAI counts it"
+        if openai_rule
+        else "cached input at half price, any shared prefix counted as cached"
+    )
+    mixed = with_small_model(result["modules"])["gpt-4o + gpt-4o-mini"]
     return (
         f"Measured ({result['agents']} agents, world {result['world']}, endpoint "
         f"{result['latency_ms']:g} ms, {result['measured_s']:g} s; `{source}`): "
         f"{a['calls_per_agent_hour']:,.0f} calls and "
         f"${a['usd_per_agent_hour']['gpt-4o']:.2f} per agent-hour at gpt-4o list prices "
-        f"(cached input at half price; ${a['usd_per_agent_hour']['gpt-4o-mini']:.2f} at "
-        f"gpt-4o-mini), the model making {c['model_share']:.0%} of the controller's decisions, "
+        f"({cached}; ${a['usd_per_agent_hour_uncached']['gpt-4o']:.2f} with nothing cached; "
+        f"${mixed:.2f} with `small_model: gpt-4o-mini` for importance ratings and social "
+        f"summaries; ${a['usd_per_agent_hour']['gpt-4o-mini']:.2f} all at gpt-4o-mini), the "
+        f"model making {c['model_share']:.0%} of the controller's decisions, "
         f"every agent deciding at least every {c['longest_gap_s']:g} s; a "
         f"{EXTRAPOLATE_AGENTS}-agent village would send {v['requests_per_minute']:,.0f} requests "
         f"and {v['tokens_per_minute']:,.0f} tokens a minute.\n"
     )
 
 
-#: modules priced at the small model in the "small calls on gpt-4o-mini" row (llm.small_model)
-SMALL_CALLS = ("memory", "social_awareness")
+def with_small_model(
+    table: dict[str, Any], main: str = "gpt-4o", small: str = "gpt-4o-mini"
+) -> dict[str, float]:
+    """The bill per agent-hour with ``llm.small_model`` configured: the small calls
+    (:data:`~agent_runtime.config.llm.SMALL_MODEL_MODULES`) priced at ``small``, the rest at
+    ``main``; keyed ``"<main> + <small>"``."""
+    from agent_runtime.config.llm import SMALL_MODEL_MODULES
+
+    total = sum(
+        m["usd_per_agent_hour"][small if name in SMALL_MODEL_MODULES else main]
+        for name, m in table.items()
+        if name != "all"
+    )
+    return {f"{main} + {small}": round(total, 4)}
 
 
 def render_compare(results: list[tuple[str, dict[str, Any]]]) -> str:
@@ -259,12 +282,7 @@ def render_compare(results: list[tuple[str, dict[str, Any]]]) -> str:
         return f"{p['calls_per_agent_hour']:,.0f} ({p['completion_tokens'] / n:,.0f})"
 
     def mixed(r: dict[str, Any]) -> str:
-        total = sum(
-            m["usd_per_agent_hour"]["gpt-4o-mini" if name in SMALL_CALLS else "gpt-4o"]
-            for name, m in r["modules"].items()
-            if name != "all"
-        )
-        return f"{total:.2f}"
+        return f"{with_small_model(r['modules'])['gpt-4o + gpt-4o-mini']:.2f}"
 
     def decisions(r: dict[str, Any]) -> str:
         c = r["controller"]
@@ -279,30 +297,50 @@ def render_compare(results: list[tuple[str, dict[str, Any]]]) -> str:
         "|---|" + "---|" * len(results),
         row("controller calls", calls("cognitive_controller")),
         row("planning calls (completion tokens a call)", per_call),
-        row("reflection / memory (importance) / goal generation calls",
-            calls("reflection", "memory", "goal_generation")),
+        row(
+            "reflection / memory (importance) / goal generation calls",
+            calls("reflection", "memory", "goal_generation"),
+        ),
         row("social awareness / talking calls", calls("social_awareness", "talking")),
         row("all calls", lambda r: f"{a(r)['calls_per_agent_hour']:,.0f}"),
-        row("prompt tokens (cacheable prefix)",
-            lambda r: f"{a(r)['prompt_tokens_per_agent_hour']:,.0f} "
-            f"({a(r)['cached_tokens_per_agent_hour']:,.0f})"),
+        row(
+            "prompt tokens (cacheable prefix)",
+            lambda r: (
+                f"{a(r)['prompt_tokens_per_agent_hour']:,.0f} "
+                f"({a(r)['cached_tokens_per_agent_hour']:,.0f})"
+            ),
+        ),
         row("completion tokens", lambda r: f"{a(r)['completion_tokens_per_agent_hour']:,.0f}"),
-        row("$ at gpt-4o (cached input at half price)",
-            lambda r: f"{a(r)['usd_per_agent_hour']['gpt-4o']:.2f}"),
-        row("$ at gpt-4o, nothing cached",
-            lambda r: f"{a(r)['usd_per_agent_hour_uncached']['gpt-4o']:.2f}"),
+        row(
+            "$ at gpt-4o (cached as the endpoint reported)",
+            lambda r: f"{a(r)['usd_per_agent_hour']['gpt-4o']:.2f}",
+        ),
+        row(
+            "$ at gpt-4o, nothing cached",
+            lambda r: f"{a(r)['usd_per_agent_hour_uncached']['gpt-4o']:.2f}",
+        ),
         row("$ at gpt-4o-mini", lambda r: f"{a(r)['usd_per_agent_hour']['gpt-4o-mini']:.2f}"),
         row("$ with memory and social on gpt-4o-mini, the rest on gpt-4o", mixed),
         row("controller decisions by the endpoint (share)", decisions),
-        row("of the endpoint's decisions only `continue`",
-            lambda r: f"{r['controller']['model_continue_share']:.0%}"),
-        row("longest gap between two decisions of one agent",
-            lambda r: f"{r['controller']['longest_gap_s']:g} s"),
-        row(f"skill outcomes in the run ({results[0][1]['measured_s']:g} s)",
-            lambda r: f"{r['skill_outcomes']:,}"),
-        row(f"{EXTRAPOLATE_AGENTS} agents (linear): requests / tokens a minute",
-            lambda r: f"{r['village_50']['requests_per_minute']:,.0f} / "
-            f"{r['village_50']['tokens_per_minute']:,.0f}"),
+        row(
+            "of the endpoint's decisions only `continue`",
+            lambda r: f"{r['controller']['model_continue_share']:.0%}",
+        ),
+        row(
+            "longest gap between two decisions of one agent",
+            lambda r: f"{r['controller']['longest_gap_s']:g} s",
+        ),
+        row(
+            f"skill outcomes in the run ({results[0][1]['measured_s']:g} s)",
+            lambda r: f"{r['skill_outcomes']:,}",
+        ),
+        row(
+            f"{EXTRAPOLATE_AGENTS} agents (linear): requests / tokens a minute",
+            lambda r: (
+                f"{r['village_50']['requests_per_minute']:,.0f} / "
+                f"{r['village_50']['tokens_per_minute']:,.0f}"
+            ),
+        ),
     ]
     return "\n".join(rows) + "\n"
 
