@@ -28,9 +28,11 @@ from agent_runtime.llm.factory import PROMPT_LOG_NAME, LLMService
 from agent_runtime.llm.fake_server import FakeOpenAIServer, FakeReply, RecordedRequest
 from agent_runtime.llm.limits import Limiter, TokenBucket
 from agent_runtime.llm.managed import ManagedLanguageModel
-from agent_runtime.llm.openai_model import EndpointState, OpenAILanguageModel, RetryPolicy
+from agent_runtime.llm.modes import EndpointState
+from agent_runtime.llm.openai_model import OpenAILanguageModel
 from agent_runtime.llm.priority import Priority, SchedulingPolicy, priority_for
 from agent_runtime.llm.prompt_log import PromptLog, redact
+from agent_runtime.llm.retries import RetryPolicy
 from agent_runtime.llm.scripted import ScriptedLanguageModel, ScriptExhausted
 from agent_runtime.llm.simulated import SimulatedLanguageModel
 

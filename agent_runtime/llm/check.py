@@ -30,7 +30,9 @@ from pydantic import BaseModel
 
 from agent_runtime.interfaces import LLMRequest, Message, Usage
 from agent_runtime.llm.errors import LLMError, LLMInvalidOutput
-from agent_runtime.llm.openai_model import MODES, Mode, OpenAILanguageModel, RetryPolicy
+from agent_runtime.llm.modes import MODES, Mode
+from agent_runtime.llm.openai_model import OpenAILanguageModel
+from agent_runtime.llm.retries import RetryPolicy
 
 __all__ = [
     "CONTROLLER_CALL",

@@ -43,9 +43,11 @@ from agent_runtime.llm.errors import LLMConfigError
 from agent_runtime.llm.hourly import HourlyBudget
 from agent_runtime.llm.limits import Limiter
 from agent_runtime.llm.managed import ManagedLanguageModel
-from agent_runtime.llm.openai_model import EndpointState, OpenAILanguageModel, RetryPolicy
+from agent_runtime.llm.modes import EndpointState
+from agent_runtime.llm.openai_model import OpenAILanguageModel
 from agent_runtime.llm.priority import Priority, SchedulingPolicy
 from agent_runtime.llm.prompt_log import PromptLog
+from agent_runtime.llm.retries import RetryPolicy
 from agent_runtime.llm.simulated import ANY_PREFIX, OPENAI_CACHE, SimulatedLanguageModel
 
 __all__ = ["PROMPT_LOG_NAME", "LLMService", "scheduling_policy"]

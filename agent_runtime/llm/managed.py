@@ -20,8 +20,8 @@ from agent_runtime.llm.calls import CallTrace, current_options, traced
 from agent_runtime.llm.errors import LLMBudgetExceeded, LLMError, LLMInvalidOutput, LLMShed
 from agent_runtime.llm.hourly import HourlyBudget
 from agent_runtime.llm.limits import Limiter
-from agent_runtime.llm.openai_model import estimate_tokens
 from agent_runtime.llm.prompt_log import PromptLog
+from agent_runtime.llm.tokens import estimate_tokens
 
 __all__ = ["ManagedLanguageModel"]
 

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, T, Usage
 from agent_runtime.llm._schema import extract_json
 from agent_runtime.llm.errors import LLMInvalidOutput
-from agent_runtime.llm.openai_model import estimate_tokens
+from agent_runtime.llm.tokens import estimate_tokens
 
 __all__ = ["ScriptExhausted", "ScriptedLanguageModel", "ScriptedReply"]
 

@@ -40,7 +40,7 @@ from pydantic import BaseModel, ValidationError
 from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, Message, T, Usage
 from agent_runtime.llm._schema import synthesise
 from agent_runtime.llm.calls import current_options
-from agent_runtime.llm.openai_model import estimate_tokens
+from agent_runtime.llm.tokens import estimate_tokens
 
 __all__ = [
     "ANY_PREFIX",

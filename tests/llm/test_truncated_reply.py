@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from agent_runtime.llm._schema import close_truncated
-from agent_runtime.llm.openai_model import _parse
+from agent_runtime.llm.replies import parse_reply
 from modules.decisions import ControllerChoice
 
 # gemma3-270m on the real server, a controller call of test_real_village (CI, 2026-11-25):
@@ -19,7 +19,7 @@ LOOPED = (
 
 
 def test_a_looping_reply_cut_inside_a_string_is_read() -> None:
-    choice = _parse(ControllerChoice, LOOPED)
+    choice = parse_reply(ControllerChoice, LOOPED)
     assert choice.kind.value == "work"
     assert choice.count == 64  # clipped to a stack, as for any reply
     assert len(choice.reason) == 160

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from agent_runtime import prompts
 from agent_runtime.llm._schema import strict_json_schema
-from agent_runtime.llm.openai_model import estimate_tokens
+from agent_runtime.llm.tokens import estimate_tokens
 from agent_runtime.state.sections import (
     Action,
     Conversation,
