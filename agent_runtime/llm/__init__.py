@@ -8,6 +8,7 @@ implementation detail except where a test needs a specific helper.
 from agent_runtime.llm.accounting import Accounting, CallStats, PriceTable
 from agent_runtime.llm.adaptive import AdaptiveConcurrency
 from agent_runtime.llm.brain import HEURISTIC, Brain, Thought, think
+from agent_runtime.llm.buckets import TokenBucket
 from agent_runtime.llm.budget import Budgets
 from agent_runtime.llm.circuit import Circuit, CircuitBreakerModel
 from agent_runtime.llm.errors import (
@@ -26,7 +27,7 @@ from agent_runtime.llm.errors import (
 )
 from agent_runtime.llm.factory import PROMPT_LOG_NAME, LLMService
 from agent_runtime.llm.fake_server import FakeOpenAIServer, FakeReply, RecordedRequest
-from agent_runtime.llm.limits import Limiter, TokenBucket
+from agent_runtime.llm.limits import Limiter
 from agent_runtime.llm.managed import ManagedLanguageModel
 from agent_runtime.llm.modes import EndpointState
 from agent_runtime.llm.openai_model import OpenAILanguageModel

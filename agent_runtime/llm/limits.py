@@ -35,134 +35,24 @@ go into debt, which delays the next callers).
 from __future__ import annotations
 
 import asyncio
-import heapq
-import itertools
 import logging
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 from agent_runtime.llm.adaptive import AdaptiveConcurrency
+from agent_runtime.llm.buckets import TokenBucket
 from agent_runtime.llm.errors import LLMShed
 from agent_runtime.llm.pacing import HeaderPacer
 from agent_runtime.llm.priority import Priority, SchedulingPolicy
+from agent_runtime.llm.slot import Slot
+from agent_runtime.llm.waiters import WaitQueue
 
-__all__ = ["Limiter", "Slot", "TokenBucket"]
+__all__ = ["Limiter"]
 
 logger = logging.getLogger(__name__)
-
-
-class TokenBucket:
-    """Holds up to ``capacity`` units and refills ``rate_per_s`` units per second."""
-
-    def __init__(
-        self,
-        capacity: float,
-        rate_per_s: float,
-        *,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        if capacity <= 0 or rate_per_s <= 0:
-            raise ValueError("capacity and rate_per_s must be positive")
-        self.capacity = float(capacity)
-        self.rate_per_s = float(rate_per_s)
-        self._clock = clock
-        self._level = self.capacity
-        self._stamp = clock()
-        self._lock = asyncio.Lock()  # FIFO: the head waiter sleeps while holding it
-
-    @property
-    def level(self) -> float:
-        self._refill()
-        return self._level
-
-    def _refill(self) -> None:
-        now = self._clock()
-        self._level = min(self.capacity, self._level + (now - self._stamp) * self.rate_per_s)
-        self._stamp = now
-
-    async def take(self, amount: float) -> float:
-        """Wait until ``amount`` units are available and remove them; returns what was taken.
-
-        Amounts above the capacity are clamped to it, so one huge request cannot
-        wait forever.
-        """
-        amount = min(max(0.0, float(amount)), self.capacity)
-        async with self._lock:
-            while True:
-                self._refill()
-                if self._level >= amount:
-                    self._level -= amount
-                    return amount
-                await asyncio.sleep((amount - self._level) / self.rate_per_s)
-
-    def adjust(self, delta: float) -> None:
-        """Give back (``delta > 0``) or charge extra (``delta < 0``); may go negative."""
-        self._refill()
-        self._level = min(self.capacity, self._level + delta)
-
-
-class Slot:
-    """One granted request slot.
-
-    :meth:`settle` reports the real token count; :meth:`succeeded` reports a
-    good reply (its hold time feeds the adaptive limit); :meth:`overloaded`
-    reports an HTTP 429.
-    """
-
-    def __init__(
-        self,
-        limiter: Limiter,
-        estimated_tokens: float,
-        waited_s: float,
-        *,
-        key: str,
-        priority: Priority,
-        saturated: bool,
-        in_flight: int = 1,
-    ) -> None:
-        self._limiter = limiter
-        self.estimated_tokens = estimated_tokens
-        self.waited_s = waited_s
-        self.key = key
-        self.priority = priority
-        self.saturated = saturated
-        self.in_flight_at_grant = in_flight  # requests in flight once granted, itself included
-        self.granted_at = time.monotonic()
-        self.ok = False
-        self._settled = False
-
-    def settle(self, actual_tokens: int) -> None:
-        if self._settled:
-            return
-        self._settled = True
-        if self._limiter.tokens is not None:
-            self._limiter.tokens.adjust(self.estimated_tokens - actual_tokens)
-
-    def succeeded(self) -> None:
-        self.ok = True
-
-    def overloaded(self) -> None:
-        """HTTP 429: too many requests."""
-        self._limiter.concurrency_control.overloaded()
-
-    def timed_out(self) -> None:
-        """No answer within the request timeout: more than the server serves in time; the
-        time held is a lower bound of its service time."""
-        control = self._limiter.concurrency_control
-        control.overloaded()
-        control.note_service(time.monotonic() - self.granted_at)
-
-
-@dataclass(order=True, slots=True)
-class _Waiter:
-    priority: int
-    served: float  # when its agent was last granted a slot (-inf: never)
-    seq: int
-    future: asyncio.Future[None] = field(compare=False)
 
 
 class Limiter:
@@ -201,8 +91,7 @@ class Limiter:
             if tokens_per_minute
             else None
         )
-        self._waiters: list[_Waiter] = []
-        self._seq = itertools.count()
+        self._waiters = WaitQueue()
         self.in_flight = 0
         self.max_in_flight = 0
         self.granted = 0
@@ -241,16 +130,12 @@ class Limiter:
 
     @property
     def queued(self) -> int:
-        return sum(1 for w in self._waiters if not w.future.done())
+        return self._waiters.queued
 
     def queued_ahead(self, priority: Priority, served: float = float("inf")) -> int:
         """Waiters that would be served before a new request of ``priority`` whose agent was
         last served at ``served`` (default: just now, behind every waiter of its class)."""
-        return sum(
-            1
-            for w in self._waiters
-            if (w.priority, w.served) <= (priority, served) and not w.future.done()
-        )
+        return self._waiters.ahead(priority, served)
 
     def _served(self, agent: str) -> float:
         return self._served_at.get(agent, float("-inf")) if agent else float("inf")
@@ -343,7 +228,8 @@ class Limiter:
         label = prio.label
         self.wait_s_max_by_priority[label] = max(self.wait_s_max_by_priority.get(label, 0), waited)
         slot = Slot(
-            self,
+            self.tokens,
+            self.concurrency_control,
             taken_tokens,
             waited,
             key=module,
@@ -418,26 +304,21 @@ class Limiter:
         self._changed()
 
     def _dispatch(self) -> None:
-        while self._waiters and self.in_flight < self.limit:
-            waiter = self._waiters[0]
-            if waiter.future.done():
-                heapq.heappop(self._waiters)
-                continue
+        while self.in_flight < self.limit and (waiter := self._waiters.head()) is not None:
             if self._reserved_for_high(Priority(waiter.priority)):
                 # it waits on (up to its deadline); look again when the reservation lapses
                 lapse = self._high_demand_at + self._reserve_window() - time.monotonic()
                 delay = max(0.0, lapse) + 1e-3
                 asyncio.get_running_loop().call_later(delay, self._dispatch)
                 return
-            heapq.heappop(self._waiters)
+            self._waiters.pop()
             self._take()
             waiter.future.set_result(None)
 
     async def _wait_turn(
         self, priority: Priority, served: float, deadline: float, t0: float
     ) -> None:
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._waiters, _Waiter(int(priority), served, next(self._seq), future))
+        future = self._waiters.push(priority, served)
         self._changed()
         try:
             async with asyncio.timeout(deadline):
@@ -453,12 +334,7 @@ class Limiter:
                 future.cancel()
             raise
         finally:
-            self._prune()
-
-    def _prune(self) -> None:
-        if any(w.future.done() for w in self._waiters):
-            self._waiters = [w for w in self._waiters if not w.future.done()]
-            heapq.heapify(self._waiters)
+            self._waiters.prune()
 
     def _shed(
         self,

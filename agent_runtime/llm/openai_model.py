@@ -64,7 +64,7 @@ from agent_runtime.llm.errors import (
     LLMRequestRejected,
     LLMTimeout,
 )
-from agent_runtime.llm.limits import Limiter, Slot
+from agent_runtime.llm.limits import Limiter
 from agent_runtime.llm.modes import (
     MODES,
     NEXT_MODE,
@@ -77,6 +77,7 @@ from agent_runtime.llm.modes import (
 )
 from agent_runtime.llm.replies import InvalidReply, parse_reply, reply_text, reply_usage
 from agent_runtime.llm.retries import RetryPolicy, classify, describe, retry_after
+from agent_runtime.llm.slot import Slot
 from agent_runtime.llm.tokens import estimate_tokens
 from agent_runtime.prompts import prompt_path, render_text
 
