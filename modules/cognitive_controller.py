@@ -44,7 +44,8 @@ import asyncio
 import random
 from typing import Any, ClassVar
 
-from agent_runtime.bottleneck import ActionData, BottleneckView, PlanData, build_view
+from agent_runtime.bottleneck import BottleneckView, build_view
+from agent_runtime.bottleneck_data import ActionData, PlanData
 from agent_runtime.llm.priority import Priority
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext

@@ -24,7 +24,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from agent_runtime.bottleneck import ActionRecord, BottleneckView
+from agent_runtime.bottleneck import BottleneckView
+from agent_runtime.bottleneck_data import ActionRecord
 from agent_runtime.state.sections import IntentKind, Utterance, UtteranceGoal, UtteranceKind
 from agent_runtime.world import SkillCall
 from modules.decisions import ControllerOut

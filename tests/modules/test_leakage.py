@@ -326,7 +326,7 @@ def test_no_role_label_reaches_an_agents_own_state() -> None:
     """An experiment's label for an agent (``role: influencer`` in its config) is the
     experiment's ledger, not something the agent was told: it is in neither the Identity
     section nor the controller's view of it."""
-    from agent_runtime.bottleneck import IdentityData
+    from agent_runtime.bottleneck_data import IdentityData
 
     assert "role" not in Identity.model_fields
     assert "role" not in IdentityData.model_fields
