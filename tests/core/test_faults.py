@@ -11,10 +11,16 @@ from agent_runtime.app.faults import run_suite
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
+RESUME_S = 15.0
+
 
 @pytest.mark.timeout(400)
 async def test_fault_suite_without_a_world(tmp_path: Path) -> None:
-    report = await run_suite(tmp_path / "suite", world="none", window=60, fault_s=4)
+    # the resumed run lasts RESUME_S, not half the window: its first decision came 3 s after
+    # the start in the committed embedded report (agent_runtime/app/results/faults-embedded-*)
+    report = await run_suite(
+        tmp_path / "suite", world="none", window=60, fault_s=4, resume_s=RESUME_S
+    )
     by_name = {f["fault"]: f for f in report["faults"]}
     assert set(by_name) == {
         "kill_redis", "kill_broker", "llm_http_429", "llm_http_500", "llm_timeout",

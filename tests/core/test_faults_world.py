@@ -9,13 +9,16 @@ from pathlib import Path
 import pytest
 
 from agent_runtime.app.faults import run_suite
+from tests.core.test_faults import RESUME_S
 
 pytestmark = [pytest.mark.services, pytest.mark.minecraft, pytest.mark.slow]
 
 
 @pytest.mark.timeout(900)
 async def test_fault_suite_on_the_embedded_world(tmp_path: Path) -> None:
-    report = await run_suite(tmp_path / "suite", world="embedded", window=90, llm=False)
+    report = await run_suite(
+        tmp_path / "suite", world="embedded", window=90, llm=False, resume_s=RESUME_S
+    )
     by_name = {f["fault"]: f for f in report["faults"]}
     assert set(by_name) == {"kill_redis", "kill_broker", "kill_minecraft", "kick_bot", "sigkill_run"}
     assert by_name["kill_minecraft"]["data_path"] == {
