@@ -116,9 +116,11 @@ async def test_meme_prompt_carries_only_the_agents_own_goals() -> None:
 @pytest.mark.services
 @pytest.mark.minecraft
 async def test_culture_in_the_embedded_world(tmp_path: Path) -> None:
-    """6 agents (3 towns of 1, one priest, 3 rural) for 108 protocol s at time scale 0.7."""
+    """6 agents (3 towns of 1, one priest, 3 rural) for 108 protocol s at time scale 0.35
+    (every sample time and cadence is protocol time: the same 5 samples in half the wall time
+    of 0.7, which is what it ran at before; tests/README.md, Speed)."""
     out, metrics = await run("culture", None, _opts(tmp_path, world="embedded", scale=0.012,
-                                                    time_scale=0.7))
+                                                    time_scale=0.35))
     _outputs(out)
     names = {r["name"] for r in read_csv(out / "residents.csv")}
     positions = read_csv(out / "positions.csv")
