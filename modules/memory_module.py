@@ -23,7 +23,8 @@ from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Decision, Goals, Identity, WorkingMemory, WorkingMemoryItem
 from modules.base import PendingMemory, memory_inbox
 from modules.memory.llm_policies import ImportanceBrain
-from modules.memory.store import MemoryStream, NewMemory
+from modules.memory.records import NewMemory
+from modules.memory.store import MemoryStream
 from modules.policies import brain_for
 
 log = logging.getLogger(__name__)

@@ -18,11 +18,13 @@ from modules.memory.llm_policies import (
     render_insights_prompt,
     render_questions_prompt,
 )
+from modules.memory.persistence import stream_prefix
 from modules.memory.prompting import RenderedPrompt, numbered_memories, quote_untrusted
 from modules.memory.records import (
     MEMORY_KINDS,
     MemoryKind,
     MemoryRecord,
+    NewMemory,
     estimate_tokens,
     ticks_to_hours,
 )
@@ -49,14 +51,9 @@ from modules.memory.retrieval import (
     score,
     select,
 )
-from modules.memory.store import (
-    REFLECTION_COUNTED_KINDS,
-    SEED_IMPORTANCE,
-    MemoryStream,
-    NewMemory,
-    split_sentences,
-    stream_prefix,
-)
+from modules.memory.seeding import SEED_IMPORTANCE, split_sentences
+from modules.memory.store import MemoryStream
+from modules.memory.trigger import REFLECTION_COUNTED_KINDS
 
 __all__ = [
     "DEFAULT_DECAY",

@@ -39,9 +39,9 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict, Field
 
 from modules.memory.importance import AsyncImportanceRater, heuristic_importance
-from modules.memory.records import MemoryKind, MemoryRecord
+from modules.memory.records import MemoryKind, MemoryRecord, NewMemory
 from modules.memory.retrieval import DEFAULT_DECAY, DEFAULT_WEIGHTS
-from modules.memory.store import MemoryStream, NewMemory
+from modules.memory.store import MemoryStream
 
 __all__ = [
     "AllInsights",

@@ -28,9 +28,7 @@ the current game time and is used whenever ``created``/``now`` is omitted.
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
-import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeVar
@@ -39,28 +37,21 @@ import numpy as np
 import numpy.typing as npt
 from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
-from redis.typing import EncodableT, FieldT
 
-from modules.memory.columns import KIND_CODE, Columns
+from modules.memory.columns import Columns
 from modules.memory.encoder import Encoder, FloatArray, HashingEncoder
 from modules.memory.forgetting import plan_forgetting
 from modules.memory.importance import ImportanceRater, heuristic_importance
+from modules.memory.intake import check_new, new_records
 from modules.memory.offload import encode_queue
 from modules.memory.persistence import KEY_NAMES, decode, read_stream, stream_prefix
 from modules.memory.records import MemoryKind, MemoryRecord, NewMemory
 from modules.memory.retrieval import DEFAULT_DECAY, DEFAULT_WEIGHTS, ScoredMemory, score, select
-from modules.memory.seeding import SEED_IMPORTANCE, seed_items, split_sentences
+from modules.memory.seeding import seed_items
+from modules.memory.trigger import REFLECTION_COUNTED_KINDS, RETENTION, ReflectionTrigger
+from modules.memory.writes import queue_add, queue_forget, queue_reflected, queue_touch
 
-__all__ = [
-    "REFLECTION_COUNTED_KINDS",
-    "RETENTION",
-    "SEED_IMPORTANCE",
-    "MemoryStream",
-    "NewMemory",
-    "gist",
-    "split_sentences",
-    "stream_prefix",
-]
+__all__ = ["DEFAULT_MAX_RECORDS", "MemoryStream", "Writer"]
 
 log = logging.getLogger(__name__)
 
@@ -70,27 +61,6 @@ Writer = Callable[[Callable[[Pipeline], object]], Awaitable[list[Any]]]
 
 #: Default bound on one stream (about 15 MB with MiniLM vectors; hours of a busy agent).
 DEFAULT_MAX_RECORDS = 10_000
-
-#: Kinds whose importance adds to the reflection trigger: what the agent perceives
-#: (Generative Agents sum the importance of perceived events; their plans, reflections and
-#: other thoughts, like our plan, reflection and seed records, do not add to it).
-REFLECTION_COUNTED_KINDS: frozenset[MemoryKind] = frozenset(
-    {"observation", "action", "conversation"}
-)
-#: A perceived record whose gist is among the latest this many perceived records' gists
-#: is a repeat and does not add to the trigger (Generative Agents' ``retention`` of 5: an
-#: event among the latest five is not perceived anew).
-RETENTION = 5
-
-_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
-_NON_WORD = re.compile(r"[^a-z#]+")
-
-
-def gist(text: str) -> str:
-    """``text`` lower-cased with numbers as ``#`` and punctuation as spaces: "I tried to
-    collect(block=oak_log, count=4): +4 oak_log" and the same with 3 share one gist."""
-    return _NON_WORD.sub(" ", _NUMBER.sub("#", text.lower())).strip()
-
 
 @dataclass(eq=False)
 class MemoryStream:
@@ -134,15 +104,7 @@ class MemoryStream:
     #: Held by the reflection pipeline so that one agent never reflects twice at once.
     reflection_lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
     _loaded: bool = field(default=False, init=False)
-    _since_reflection: float = field(default=0.0, init=False)
-    _reflections: int = field(default=0, init=False)
-    _last_reflection: float | None = field(default=None, init=False)
     _last_id: int = field(default=0, init=False)
-    #: gists of the latest perceived records (in process: after a reload, empty)
-    _latest: collections.deque[str] = field(default_factory=collections.deque, init=False)
-    #: records that added to the trigger since the last reflection (in process; None after
-    #: a reload, when it is not known)
-    _counted_n: int | None = field(default=0, init=False)
 
     def __post_init__(self) -> None:
         if self.max_records is not None and self.max_records < 10:
@@ -161,6 +123,7 @@ class MemoryStream:
         self.prefix = stream_prefix(self.run, self.agent)
         self.keys = {name: self.prefix + name for name in KEY_NAMES}
         self.columns = Columns(self.encoder.dim)
+        self.trigger = ReflectionTrigger(self.counted_kinds, self.retention)
 
     @classmethod
     async def open(
@@ -206,11 +169,10 @@ class MemoryStream:
         self.columns = Columns(self.encoder.dim, max(64, len(records)))
         for r in records:
             self.columns.append(r, vectors[r.id])
-        self._since_reflection = stored.since_reflection
-        self._reflections = stored.reflections
-        self._last_reflection = stored.last_reflection
+        self.trigger.loaded(
+            stored.since_reflection, stored.reflections, stored.last_reflection, not records
+        )
         self._last_id = stored.last_id
-        self._counted_n = 0 if stored.since_reflection == 0 and not records else None
         self._loaded = True
         log.debug("loaded %d memories of %s/%s", self.columns.n, self.run, self.agent)
 
@@ -239,68 +201,26 @@ class MemoryStream:
         self._check()
         if not items:
             return []
-        for item in items:
-            if not item.text.strip():
-                raise ValueError("memory text must not be empty")
-            if item.kind not in KIND_CODE:
-                raise ValueError(f"unknown memory kind {item.kind!r}")
-            if item.importance is not None and not 1 <= item.importance <= 10:
-                raise ValueError(f"importance must be 1..10, got {item.importance}")
-            unknown = [e for e in item.evidence if e not in self.columns.records]
-            if unknown:
-                raise ValueError(f"evidence ids {unknown} are not in {self.agent}'s stream")
+        check_new(items, self.columns.records, self.agent)
         vecs = await self._encode([it.text for it in items])
-        k = self.keys
         # ids in process (one owner per stream): no round trip; no await until queued below,
         # so concurrent writers of this stream queue in the order of their ids
         first_id = self._last_id + 1
         last_id = self._last_id = self._last_id + len(items)
-        now = self.clock()
-        records: list[MemoryRecord] = []
-        for offset, item in enumerate(items):
-            if item.importance is None:
-                rated = max(1, min(10, int(self.rater(item.text, item.kind))))
-                importance, source = rated, item.source or "heuristic"
-            else:
-                importance, source = item.importance, item.source or "caller"
-            created = now if item.created is None else float(item.created)
-            records.append(
-                MemoryRecord(
-                    id=first_id + offset,
-                    agent=self.agent,
-                    text=item.text.strip(),
-                    kind=item.kind,
-                    created=created,
-                    last_accessed=created,
-                    importance=importance,
-                    evidence=item.evidence,
-                    source=source,
-                )
-            )
+        records = new_records(
+            items, first_id=first_id, agent=self.agent, now=self.clock(), rater=self.rater
+        )
         counted = float(
             sum(
                 r.importance
                 for r, item in zip(records, items, strict=True)
-                if self._counts(r, item.counted)
+                if self.trigger.counts(r, item.counted)
             )
         )
-        record_json: dict[FieldT, EncodableT] = {str(r.id): r.model_dump_json() for r in records}
-        emb: dict[FieldT, EncodableT] = {
-            str(r.id): v.astype("<f4").tobytes() for r, v in zip(records, vecs, strict=True)
-        }
-
-        def commands(pipe: Pipeline) -> None:
-            pipe.hset(k["records"], mapping=record_json)
-            pipe.hset(k["emb"], mapping=emb)
-            pipe.rpush(k["order"], *[r.id for r in records])
-            pipe.set(k["seq"], last_id)
-            if counted:
-                pipe.incrbyfloat(k["since_reflection"], counted)
-
-        await self._write(commands)
+        await self._write(lambda pipe: queue_add(pipe, self.keys, records, vecs, last_id, counted))
         for r, v in zip(records, vecs, strict=True):
             self.columns.append(r, v)
-        self._since_reflection += counted
+        self.trigger.since += counted
         if self.max_records is not None and self.columns.n > self.max_records:
             await self._forget_routine(self.max_records)
         return records
@@ -314,41 +234,18 @@ class MemoryStream:
         gone, summary = plan
         ids = [str(r.id) for r in gone]
         self.columns.remove(r.id for r in gone)
-        k = self.keys
         pipe = self.redis.pipeline(transaction=True)
-        pipe.hdel(k["records"], *ids)
-        pipe.hdel(k["emb"], *ids)
-        pipe.delete(k["order"])
-        if self.columns.records:
-            pipe.rpush(k["order"], *sorted(self.columns.records))
+        queue_forget(pipe, self.keys, ids, self.columns.records)
         await self.io(pipe.execute())
         self.forgotten += len(gone)
         log.debug("%s/%s forgot %d routine memories", self.run, self.agent, len(gone))
         await self.add_many([summary])
 
-    def _counts(self, record: MemoryRecord, counted: bool) -> bool:
-        """Whether ``record`` adds to the reflection trigger: a perceived kind, not marked
-        uncounted, and not a repeat of one of the latest ``retention`` perceived records
-        (whose window it joins either way)."""
-        if not counted or record.kind not in self.counted_kinds:
-            return False
-        if self.retention <= 0:
-            self._counted_n = None if self._counted_n is None else self._counted_n + 1
-            return True
-        g = gist(record.text)
-        repeat = g in self._latest
-        self._latest.append(g)
-        while len(self._latest) > self.retention:
-            self._latest.popleft()
-        if not repeat and self._counted_n is not None:
-            self._counted_n += 1
-        return not repeat
-
     @property
     def counted_since_reflection(self) -> int | None:
         """How many records added to the trigger since the last reflection (None: not
         known, the stream was reloaded since)."""
-        return self._counted_n
+        return self.trigger.counted_n
 
     async def seed_from_identity(
         self,
@@ -435,24 +332,23 @@ class MemoryStream:
             if new is not None:
                 touched.append(new)
         if touched:
-            mapping: dict[FieldT, EncodableT] = {str(r.id): r.model_dump_json() for r in touched}
-            await self._write(lambda pipe: pipe.hset(self.keys["records"], mapping=mapping))
+            await self._write(lambda pipe: queue_touch(pipe, self.keys, touched))
         return results
 
     async def importance_since_reflection(self) -> float:
         """Importance summed over counted kinds since the last :meth:`mark_reflected`."""
         self._check()
-        return self._since_reflection
+        return self.trigger.since
 
     @property
     def reflections(self) -> int:
         """How many reflections have been completed on this stream."""
-        return self._reflections
+        return self.trigger.reflections
 
     @property
     def last_reflection(self) -> float | None:
         """Game time of the last completed reflection, if any."""
-        return self._last_reflection
+        return self.trigger.last
 
     async def mark_reflected(self, consumed: float | None = None, now: float | None = None) -> None:
         """Reset the reflection counter.
@@ -463,24 +359,9 @@ class MemoryStream:
         """
         self._check()
         now = self.clock() if now is None else float(now)
-        k = self.keys
-
-        def commands(pipe: Pipeline) -> None:
-            if consumed is None:
-                pipe.set(k["since_reflection"], 0)
-            else:
-                pipe.incrbyfloat(k["since_reflection"], -float(consumed))
-            pipe.hincrby(k["meta"], "reflections", 1)
-            pipe.hset(k["meta"], "last_reflection", repr(now))
-
-        res = await self._write(commands)
-        if consumed is None:
-            self._since_reflection = 0.0
-        else:
-            self._since_reflection = max(0.0, float(decode(res[0])))
-        self._reflections += 1
-        self._last_reflection = now
-        self._counted_n = 0
+        res = await self._write(lambda pipe: queue_reflected(pipe, self.keys, consumed, now))
+        since = 0.0 if consumed is None else max(0.0, float(decode(res[0])))
+        self.trigger.reflected(since, now)
 
     async def export(self) -> dict[str, Any]:
         """JSON-serialisable snapshot: records (no embeddings) and counters."""
@@ -490,8 +371,8 @@ class MemoryStream:
             "agent": self.agent,
             "encoder": self.encoder.name,
             "dim": self.encoder.dim,
-            "since_reflection": self._since_reflection,
-            "reflections": self._reflections,
-            "last_reflection": self._last_reflection,
+            "since_reflection": self.trigger.since,
+            "reflections": self.trigger.reflections,
+            "last_reflection": self.trigger.last,
             "records": [r.model_dump(mode="json") for r in self.all_records()],
         }

@@ -14,7 +14,7 @@ from redis.asyncio import Redis
 
 from modules.memory import HashingEncoder, MemoryStream, MiniLMEncoder, NewMemory, split_sentences
 from modules.memory.encoder import FloatArray
-from modules.memory.store import stream_prefix
+from modules.memory.persistence import stream_prefix
 from tests.core.helpers import wait_until
 
 P = stream_prefix("run1", "Ann")
