@@ -116,7 +116,7 @@ def test_a_comparison_names_its_columns_and_reads_every_file(tmp_path: Path) -> 
     assert render_docs(tmp_path, RENDERERS, write=True) == (1, [])
     text = doc.read_text()
     assert "| per agent-hour | before | after |" in text
-    assert "| $ at gpt-4o (cached input at half price) | 2.78 | 1.62 |" in text
+    assert "| $ at gpt-4o (cached as the endpoint reported) | 2.78 | 1.62 |" in text
     _doc(tmp_path, "", f"{spec} labels=one")  # two files, one label
     _, problems = render_docs(tmp_path, RENDERERS, write=False)
     assert len(problems) == 1 and "labels= names 1 columns for 2 files" in problems[0].reason

@@ -65,6 +65,8 @@ def test_bench_cost_runs_a_village_on_the_simulated_endpoint(tmp_path: Path) -> 
     # priced as OpenAI serves its cache: the controller's prompts are under 1,024 tokens
     assert controller["prompt_tokens"] / controller["calls"] < 1024
     assert controller["cached_tokens"] == 0
+    asked = sum(out["controller"]["asked_by_reason"].values())  # each call counted by reason
+    assert asked > 0 and abs(asked - controller["calls"]) <= out["agents"]  # (calls in flight)
     assert out["controller"]["by_brain"].get(HEURISTIC_CONTENT, 0) > 0
     assert "llm:simulated" not in out["controller"]["by_brain"]  # heuristic content only
     everything = out["modules"]["all"]

@@ -11,13 +11,15 @@ default. ``--world embedded`` (default) starts the embedded Minecraft server and
 
 After the village is up, ``--duration`` seconds are measured, and it prints one JSON object:
 
-- per module and in ``all``: calls, prompt tokens, cacheable-prefix tokens (the longest
-  prefix identical to the same module's previous prompt for that agent), completion tokens,
-  each per agent-hour too, and dollars per agent-hour for the price table (gpt-4o,
-  gpt-4o-mini, a local model at $0: :data:`agent_runtime.llm.cost.BENCH_PRICES`; cached
-  input at the provider's cached price; ``usd_per_agent_hour_uncached``: as if nothing were
-  cached. OpenAI caches only prompts of 1,024 tokens or more, in 128-token steps, so on
-  prompts shorter than that the uncached figure is the one it would bill);
+- per module and in ``all``: calls, prompt tokens, cached tokens as OpenAI reports them (the
+  longest prefix shared with the same (agent, module)'s previous prompt or the module's
+  latest one, counted only for prompts of 1,024 tokens or more, in 128-token steps:
+  :data:`agent_runtime.llm.simulated.OPENAI_CACHE`), completion tokens, each per agent-hour
+  too, and dollars per agent-hour for the price table (gpt-4o, gpt-4o-mini, a local model at
+  $0: :data:`agent_runtime.llm.cost.BENCH_PRICES`; cached input at the provider's cached
+  price; ``usd_per_agent_hour_uncached``: as if nothing were cached), and
+  ``usd_per_agent_hour_small_model``: the bill with ``llm.small_model`` (gpt-4o-mini) for the
+  small calls and gpt-4o for the rest;
 - the controller's decisions: how many, by brain, the share made by the model (the
   simulated endpoint's replies) and how many of those only kept the agent on course
   (``continue``), and the longest gap between two decisions of one agent;
@@ -97,9 +99,20 @@ class ControllerDecisions:
     def __init__(self) -> None:
         self.since: float | None = None  # None: not measuring yet
         self.records: list[tuple[str, float, str, bool, str]] = []  # agent, t, brain, reflex, kind
+        self.asked: dict[str, int] = {}  # the controller's calls by their first reason
+        self.revisions: dict[str, int] = {}  # planning's revisions by reason ("fresh": none)
 
     def __call__(self, record: dict[str, Any]) -> None:
-        if record.get("type") != "decision" or self.since is None:
+        kind = record.get("type")
+        if self.since is None or float(record.get("t", 0.0)) < self.since:
+            return
+        if kind == "controller_asked":
+            first = str((record.get("reasons") or ["?"])[0])
+            self.asked[first] = self.asked.get(first, 0) + 1
+        elif kind == "plan":
+            reason = str(record.get("reason") or "fresh").split(":", 1)[0]
+            self.revisions[reason] = self.revisions.get(reason, 0) + 1
+        if kind != "decision":
             return
         t = float(record["t"])
         if t >= self.since:
@@ -144,6 +157,8 @@ class ControllerDecisions:
             "longest_gap_s_by_agent": gaps,
             "longest_model_gap_s": max(model_gaps.values(), default=0.0),
             "longest_model_gap_s_by_agent": model_gaps,
+            "asked_by_reason": dict(sorted(self.asked.items())),
+            "plan_revisions": dict(sorted(self.revisions.items())),
         }
 
 
