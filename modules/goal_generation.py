@@ -34,8 +34,8 @@ from agent_runtime.state.sections import (
     Perception,
     Social,
 )
-from modules.asking import InputGate
 from modules.base import appended, remember
+from modules.controller.asking import InputGate
 from modules.heuristics.goals import (
     GoalOut,
     choose_goal,

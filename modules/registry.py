@@ -10,13 +10,9 @@ from agent_runtime.config.loader import ResolvedAgent
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.module import Module, Schedule
 from modules.action_awareness import ActionAwareness
-from modules.asking import DEFAULT_MAX_INTERVAL_S
-from modules.cognitive_controller import (
-    DEADLINE_S,
-    FOLLOW_PLAN_STEPS,
-    PROMPT_VIEW_CHARS,
-    CognitiveController,
-)
+from modules.controller.asking import DEFAULT_MAX_INTERVAL_S
+from modules.controller.module import DEADLINE_S, FOLLOW_PLAN_STEPS, CognitiveController
+from modules.controller.prompt import PROMPT_VIEW_CHARS
 from modules.goal_generation import MAX_INTERVAL_S as GOALS_MAX_INTERVAL_S
 from modules.goal_generation import GoalGeneration
 from modules.memory_module import BATCH as MEMORY_BATCH

@@ -28,7 +28,7 @@ from agent_runtime.bottleneck import BottleneckView
 from agent_runtime.bottleneck_data import ActionRecord
 from agent_runtime.state.sections import IntentKind, Utterance, UtteranceGoal, UtteranceKind
 from agent_runtime.world import SkillCall
-from modules.decisions import ControllerOut
+from modules.controller.decisions import ControllerOut
 from modules.heuristics import asked
 from modules.heuristics.deposit import deposit_due
 from modules.heuristics.needs import ask

@@ -31,7 +31,7 @@ from agent_runtime.bottleneck import BottleneckView
 from agent_runtime.config.models import GiftSettings
 from agent_runtime.state.sections import IntentKind, UtteranceGoal, UtteranceKind
 from agent_runtime.world import SkillCall
-from modules.decisions import ControllerOut
+from modules.controller.decisions import ControllerOut
 from modules.knowledge import LOGS, PLANKS, RECIPES
 from modules.techtree import next_step
 

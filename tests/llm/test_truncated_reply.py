@@ -6,7 +6,7 @@ import json
 
 from agent_runtime.llm._schema import close_truncated
 from agent_runtime.llm.replies import parse_reply
-from modules.decisions import ControllerChoice
+from modules.controller.decisions import ControllerChoice
 
 # gemma3-270m on the real server, a controller call of test_real_village (CI, 2026-11-25):
 # the reason repeated "10/20, " until max_tokens (400) cut the reply inside say_text

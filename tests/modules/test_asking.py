@@ -29,9 +29,9 @@ from agent_runtime.state.sections import (
     Utterance,
 )
 from agent_runtime.world import NearbyPlayer, Observation, SkillCall, SkillOutcome, Vec3
-from modules.asking import AskGate, situation, why
-from modules.cognitive_controller import CognitiveController
-from modules.decisions import ControllerChoice
+from modules.controller.asking import AskGate, situation, why
+from modules.controller.decisions import ControllerChoice
+from modules.controller.module import CognitiveController
 from tests.modules.helpers import NOW, bview
 
 RUNNING = Action(running=SkillCall(skill="collect", args={"block": "oak_log"}), started_at=NOW - 5)

@@ -28,8 +28,8 @@ from agent_runtime.state.sections import (
     UtteranceKind,
 )
 from agent_runtime.world import WALK_BLOCKS_PER_S, Observation, SkillCall, SkillOutcome, Vec3
-from modules.cognitive_controller import CognitiveController
-from modules.decisions import ControllerOut
+from modules.controller.decisions import ControllerOut
+from modules.controller.module import CognitiveController
 from modules.heuristics.controller import decide, inventory
 from tests.modules.helpers import NOW, bview
 
@@ -349,7 +349,7 @@ async def test_the_view_is_built_again_only_after_a_write(
 ) -> None:
     """Reflex checks while the model thinks read the view again and again: with nothing
     written since, the controller reuses the last view (with the time moved on)."""
-    import modules.cognitive_controller as cc_module
+    import modules.controller.module as cc_module
     from agent_runtime.bottleneck import build_view as real
 
     async with local_services() as svc:
@@ -373,14 +373,17 @@ async def test_the_view_is_built_again_only_after_a_write(
         assert len(built) == 2 and third.goals.current == "farm wheat"
 
 
-
 def _at(x: float, items: dict[str, int]) -> Perception:
-    return Perception(observation=Observation(inventory=items, at=NOW, position=Vec3(x=x, y=64, z=-3)))
+    return Perception(
+        observation=Observation(inventory=items, at=NOW, position=Vec3(x=x, y=64, z=-3))
+    )
 
 
 def test_it_does_not_set_out_for_a_chest_it_cannot_reach_in_the_window() -> None:
     """From its own position and the window it heard: 20 s at the planned walking pace."""
-    conv = Conversation(lines=(Utterance(speaker="Mayor", text=OPEN, at=NOW - 2, announcement=True),))
+    conv = Conversation(
+        lines=(Utterance(speaker="Mayor", text=OPEN, at=NOW - 2, announcement=True),)
+    )
     near = decide(bview(perception=_at(14 + 10, {"oak_log": 10}), conversation=conv), rng())
     assert near.skill == "deposit", near
     reach = (20 - 2) * WALK_BLOCKS_PER_S  # blocks it can walk before the window closes
@@ -391,8 +394,12 @@ def test_it_does_not_set_out_for_a_chest_it_cannot_reach_in_the_window() -> None
 
 
 def test_a_chest_it_could_not_get_to_is_not_tried_again_for_that_request() -> None:
-    conv = Conversation(lines=(Utterance(speaker="Mayor", text=OPEN, at=NOW - 4, announcement=True),))
-    call = SkillCall(skill="deposit", args={"item": "oak_log", "count": 2, "x": 12, "y": 64, "z": -3})
+    conv = Conversation(
+        lines=(Utterance(speaker="Mayor", text=OPEN, at=NOW - 4, announcement=True),)
+    )
+    call = SkillCall(
+        skill="deposit", args={"item": "oak_log", "count": 2, "x": 12, "y": 64, "z": -3}
+    )
 
     def after(failure: str) -> ControllerOut:
         log = ActionLogEntry(
@@ -400,7 +407,11 @@ def test_a_chest_it_could_not_get_to_is_not_tried_again_for_that_request() -> No
             outcome=SkillOutcome(skill="deposit", success=False, failure=failure,
                                  reason="why", ended_at=NOW - 1),
         )  # fmt: skip
-        v = bview(perception=inv({"oak_log": 10, "bread": 5}), conversation=conv, action=Action(log=(log,)))
+        v = bview(
+            perception=inv({"oak_log": 10, "bread": 5}),
+            conversation=conv,
+            action=Action(log=(log,)),
+        )
         return decide(v, rng())
 
     # a chest that refused a click: the next kind is still paid (the body got there)

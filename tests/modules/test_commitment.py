@@ -24,8 +24,7 @@ from agent_runtime.state.sections import (
     Utterance,
 )
 from agent_runtime.world import Observation, SkillCall, SkillOutcome
-from modules.cognitive_controller import CognitiveController
-from modules.commitment import (
+from modules.controller.commitment import (
     ABANDON_AFTER_S,
     MAX_PREEMPTED,
     Ledger,
@@ -33,6 +32,7 @@ from modules.commitment import (
     resume_call,
     verdict,
 )
+from modules.controller.module import CognitiveController
 from modules.skill_execution import SkillExecution
 from tests.modules.helpers import NOW, bview
 

@@ -41,8 +41,14 @@ from agent_runtime.world import (
     Vec3,
     validate_skill,
 )
-from modules.cognitive_controller import PROMPT_VIEW_CHARS, heuristic_choice, prompt_view
-from modules.decisions import CHOICE_SKILLS, ControllerChoice, skill_args, skill_list, to_decision
+from modules.controller.decisions import (
+    CHOICE_SKILLS,
+    ControllerChoice,
+    skill_args,
+    skill_list,
+    to_decision,
+)
+from modules.controller.prompt import PROMPT_VIEW_CHARS, heuristic_choice, prompt_view
 from modules.heuristics.controller import decide
 from tests.modules.helpers import NOW, bview
 

@@ -34,7 +34,7 @@ from agent_runtime.state.sections import (
     UtteranceKind,
 )
 from agent_runtime.world import Observation, SkillCall, SkillOutcome
-from modules.decisions import ControllerOut
+from modules.controller.decisions import ControllerOut
 from modules.heuristics.controller import decide
 from modules.heuristics.gifts import allowance, bound, goal_items, tier_cap
 from modules.skill_execution import SkillExecution

@@ -9,7 +9,7 @@ by an LLM fooled into loving Mallory), the bottleneck view of the controller wit
 the memories of it and her record of Mallory, goal generation (which reads heard needs), the
 controller's heuristic policy and an LLM
 controller that obeys the injection, each bounded by :func:`modules.heuristics.gifts.bound`
-and validated by :func:`modules.decisions.to_decision`, then talking (heuristic words and the
+and validated by :func:`modules.controller.decisions.to_decision`, then talking (heuristic words and the
 LLM prompt) for the decision."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from agent_runtime.state.sections import (
     WorkingMemoryItem,
 )
 from agent_runtime.world import NearbyPlayer, Observation, Vec3
-from modules.decisions import ControllerOut, skill_list, to_decision
+from modules.controller.decisions import ControllerOut, skill_list, to_decision
 from modules.heuristics.controller import decide as controller_heuristic
 from modules.heuristics.gifts import bound, tier_cap
 from modules.heuristics.goals import GoalOut, choose_goal

@@ -59,8 +59,8 @@ from agent_runtime.world import (
     Vec3,
 )
 from modules.action_awareness import ActionAwareness
-from modules.asking import situation
-from modules.cognitive_controller import CognitiveController
+from modules.controller.asking import situation
+from modules.controller.module import CognitiveController
 from modules.goal_generation import GoalGeneration
 from modules.memory_module import Memory
 from modules.perception import PerceptionModule
@@ -362,10 +362,12 @@ ADMIRES, DESPISES = ("You admire Ann; you are kind.",), ("You think Ann is usele
 async def test_a_hungry_agent_asks_from_its_own_traits_only() -> None:
     """Ann's own traits say she needs food and she holds none: she asks Bob, whom she sees
     and her profile names. Bob's config (traits, role) changes nothing; holding food does."""
-    a = await run_world(dataclasses.replace(A, bob_traits=ADMIRES, ann_traits=HUNGRY,
-                                            ann_inventory={}))
-    b = await run_world(dataclasses.replace(B, bob_traits=DESPISES, ann_traits=HUNGRY,
-                                            ann_inventory={}))
+    a = await run_world(
+        dataclasses.replace(A, bob_traits=ADMIRES, ann_traits=HUNGRY, ann_inventory={})
+    )
+    b = await run_world(
+        dataclasses.replace(B, bob_traits=DESPISES, ann_traits=HUNGRY, ann_inventory={})
+    )
     for module in ("cognitive_controller", "talking", "skill_execution"):
         assert a[module] == b[module], module
     d = a["cognitive_controller"]
@@ -387,7 +389,10 @@ async def test_a_chef_gives_by_its_own_sentiment_not_the_askers_config() -> None
         assert a[module] == b[module], module
     gives = [c for c in a["skill_execution"] if c.skill == "give"]
     assert gives and gives[0].args["player"] == "Bob" and gives[0].args["item"] == "bread"
-    rude = await run_world(dataclasses.replace(
-        A, bob_traits=ADMIRES, bob_says=("Ugh, whatever, you are useless.", *ask)))
+    rude = await run_world(
+        dataclasses.replace(
+            A, bob_traits=ADMIRES, bob_says=("Ugh, whatever, you are useless.", *ask)
+        )
+    )
     assert not [c for c in rude["skill_execution"] if c.skill == "give"]
     assert rude["cognitive_controller"]["say"]["kind"] == "refuse"

@@ -23,7 +23,7 @@ from agent_runtime.state.sections import (
     UtteranceGoal,
     UtteranceKind,
 )
-from modules.cognitive_controller import ControllerChoice, skill_list
+from modules.controller.module import ControllerChoice, skill_list
 from modules.goal_generation import GoalOut
 from modules.memory.encoder import HashingEncoder
 from modules.planning import PlanOut

@@ -14,15 +14,16 @@ from tests.modules.helpers import NOW, bview
 HUNGRY = ("You are hungry, you have no food and you need bread.", "Marla is the village chef.")
 
 
-def view(traits: tuple[str, ...] = HUNGRY, inventory: dict[str, int] | None = None,
-         near: tuple[str, ...] = ("Finn", "Marla"), spoke: dict[str, float] | None = None
-         ) -> BottleneckView:
-    players = tuple(NearbyPlayer(name=n, position=Vec3(x=1, y=64, z=0), distance=1.0)
-                    for n in near)
+def view(
+    traits: tuple[str, ...] = HUNGRY,
+    inventory: dict[str, int] | None = None,
+    near: tuple[str, ...] = ("Finn", "Marla"),
+    spoke: dict[str, float] | None = None,
+) -> BottleneckView:
+    players = tuple(NearbyPlayer(name=n, position=Vec3(x=1, y=64, z=0), distance=1.0) for n in near)
     return bview(
         identity=Identity(name="Gus", traits=traits),
-        perception=Perception(observation=Observation(inventory=inventory or {},
-                                                      players=players)),
+        perception=Perception(observation=Observation(inventory=inventory or {}, players=players)),
         conversation=Conversation(spoke_to=spoke or {}),
     )
 
@@ -53,10 +54,14 @@ def test_it_asks_the_one_its_profile_names_else_anyone_never_too_often() -> None
 def test_its_own_warmth_colours_the_request() -> None:
     rude = (*HUNGRY, "You are rude and grumpy.")
     kind = (*HUNGRY, "You are kind and cheerful.")
-    said = {t: {ask(view(traits=t), random.Random(s))[2].text  # type: ignore[index]
-                for s in range(12)} for t in (rude, kind)}
-    assert any("Ugh" in x or "annoying" in x or "No way" in x or "alone" in x
-               for x in said[rude])
+    said = {
+        t: {
+            ask(view(traits=t), random.Random(s))[2].text  # type: ignore[index]
+            for s in range(12)
+        }
+        for t in (rude, kind)
+    }
+    assert any("Ugh" in x or "annoying" in x or "No way" in x or "alone" in x for x in said[rude])
     assert any("friend" in x or "Glad" in x or "Happy" in x or "Great" in x for x in said[kind])
 
 

@@ -34,9 +34,9 @@ from agent_runtime.state.sections import (
 )
 from agent_runtime.state.store import AgentState
 from agent_runtime.world import Observation, SkillCall
-from modules.cognitive_controller import REFLEX_POLL_S, THINK_GRACE_S, CognitiveController
-from modules.decisions import ControllerChoice
-from modules.reflexes import KEEP_GOING_S, keep_going, reflex
+from modules.controller.decisions import ControllerChoice
+from modules.controller.module import REFLEX_POLL_S, THINK_GRACE_S, CognitiveController
+from modules.controller.reflexes import KEEP_GOING_S, keep_going, reflex
 from tests.core.helpers import wait_until
 from tests.modules.helpers import NOW, bview
 

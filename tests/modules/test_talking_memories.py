@@ -38,8 +38,12 @@ async def _greet_ann(model: ScriptedLanguageModel | None, remembered: bool) -> t
         ctx = module_context(svc, talk, agent="Bob", body=body, shared=shared)
         if model is not None:
             shared["brain:talking"] = Brain(model, module="talking", agent="Bob")
-        decision = Decision(id="d1", intent="say hello to Ann", brain="heuristic",
-                            say=UtteranceGoal(kind=UtteranceKind.GREET, to="Ann"))
+        decision = Decision(
+            id="d1",
+            intent="say hello to Ann",
+            brain="heuristic",
+            say=UtteranceGoal(kind=UtteranceKind.GREET, to="Ann"),
+        )
         await svc.bus.publish(topics.agent(svc.run_id, "Bob", "decision"), decision)
         await talk.step(ctx)
         (said,) = [c for c in body.calls if c.skill == "chat"]

@@ -28,7 +28,7 @@ from agent_runtime.module import Module, Schedule
 from agent_runtime.state.sections import Goals, Identity
 from agent_runtime.world import NotableBlock, Observation, SkillCall, SkillOutcome, Vec3
 from modules.action_awareness import ActionAwareness
-from modules.cognitive_controller import CognitiveController
+from modules.controller.module import CognitiveController
 from modules.goal_generation import GoalGeneration
 from modules.knowledge import DROPS, LOGS, PLANKS, RECIPES, SMELTING, TOOL_TIER
 from modules.knowledge import best_pickaxe_tier as tier_of

@@ -23,7 +23,7 @@ import random
 
 from agent_runtime.bottleneck import BottleneckView
 from agent_runtime.state.sections import IntentKind, UtteranceKind
-from modules.decisions import ControllerOut
+from modules.controller.decisions import ControllerOut
 from modules.heuristics import asked
 from modules.heuristics.controller import HUNGRY, HURT
 from modules.heuristics.controller import decide as heuristic_decide

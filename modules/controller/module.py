@@ -4,8 +4,8 @@ and broadcasts a typed decision on MQTT (``agent/<name>/decision``).
 Each step: build the bottleneck view -> ``policy.decide(view)`` (heuristic
 :func:`modules.heuristics.controller.decide`, or the LLM prompt
 ``prompts/cognitive_controller.md``; same view, same typed output, a
-:class:`~modules.decisions.ControllerChoice` a constrained decoder can only fill with valid
-values) -> validate the skill call -> commitment check (:mod:`modules.commitment`: a running
+:class:`~modules.controller.decisions.ControllerChoice` a constrained decoder can only fill with valid
+values) -> validate the skill call -> commitment check (:mod:`modules.controller.commitment`: a running
 skill, or one decided and on its way to the body, is replaced only for a perceived reason; an
 urgent one preempts it (``skill_preempted``) and it is resumed with what remains when the
 urgent work is done (``skill_resumed``), or abandoned after a while (``decision_cancelled``
@@ -15,7 +15,7 @@ so what the agent says and does come from the same typed decision. The controlle
 experiment's rules.
 
 **Never frozen.** With an LLM policy the step asks the model (priority ``high``) and, while
-the call is in flight, checks the reflexes (:mod:`modules.reflexes`: eat, move away,
+the call is in flight, checks the reflexes (:mod:`modules.controller.reflexes`: eat, move away,
 answer; and a filler step when nothing has run for a while) on a fresh view every
 :data:`REFLEX_POLL_S`, publishing them at once, labelled ``heuristic``. The running skill
 goes on meanwhile (skill execution runs it). The model's decision, when it comes, goes
@@ -26,11 +26,11 @@ only when no other controller call waits for the endpoint (controllers take turn
 of queueing behind each other until shed; reflexes meanwhile), and after a call was shed the heuristic decides for
 :data:`SHED_BACKOFF_S` before the model is asked again, so the agent's cadence is what the
 endpoint can serve. While the model thinks and a skill runs, the controller says every
-:data:`modules.reflexes.KEEP_GOING_S` that it keeps going (a ``continue`` decision, labelled
+:data:`modules.controller.reflexes.KEEP_GOING_S` that it keeps going (a ``continue`` decision, labelled
 heuristic); the model's own decision is broadcast even when it only keeps the agent on course.
 
 **Asked only when something changed** (option ``ask_on_change``, on by default;
-:mod:`modules.asking`): the model is asked when the view changed in a way that can change
+:mod:`modules.controller.asking`): the model is asked when the view changed in a way that can change
 the decision (a skill ended or failed, a line to the agent, a new goal or plan step, a
 discrepancy, danger, a player in view) or ``max_interval_s`` passed since its last call;
 otherwise the step keeps the course without a call (counted as ``held``, no decision
@@ -41,26 +41,26 @@ published; the reflexes still run). The prompt puts what changes least first
 from __future__ import annotations
 
 import asyncio
-import random
 from typing import Any, ClassVar
 
 from agent_runtime.bottleneck import BottleneckView, build_view
-from agent_runtime.bottleneck_data import ActionData, PlanData
-from agent_runtime.llm.priority import Priority
+from agent_runtime.llm.turns import EndpointTurns
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.policy import LLMPolicy, Policy
 from agent_runtime.state.sections import Decision, IntentKind, UtteranceKind
 from agent_runtime.world import SkillCall
-from modules.asking import DEFAULT_MAX_INTERVAL_S, FOLLOWABLE, AskGate, Situation
 from modules.base import remember
-from modules.commitment import Ledger
-from modules.decisions import ControllerChoice, ControllerOut, skill_list, to_decision
+from modules.controller.asking import DEFAULT_MAX_INTERVAL_S, FOLLOWABLE, AskGate, Situation
+from modules.controller.commitment import Ledger
+from modules.controller.decisions import ControllerChoice, ControllerOut, skill_list, to_decision
+from modules.controller.plan_steps import next_plan_step
+from modules.controller.prompt import PROMPT_VIEW_CHARS, heuristic_choice, prompt_view
+from modules.controller.reflexes import KEEP_GOING_S, keep_busy, keep_going, reflex
+from modules.controller.rounds import Round, without_done
 from modules.heuristics.controller import decide as heuristic_decide
 from modules.heuristics.gifts import bound
 from modules.policies import HEURISTIC, decide, module_policy
-from modules.reflexes import KEEP_GOING_S, keep_busy, keep_going, reflex
-from modules.techtree import same_step, step_done
 
 __all__ = ["CognitiveController", "ControllerChoice", "ControllerOut", "skill_list", "to_decision"]
 
@@ -80,79 +80,6 @@ SHED_BACKOFF_S = 5.0
 #: plan moving on asks the model. (At 3, the controller was asked on most skill ends: 527
 #: calls an agent-hour in the cost bench of 2026-11-27, 141 steps followed.)
 FOLLOW_PLAN_STEPS = 12
-#: the view's text in the prompt (~4 characters a token): repeated lines once, then the
-#: sections in the bottleneck's order while they fit (a local model reads ~10 tokens/s)
-PROMPT_VIEW_CHARS = 1500
-#: the sections' order in the prompt, what changes least first (who the agent is, its goal
-#: and plan) and what changes on every step last (conversation, position and inventory), so
-#: that a provider's prefix cache serves the start of an agent's next prompt; sections not
-#: named here come before ``perception`` in the bottleneck's order
-PROMPT_ORDER = (
-    "identity",
-    "goals",
-    "plan",
-    "reflection",
-    "social",
-    "working_memory",
-    "awareness",
-    "action",
-    "conversation",
-    "perception",
-)
-
-
-def prompt_view(view: BottleneckView, max_chars: int = PROMPT_VIEW_CHARS) -> str:
-    """The view's text for the prompt: each section without repeated lines (the latest
-    kept); the sections are chosen in the bottleneck's order while they fit (the first that
-    does not fit clipped), then written in :data:`PROMPT_ORDER`."""
-    parts: dict[str, str] = {}
-    used = 0
-    for sec in view.sections.values():
-        if not sec.text:
-            continue
-        kept: list[str] = []
-        for line in reversed(sec.text.splitlines()):
-            if line not in kept:
-                kept.append(line)
-        text = f"## {sec.name}\n" + "\n".join(reversed(kept))
-        room = max_chars - used
-        if len(text) > room:
-            if room > 80:
-                parts[sec.name] = text[: room - 1].rstrip() + "…"
-            break
-        parts[sec.name] = text
-        used += len(text) + 2
-    rank = {name: float(i) for i, name in enumerate(PROMPT_ORDER)}
-    last = rank["perception"]
-    order = sorted(parts, key=lambda n: rank.get(n, last - 0.5))
-    return "\n\n".join(parts[n] for n in order)
-
-
-def heuristic_choice(view: BottleneckView, rng: random.Random) -> ControllerChoice:
-    """The heuristic policy, answering the LLM policy's type (its exact output kept); a
-    decision to carry out its plan's current step is a standing one (``follow_plan``)."""
-    out = heuristic_decide(view, rng)
-    choice = ControllerChoice.of(out)
-    step = view.plan.current_skill
-    choice.follow_plan = bool(
-        out.skill is not None and step is not None and same_step(step, out_call(out))
-    )
-    return choice
-
-
-def out_call(out: ControllerOut) -> SkillCall:
-    return SkillCall(skill=out.skill or "idle", args=dict(out.args))
-
-
-class _Round:
-    """What reflexes did while one model call was in flight."""
-
-    def __init__(self, since: float) -> None:
-        self.since = since  # when the model was asked
-        self.said_to: set[str | None] = set()
-        self.skill = False
-        self.gave_to: set[str] = set()
-        self.filler: SkillCall | None = None  # a filler step the model's decision may replace
 
 
 class CognitiveController(Module):
@@ -251,7 +178,7 @@ class CognitiveController(Module):
             got = await decide(ctx, heuristic, view)
             await self._apply(ctx, view, got.value.to_out(), got.brain)
             return
-        rnd = _Round(view.now)
+        rnd = Round(view.now)
         await self._reflex(ctx, view, rnd, thinking=self._thinking)
         if self._thinking:  # never a second call of this agent while one is in flight
             return
@@ -264,7 +191,7 @@ class CognitiveController(Module):
                 return  # the plan's next step, on the model's standing decision
         self._thinking = True
         poll = REFLEX_POLL_S * ctx.clock.time_scale
-        gate = _EndpointGate.of(ctx)
+        gate = EndpointTurns.of(getattr(ctx.services.llm, "limiter", None))
         asked = False
         try:
             # ask when no other controller call waits for the endpoint: controllers take turns
@@ -299,7 +226,7 @@ class CognitiveController(Module):
             self.gate.answered(fresh.now)
         if got.fallback_reason == "LLMShed":
             self._model_after = fresh.now + fresh.seconds(SHED_BACKOFF_S)
-        out = _without_done(got.value.to_out(fresh.social.opinions), rnd)
+        out = without_done(got.value.to_out(fresh.social.opinions), rnd)
         # the model's decision is broadcast even when it keeps the agent on its course
         made = await self._apply(ctx, fresh, out, got.brain, replaceable=rnd.filler, keep=True)
         if got.brain != HEURISTIC and got.value.skill is None and got.value.say is None:
@@ -361,7 +288,7 @@ class CognitiveController(Module):
         return ctx.state.get("decision", Decision)
 
     async def _reflex(
-        self, ctx: ModuleContext, view: BottleneckView, rnd: _Round, *, thinking: bool = True
+        self, ctx: ModuleContext, view: BottleneckView, rnd: Round, *, thinking: bool = True
     ) -> None:
         out = reflex(view, ctx.rng)
         filler = out is None
@@ -495,76 +422,3 @@ class CognitiveController(Module):
         if decision.skill is not None or decision.say is not None:  # not every "keep going"
             # an intention: its outcome, perceived later, is what adds to the reflection trigger
             remember(ctx, f"I decided to {decision.intent.rstrip('.')}.", "action", counted=False)
-
-
-class _EndpointGate:
-    """Whether a controller call would be served next, shared by the controllers of one
-    process (one per limiter): ``asking`` counts their calls in flight from the moment they
-    are made, before the limiter has seen them. Controllers take turns instead of queueing
-    behind each other until the backlog sheds them."""
-
-    _gates: ClassVar[dict[int, _EndpointGate]] = {}
-
-    def __init__(self, limiter: Any) -> None:
-        self.limiter = limiter
-        self.asking = 0
-
-    @classmethod
-    def of(cls, ctx: ModuleContext) -> _EndpointGate | None:
-        limiter = getattr(ctx.services.llm, "limiter", None)
-        if limiter is None:
-            return None
-        gate = cls._gates.get(id(limiter))
-        if gate is None or gate.limiter is not limiter:
-            gate = cls._gates[id(limiter)] = cls(limiter)
-        return gate
-
-    def free(self) -> bool:
-        """No other controller call is waiting for a slot: a new one is served next (after
-        at most the call being served), ahead of every lower-priority request."""
-        lim = self.limiter
-        return bool(self.asking < lim.limit and lim.queued_ahead(Priority.HIGH) == 0)
-
-    async def wait_free(self, within: float) -> bool:
-        """True as soon as a call would be served at once; False after ``within`` seconds."""
-        if self.free():
-            return True
-        try:
-            async with asyncio.timeout(within):
-                await self.limiter.wait_for(lambda _: self.free())
-        except TimeoutError:
-            return False
-        return self.free()
-
-
-def _without_done(out: ControllerOut, rnd: _Round) -> ControllerOut:
-    """The model's decision without what reflexes did while it thought: no second skill
-    over a reflex's, no second answer to someone a reflex answered, no give to someone a
-    reflex already answered."""
-    update: dict[str, Any] = {}
-    say = out.say
-    if say is not None and (say.to in rnd.said_to or (say.to is None and rnd.said_to)):
-        update["say"] = None
-    gives_to = out.args.get("player") if out.skill == "give" else None
-    answered = {t for t in rnd.said_to if t is not None} | rnd.gave_to
-    if out.skill is not None and (rnd.skill or gives_to in answered):
-        update.update(skill=None, args={}, kind=IntentKind.CONTINUE, intent="keep going")
-    return out.model_copy(update=update) if update else out
-
-
-def next_plan_step(plan: PlanData, act: ActionData) -> tuple[int, str, SkillCall] | None:
-    """The step of its own plan the agent would start now (index, text, skill): the current
-    one, or the one after it when the last skill carried out the current step after the plan
-    was last written: the planning module marks that step done on the same skill event, on its
-    own cadence, so the controller may look first (:func:`modules.techtree.step_done`, the rule planning
-    applies). None when that step has no skill."""
-    last = act.recent[-1] if act.recent else None
-    done = last is not None and step_done(
-        plan.current_skill, last.call, last.success, last.ended_at, plan.updated_at
-    )
-    index, skill = (
-        (plan.current + 1, plan.next_skill) if done else (plan.current, plan.current_skill)
-    )
-    if skill is None or index >= len(plan.steps):
-        return None
-    return index, plan.steps[index], skill

@@ -16,7 +16,7 @@ own last decision) and says why the model should be asked now, or nothing:
 - only while nothing runs (idle): ``goal``, ``plan_step`` (its goal or its plan's current
   step changed), ``heard`` (a line to everyone), ``player`` (a player came into view who was
   not in view at the last call). While a skill runs, these cannot change the decision: the
-  commitment check (:mod:`modules.commitment`) replaces a running skill only for danger, a
+  commitment check (:mod:`modules.controller.commitment`) replaces a running skill only for danger, a
   request to the agent or an announced deposit request, and a new goal or plan step applies
   when the current step ends (which is ``skill_ended``);
 - ``ceiling``: ``max_interval_s`` passed since the last call.
