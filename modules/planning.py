@@ -33,11 +33,8 @@ the level's count and durations (:func:`fit`).
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Any, ClassVar
 
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
@@ -51,164 +48,25 @@ from agent_runtime.state.sections import (
     Plan,
     PlanStep,
 )
-from agent_runtime.world import SKILLS, SkillCall, validate_skill
+from agent_runtime.world import SKILLS
 from modules.base import remember
 from modules.heuristics.planning import (
-    MAX_ENTRIES,
-    MAX_STEPS,
-    MIN_STEPS,
-    STEP_MINUTES,
     PlanOut,
-    PlanStepOut,
     replan_reason,
 )
 from modules.heuristics.planning import plan as heuristic_plan
+from modules.plan_answers import COMPACT, compact_heuristic
+from modules.plan_fit import MIN_WINDOW_H, Level, chunk_end, first_open, fit, window
 from modules.policies import brain_for, decide, module_policy
 from modules.techtree import step_done
 from modules.views import PlanView, clock_text, plan_view
 
-__all__ = ["PlanOut", "Planning", "fit"]
+__all__ = ["Planning"]
 
-Level = Literal["day", "hour", "step"]
 PROMPTS: dict[str, str] = {"day": "planning", "hour": "planning_hours", "step": "planning_steps"}
 DAY_HOURS = 24.0
-MIN_WINDOW_H = 0.25  # a window to plan is at least 15 game minutes
 REPLAN_MIN_S = 30.0  # with a model: agent's seconds between two re-plans of the steps at least
 IMPORTANCE = {"day": 5, "hour": 3, "step": 2}  # of the plan memories (no rating call)
-
-
-# --- what a model writes: only the fields the level uses (completion tokens cost 4x input) ---
-
-
-class ChunkOut(BaseModel):
-    """A day or hour chunk as a model writes it."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    text: str = Field(max_length=160)
-    minutes: float | None = Field(default=None, ge=1, le=24 * 60)
-    kind: str = ""
-
-
-class ChunksOut(BaseModel):
-    """Answer of ``prompts/planning.md`` and ``planning_hours.md``."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    steps: list[ChunkOut] = Field(min_length=1, max_length=MAX_ENTRIES)
-
-
-class StepOut(BaseModel):
-    """A step as a model writes it: what, which skill with which arguments, how long."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    text: str = Field(max_length=160)
-    skill: str | None = None
-    args: dict[str, Any] = Field(default_factory=dict)
-    minutes: float | None = Field(default=None, ge=1, le=24 * 60)
-
-
-class StepsOut(BaseModel):
-    """Answer of ``prompts/planning_steps.md``."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    steps: list[StepOut] = Field(min_length=1, max_length=MAX_ENTRIES)
-
-
-#: a model's answer per level, and its max_tokens: room for MAX_ENTRIES entries of about 40
-#: tokens (a chunk) or 60 (a step with its skill call), never the usual length
-COMPACT: dict[str, tuple[type[ChunksOut] | type[StepsOut], int]] = {
-    "day": (ChunksOut, 40 + 40 * MAX_STEPS),
-    "hour": (ChunksOut, 40 + 40 * MAX_ENTRIES),
-    "step": (StepsOut, 40 + 60 * MAX_ENTRIES),
-}
-
-
-def _compact_heuristic(
-    model: type[ChunksOut] | type[StepsOut],
-) -> Any:
-    """The heuristic's plan in the compact answer of ``model`` (a model's fallback)."""
-
-    def policy(view: PlanView, rng: random.Random) -> ChunksOut | StepsOut:
-        return model.model_validate(heuristic_plan(view, rng).model_dump())
-
-    return policy
-
-
-def _end(s: PlanStep) -> float:
-    return s.start + s.minutes / 60.0
-
-
-def _window(
-    view: PlanView, level: Level, chunk: PlanStep, kind: str, reason: str, **extra: object
-) -> PlanView:
-    """The view for splitting ``chunk`` at ``level``: from now to the chunk's end (at least
-    :data:`MIN_WINDOW_H`)."""
-    now = view.hour
-    update = {
-        "level": level,
-        "start": now,
-        "end": max(_end(chunk), now + MIN_WINDOW_H),
-        "chunk": chunk.text,
-        "chunk_kind": kind,
-        "reason": reason,
-        **extra,
-    }
-    return view.model_copy(update=update)
-
-
-def fit(entries: Sequence[PlanStepOut], level: Level, start: float, end: float) -> list[PlanStep]:
-    """A policy's entries fitted to their level, laid end to end from ``start``.
-
-    ``day``: 5-8 chunks (the longest split in two while fewer), durations scaled to fill
-    ``start``..``end``; ``hour``: durations scaled to fill the window; ``step``: 5-15 minutes
-    each, the steps that start before ``end`` (at least one)."""
-    items = list(entries)[: MAX_STEPS if level == "day" else None]
-    if level == "day":
-        while len(items) < MIN_STEPS:
-            i = max(range(len(items)), key=lambda j: items[j].minutes or 60.0)
-            half = (items[i].minutes or 60.0) / 2
-            twin = items[i].model_copy(update={"minutes": half})
-            items[i : i + 1] = [twin, twin]
-    given = [e.minutes or 60.0 for e in items]
-    if level == "step":
-        minutes = [min(STEP_MINUTES[1], max(STEP_MINUTES[0], m)) for m in given]
-    else:
-        scale = max(0.0, end - start) * 60.0 / sum(given)
-        minutes = [m * scale for m in given]
-    out: list[PlanStep] = []
-    at = start
-    for e, m in zip(items, minutes, strict=True):
-        if level == "step" and out and at >= end:
-            break
-        out.append(
-            PlanStep(
-                text=e.text,
-                skill=_call(e) if level == "step" else None,
-                substeps=tuple(e.substeps),
-                start=at,
-                minutes=m,
-                kind=e.kind,
-            )
-        )
-        at += m / 60.0
-    return out
-
-
-def _call(e: PlanStepOut) -> SkillCall | None:
-    if e.skill not in SKILLS:
-        return None
-    try:
-        return validate_skill(SkillCall(skill=e.skill, args=e.args))
-    except ValidationError:
-        return None
-
-
-def _at(chunks: tuple[PlanStep, ...], hour: float, first: int) -> int | None:
-    """The first chunk from ``first`` on that has not ended at ``hour``."""
-    return next((i for i in range(first, len(chunks)) if _end(chunks[i]) > hour), None)
 
 
 class Planning(Module):
@@ -326,7 +184,7 @@ class Planning(Module):
         compact: Any = module_policy(
             ctx,
             model,
-            _compact_heuristic(model),
+            compact_heuristic(model),
             prompt=PROMPTS[view.level],
             max_tokens=max_tokens,
         )
@@ -371,7 +229,7 @@ class Planning(Module):
         self, ctx: ModuleContext, view: PlanView, plan: Plan, index: int, reason: str
     ) -> None:
         chunk = plan.day[index]
-        v = _window(
+        v = window(
             view,
             "hour",
             chunk,
@@ -409,7 +267,7 @@ class Planning(Module):
             await self._plan_day(ctx, view, plan, reason)
             return
         chunk = plan.hours[min(plan.hour_current, len(plan.hours) - 1)]
-        v = _window(
+        v = window(
             view,
             "step",
             chunk,
@@ -453,13 +311,17 @@ class Planning(Module):
         current one's steps are done or its time is over."""
         now = view.hour
         hour_chunk = plan.hours[plan.hour_current] if plan.hour_current < len(plan.hours) else None
-        if plan.current < len(plan.steps) and hour_chunk is not None and _end(hour_chunk) > now:
+        if (
+            plan.current < len(plan.steps)
+            and hour_chunk is not None
+            and chunk_end(hour_chunk) > now
+        ):
             return  # keep the plan
         day_chunk = plan.day[plan.day_current] if plan.day_current < len(plan.day) else None
         if (
             plan.current < len(plan.steps)
             and day_chunk is not None
-            and _end(day_chunk) > now
+            and chunk_end(day_chunk) > now
             and self.finish_steps
             and brain_for(ctx).uses_llm
         ):
@@ -470,13 +332,13 @@ class Planning(Module):
                 self._carried_at = at
                 self.carried += 1
             return
-        if day_chunk is not None and _end(day_chunk) > now:
-            nxt = _at(plan.hours, now, plan.hour_current + 1)
+        if day_chunk is not None and chunk_end(day_chunk) > now:
+            nxt = first_open(plan.hours, now, plan.hour_current + 1)
             if nxt is not None:
                 moved = plan.model_copy(update={"hour_current": nxt})
                 await self._plan_steps(ctx, view, moved, "", fresh_hour=True)
                 return
-        index = _at(plan.day, now, plan.day_current + 1)
+        index = first_open(plan.day, now, plan.day_current + 1)
         if index is None:  # the day's plan is used up before the day ends: plan the rest
             await self._plan_day(ctx, view, plan, "the day's plan is done")
             return
@@ -499,7 +361,7 @@ class Planning(Module):
                 remember(ctx, f"My next steps: {text}.", "plan", importance=IMPORTANCE[level])
             return
         for c in entries:
-            span = f"from {clock_text(c.start)} to {clock_text(_end(c))[-5:]}"
+            span = f"from {clock_text(c.start)} to {clock_text(chunk_end(c))[-5:]}"
             what = "I plan to" if level == "day" else "this hour I plan to"
             remember(
                 ctx, f"{span.capitalize()} {what} {c.text}.", "plan", importance=IMPORTANCE[level]

@@ -25,8 +25,8 @@ from agent_runtime.state.sections import (
 )
 from modules.controller.module import ControllerChoice, skill_list
 from modules.goal_generation import GoalOut
+from modules.heuristics.planning import PlanOut
 from modules.memory.encoder import HashingEncoder
-from modules.planning import PlanOut
 from modules.social_awareness import SocialUpdate
 from modules.talking import UtteranceOut
 from modules.views import GoalView, PersonUpdateView, PlanView, TalkView

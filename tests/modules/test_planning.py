@@ -26,7 +26,9 @@ from agent_runtime.state.sections import (
 from agent_runtime.world import NotableBlock, Observation, SkillCall, SkillOutcome, Vec3
 from modules.base import memory_inbox
 from modules.heuristics.planning import MAX_STEPS, MIN_STEPS, PlanOut, PlanStepOut, plan
-from modules.planning import ChunksOut, Planning, StepsOut, fit
+from modules.plan_answers import ChunksOut, StepsOut
+from modules.plan_fit import fit
+from modules.planning import Planning
 from modules.views import PlanView, clock_text
 from tests.modules.helpers import agent_state
 
