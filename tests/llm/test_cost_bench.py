@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent_runtime.app.cli import bench_cost
-from agent_runtime.app.cli.bench_cost import ControllerDecisions, render_markdown
+from agent_runtime.app.cli.bench_cost import ControllerDecisions
+from agent_runtime.app.cost_tables import render_markdown
 from agent_runtime.llm.simulated import HEURISTIC_CONTENT
 
 

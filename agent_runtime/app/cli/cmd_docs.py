@@ -23,20 +23,20 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def _cost(source: Path, options: Mapping[str, str]) -> str:
-    from agent_runtime.app.cli.bench_cost import render_markdown
+    from agent_runtime.app.cost_tables import render_markdown
 
     return render_markdown(json.loads(source.read_text()), str(source.relative_to(ROOT)))
 
 
 def _cost_summary(source: Path, options: Mapping[str, str]) -> str:
-    from agent_runtime.app.cli.bench_cost import render_summary
+    from agent_runtime.app.cost_tables import render_summary
 
     return render_summary(json.loads(source.read_text()), str(source.relative_to(ROOT)))
 
 
 def _cost_compare(source: Path, options: Mapping[str, str]) -> str:
     """``with=B.json,C.json`` (beside the first file) and ``labels=A,B,C``: one column each."""
-    from agent_runtime.app.cli.bench_cost import render_compare
+    from agent_runtime.app.cost_tables import render_compare
 
     files = [source, *(source.parent / f for f in options.get("with", "").split(",") if f)]
     labels = options.get("labels", "").split(",")
