@@ -10,16 +10,11 @@ from agent_runtime.config.loader import ResolvedAgent
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.module import Module, Schedule
 from modules.action_awareness import ActionAwareness
-from modules.controller.asking import DEFAULT_MAX_INTERVAL_S
-from modules.controller.module import DEADLINE_S, FOLLOW_PLAN_STEPS, CognitiveController
-from modules.controller.prompt import PROMPT_VIEW_CHARS
-from modules.goal_generation import MAX_INTERVAL_S as GOALS_MAX_INTERVAL_S
+from modules.controller.module import CognitiveController
 from modules.goal_generation import GoalGeneration
-from modules.memory_module import BATCH as MEMORY_BATCH
-from modules.memory_module import BATCH_S as MEMORY_BATCH_S
 from modules.memory_module import Memory
 from modules.perception import PerceptionModule
-from modules.planning import REPLAN_MIN_S, Planning
+from modules.planning import Planning
 from modules.reflection_module import ReflectionModule
 from modules.skill_execution import SkillExecution
 from modules.social_awareness import SocialAwareness
@@ -42,40 +37,21 @@ TRIGGERS: dict[str, tuple[frozenset[str], float]] = {
 }
 
 
-def _factories(cfg: VillageConfig) -> dict[str, Callable[[Schedule, dict[str, Any]], Module]]:
+def _factories() -> dict[str, Callable[[Schedule, dict[str, Any]], Module]]:
+    """Module name -> a constructor from its schedule and the options the file gave (typed
+    and checked when the file was read: :mod:`agent_runtime.config.module_options`; what is
+    not given takes the module's own default)."""
     return {
         "perception": lambda s, o: PerceptionModule(s),
-        "memory": lambda s, o: Memory(
-            s,
-            decay=float(o.get("decay", 0.995)),
-            weights=tuple(o.get("weights", (1.0, 1.0, 1.0))),
-            batch=int(o.get("batch", MEMORY_BATCH)),
-            batch_s=float(o.get("batch_s", MEMORY_BATCH_S)),
-        ),
+        "memory": lambda s, o: Memory(s, **o),
         "action_awareness": lambda s, o: ActionAwareness(s),
-        "goal_generation": lambda s, o: GoalGeneration(
-            s,
-            kinds=tuple(o.get("kinds", ())),
-            ask_on_change=bool(o.get("ask_on_change", True)),
-            max_interval_s=float(o.get("max_interval_s", GOALS_MAX_INTERVAL_S)),
-        ),
+        "goal_generation": lambda s, o: GoalGeneration(s, **o),
         "social_awareness": lambda s, o: SocialAwareness(s),
         "talking": lambda s, o: Talking(s),
         "skill_execution": lambda s, o: SkillExecution(s),
-        "cognitive_controller": lambda s, o: CognitiveController(
-            s,
-            deadline_s=float(o.get("deadline_s", DEADLINE_S)),
-            prompt_chars=int(o.get("prompt_chars", PROMPT_VIEW_CHARS)),
-            ask_on_change=bool(o.get("ask_on_change", True)),
-            max_interval_s=float(o.get("max_interval_s", DEFAULT_MAX_INTERVAL_S)),
-            follow_plan_steps=int(o.get("follow_plan_steps", FOLLOW_PLAN_STEPS)),
-        ),
-        "planning": lambda s, o: Planning(
-            s,
-            replan_min_s=float(o.get("replan_min_s", REPLAN_MIN_S)),
-            finish_steps=bool(o.get("finish_steps", True)),
-        ),
-        "reflection": lambda s, o: ReflectionModule(s, threshold=float(o.get("threshold", 150.0))),
+        "cognitive_controller": lambda s, o: CognitiveController(s, **o),
+        "planning": lambda s, o: Planning(s, **o),
+        "reflection": lambda s, o: ReflectionModule(s, **o),
     }
 
 
@@ -86,7 +62,7 @@ def build_modules(cfg: VillageConfig, agent: ResolvedAgent, rng: random.Random) 
     section the runtime writes at start); no module is constructed with config values of
     an agent (its or another's), so no policy can read them."""
     del agent, rng
-    factories = _factories(cfg)
+    factories = _factories()
     out: list[Module] = []
     for name in cfg.modules.enabled():
         cadence, cadence_max = cfg.modules.cadence(name)
@@ -94,5 +70,5 @@ def build_modules(cfg: VillageConfig, agent: ResolvedAgent, rng: random.Random) 
         schedule = Schedule(
             cadence=cadence, cadence_max=cadence_max, triggers=triggers, min_interval=min_interval
         )
-        out.append(factories[name](schedule, dict(cfg.modules.settings(name).options)))
+        out.append(factories[name](schedule, cfg.modules.options(name).given()))
     return out

@@ -26,6 +26,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -33,11 +34,14 @@ from pydantic import (
 
 from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.llm import LLMSettings
+from agent_runtime.config.module_options import MODULE_OPTIONS, ModuleOptions
 from agent_runtime.config.module_table import DEFAULT_CADENCES, MODULE_NAMES, PRESETS
 from agent_runtime.config.shards import ShardSettings, check_shards
 
-#: Minecraft versions the runtime's bodies are tested against (see shared/brief/WORLD.md).
-SUPPORTED_VERSIONS: tuple[str, ...] = ("1.16.5",)
+#: Minecraft versions served by both the pinned mineflayer and flying-squid (embedded world)
+#: at which our server and body tests pass (tests/server/test_versions.py,
+#: tests/bodies/test_body_versions.py; bots/README.md, "Versions").
+SUPPORTED_VERSIONS: tuple[str, ...] = ("1.16.5", "1.20.4", "1.21.4")
 
 SectionName = Literal[
     "identity",
@@ -142,7 +146,7 @@ class WorldSettings(Strict):
         if v not in SUPPORTED_VERSIONS:
             raise ValueError(
                 f"Minecraft {v} is not supported; use one of {list(SUPPORTED_VERSIONS)} "
-                "(mineflayer and the embedded server misbehave on the others)"
+                "(the versions our bodies and embedded server are tested at: bots/README.md)"
             )
         return v
 
@@ -166,6 +170,12 @@ class ModulesSettings(Strict):
         if unknown:
             raise ValueError(f"unknown module(s) {unknown}; known: {list(MODULE_NAMES)}")
         for name, ov in v.items():
+            try:
+                MODULE_OPTIONS[name].model_validate(ov.options)
+            except ValidationError as err:
+                first = err.errors()[0]
+                key = ".".join(str(x) for x in first["loc"])
+                raise ValueError(f"{name}.options.{key}: {first['msg']}") from None
             cad = ov.cadence if ov.cadence is not None else DEFAULT_CADENCES[name][0]
             if cad is not None and ov.cadence_max is not None and ov.cadence_max < cad:
                 raise ValueError(f"{name}: cadence_max {ov.cadence_max} is below the cadence {cad}")
@@ -194,6 +204,10 @@ class ModulesSettings(Strict):
 
     def settings(self, name: str) -> ModuleSettings:
         return self.overrides.get(name, ModuleSettings())
+
+    def options(self, name: str) -> ModuleOptions:
+        """Module ``name``'s options, typed (validated when the file was read)."""
+        return MODULE_OPTIONS[name].model_validate(self.settings(name).options)
 
 
 class BottleneckSection(Strict):

@@ -168,3 +168,34 @@ def test_presets_are_ablations(tmp_path: Path) -> None:
     assert "action_awareness" not in cfg.modules.enabled()
     assert cfg.modules.cadence("perception") == (0.5, None)
     assert cfg.modules.cadence("goal_generation") == (5.0, 10.0)
+
+
+def test_module_options_are_typed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A misspelt option or a value of the wrong type is exit 2 naming the file and the field;
+    a good one reaches the module, the rest take the module's defaults."""
+    from agent_runtime.module import Schedule
+    from modules.controller.module import FOLLOW_PLAN_STEPS, CognitiveController
+    from modules.registry import build_modules
+
+    def village(options: str) -> Path:
+        return write(
+            tmp_path,
+            "agents:\n  - name: Ann\nmodules:\n  overrides:\n"
+            f"    cognitive_controller:\n      options: {options}\n",
+        )
+
+    for options, field in (
+        ("{follow_plan_step: 2}", "cognitive_controller.options.follow_plan_step"),
+        ("{max_interval_s: soon}", "cognitive_controller.options.max_interval_s"),
+        ("{follow_plan_steps: -1}", "cognitive_controller.options.follow_plan_steps"),
+    ):
+        assert main(["validate", str(village(options))]) == 2, options
+        err = capsys.readouterr().err
+        assert str(tmp_path / "village.yaml") in err and field in err, err
+    cfg = load_config(village("{follow_plan_steps: 2}"))
+    agent = resolve_agents(cfg)[0]
+    built = build_modules(cfg, agent, random.Random(0))
+    cc = next(m for m in built if isinstance(m, CognitiveController))
+    assert cc.follow_plan_steps == 2 and cc.deadline_s > 0
+    default = CognitiveController(Schedule(cadence=3.0))
+    assert default.follow_plan_steps == FOLLOW_PLAN_STEPS and cc.gate is not None
