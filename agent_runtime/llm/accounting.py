@@ -36,6 +36,7 @@ from agent_runtime.config.llm import DEFAULT_PRICES, ModelPrice
 from agent_runtime.interfaces import LLMResult, Usage
 from agent_runtime.llm.calls import CallTrace
 from agent_runtime.llm.errors import LLMError, LLMShed
+from agent_runtime.text_table import text_table
 
 __all__ = ["Accounting", "CallStats", "PriceTable", "price_usage"]
 
@@ -314,7 +315,7 @@ class Accounting:
 
     def report(self) -> list[str]:
         """The end-of-run table: per module calls, parsed, repaired, shed, failed by reason."""
-        rows = [("module", "calls", "parsed", "repaired", "shed", "failed", "heuristic", "reasons")]
+        rows = []
         for module, s in sorted(self._module_stats().items()):
             reasons = {f"shed {k}": v for k, v in s.shed_reasons.items()}
             reasons.update({k: v for k, v in s.errors.items() if k != "LLMShed"})
@@ -330,12 +331,8 @@ class Accounting:
                     ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "-",
                 )
             )
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-        lines = [
-            "  ".join(c.ljust(w) for c, w in zip(r[:-1], widths, strict=True)) + "  " + r[-1]
-            for r in rows
-        ]
-        return lines + self.warnings()
+        header = ("module", "calls", "parsed", "repaired", "shed", "failed", "heuristic", "reasons")
+        return text_table(header, rows) + self.warnings()
 
     def _module_stats(self) -> dict[str, CallStats]:
         return {m: self.stats(module=m) for m in sorted({m for m, _ in self._stats})}

@@ -33,6 +33,7 @@ from agent_runtime.llm.errors import LLMError, LLMInvalidOutput
 from agent_runtime.llm.modes import MODES, Mode
 from agent_runtime.llm.openai_model import OpenAILanguageModel
 from agent_runtime.llm.retries import RetryPolicy
+from agent_runtime.text_table import text_table
 
 __all__ = [
     "CONTROLLER_CALL",
@@ -315,5 +316,4 @@ def render_table(report: CheckReport) -> str:
     rows.append(("verdict", rec.get("summary", "")))
     if report.error:
         rows.append(("error", report.error))
-    width = max(len(k) for k, _ in rows)
-    return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
+    return "\n".join(text_table(None, rows))

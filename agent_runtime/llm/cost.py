@@ -16,6 +16,7 @@ from typing import Any
 from agent_runtime.config.llm import DEFAULT_PRICES, ModelPrice
 from agent_runtime.interfaces import Usage
 from agent_runtime.llm.accounting import price_usage
+from agent_runtime.text_table import text_table
 
 __all__ = ["BENCH_PRICES", "COUNTERS", "cost_table", "per_agent_hour_lines", "usd", "window"]
 
@@ -105,7 +106,7 @@ def cost_table(
 def per_agent_hour_lines(table: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The end-of-run lines: per module and in all, calls, tokens (cached among them) and
     dollars per agent-hour at the price of the model each module used."""
-    rows = [("per agent-hour", "calls", "tokens", "cached", "$")]
+    rows = []
     for module, r in table.items():
         rows.append(
             (
@@ -116,5 +117,4 @@ def per_agent_hour_lines(table: Mapping[str, Mapping[str, Any]]) -> list[str]:
                 f"{r['model_usd_per_agent_hour']:.4f}",
             )
         )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return text_table(("per agent-hour", "calls", "tokens", "cached", "$"), rows)
