@@ -164,6 +164,20 @@ class Coordination:
             )
 
 
+def _bodies_near_their_shard(launcher: Any, world: WorldHandle, workers: int) -> None:
+    """On a cluster whose shards are actors: worker ``k`` hosts the agents of index ``k`` mod
+    ``workers`` and shard ``j`` those of index ``j`` mod ``shards`` (agents without a spawn
+    location), so when the shards divide the workers each worker's bodies all live on shard
+    ``k`` mod ``shards``: start the worker on that shard's node."""
+    prefer = getattr(launcher, "prefer_node", None)
+    router = world.router
+    if prefer is None or router is None or workers % len(router.shards):
+        return
+    for k in range(workers):
+        server = router.shards[k % len(router.shards)].world.server
+        prefer(k, getattr(server, "node", None))
+
+
 @contextlib.asynccontextmanager
 async def coordinate(
     cfg: VillageConfig,
@@ -252,6 +266,7 @@ async def coordinate(
                     exit_code=code, node=node,
                 )  # fmt: skip
 
+            _bodies_near_their_shard(launcher, village.world, workers)
             coord.pool = await stack.enter_async_context(
                 WorkerPool(spec, launcher=launcher, on_restart=restarted)
             )

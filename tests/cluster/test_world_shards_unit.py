@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -167,3 +168,16 @@ async def test_a_shard_on_an_existing_cluster_binds_its_node_and_a_move_is_follo
         (restarted,) = [r for r in records if r["type"] == "service_restarted"]
         assert restarted["moved"] is True and restarted["address"] == f"10.0.0.2:{world.port}"
         assert world.host == "10.0.0.2"  # the coordinator's handle follows the shard
+
+
+def test_the_shard_actor_is_a_threaded_actor() -> None:
+    """Ray makes an actor with any coroutine method an async actor, running every method on
+    one event loop: the blocking ``wait_exit`` would then hold up ``stop`` for ever."""
+    from agent_runtime.app.launchers.server_actor import ServerActor
+
+    coroutines = [
+        name
+        for name, member in inspect.getmembers(ServerActor)
+        if inspect.iscoroutinefunction(member)
+    ]
+    assert coroutines == []

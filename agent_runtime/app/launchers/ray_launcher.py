@@ -13,7 +13,9 @@ the same ports, world folder and admin token; :meth:`RayLauncher.restart` waits 
 incarnation as for a worker's.
 
 Actors are spread over the nodes (``scheduling_strategy="SPREAD"``), each worker reserving
-``num_cpus`` and each shard ``server_cpus``. With no address, :class:`RayLauncher` starts a local Ray for the run
+``num_cpus`` and each shard ``server_cpus``; a worker whose agents all live on one shard is
+started on that shard's node (:meth:`RayLauncher.prefer_node`, soft: elsewhere once the node
+is gone). With no address, :class:`RayLauncher` starts a local Ray for the run
 (``ray.init(num_cpus=<this machine's>)``) and shuts it down after.
 """
 
@@ -29,6 +31,7 @@ from typing import Any
 
 import ray
 from ray.exceptions import RayActorError
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from agent_runtime.app.launchers.handles import WorkerHandle
 from agent_runtime.app.launchers.ray_actor import WorkerActor
@@ -168,6 +171,7 @@ class RayLauncher:
         self.max_restarts = max_restarts
         self._owns_ray = False
         self._depth = 0  # entered by the world's shards and by the worker pool alike
+        self._near: dict[int, str] = {}  # worker -> the node it should start on
 
     async def __aenter__(self) -> RayLauncher:
         self._depth += 1
@@ -204,7 +208,7 @@ class RayLauncher:
             num_cpus=self.num_cpus,
             max_restarts=self.max_restarts,
             max_concurrency=4,  # wait_exit blocks one thread; info and stop use others
-            scheduling_strategy="SPREAD",
+            scheduling_strategy=self._where(k),
         ).remote(k, list(argv), dict(env), str(log_path), stop_timeout, os.getcwd(), _nice())
         try:
             async with asyncio.timeout(PLACE_LIMIT_S):
@@ -219,6 +223,18 @@ class RayLauncher:
             raise ServiceError(f"worker {k}'s actor failed to start: {err}") from None
         log.info("worker %d: actor on node %s, pid %s", k, info["node"], info["pid"])
         return RayWorkerHandle(k, actor, info, stop_timeout)
+
+    def prefer_node(self, k: int, node: str | None) -> None:
+        """Start worker ``k`` on ``node`` while that node lives (its world shard's, so that its
+        bodies' traffic stays on the node); anywhere else when it is gone or full."""
+        if node is not None:
+            self._near[k] = node
+
+    def _where(self, k: int) -> Any:
+        node = self._near.get(k)
+        if node is None:
+            return "SPREAD"
+        return NodeAffinitySchedulingStrategy(node_id=node, soft=True)
 
     @property
     def local(self) -> bool:

@@ -18,10 +18,14 @@ incarnation. This module does not import Ray;
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import signal
+import sys
 import threading
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +38,9 @@ log = logging.getLogger(__name__)
 
 #: how long a new incarnation keeps trying to start its server (the port may still be held)
 START_LIMIT_S = 60.0
+#: how long :meth:`ServerActor.stop` waits for the server's loop to end (the server's own
+#: SIGTERM-to-SIGKILL is 10 s)
+STOP_LIMIT_S = 15.0
 
 
 @dataclass(frozen=True)
@@ -86,7 +93,7 @@ class ServerActor:
 
     def _own_server(self) -> None:
         try:
-            asyncio.run(self._serve())
+            asyncio.run(_serve(self))
         except BaseException as err:  # reported by __init__ when it happens at the start
             if not self._ready.is_set():
                 self._error = err
@@ -100,53 +107,6 @@ class ServerActor:
 
     def _stopping(self) -> bool:
         return self._stop is not None and self._stop.is_set()
-
-    async def _serve(self) -> None:
-        from agent_runtime.config.layout import VillageLayout
-        from bots.server_host import EmbeddedServer, EmbeddedServerError
-
-        s = self.settings
-        self._loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
-        server = EmbeddedServer(
-            Path(s.world_dir),
-            host=self.host,
-            port=s.port,
-            seed=s.seed,
-            layout=VillageLayout.model_validate(s.layout),
-            log_path=Path(s.log_path),
-            admin_port=s.admin_port,
-        )
-        server.admin_token = s.admin_token  # the same token for every incarnation
-        deadline = time.monotonic() + START_LIMIT_S
-        while True:
-            try:
-                await server.start()
-                break
-            except EmbeddedServerError as err:
-                if "cannot listen" not in str(err) or time.monotonic() > deadline:
-                    raise
-                log.warning("shard %s: server did not start (%s); again", s.shard, err)
-                await asyncio.sleep(1.0)
-        try:
-            self._info = {
-                "port": server.port,
-                "admin_port": server.info.get("adminPort"),
-                "places": [p.model_dump() for p in server.places.values()],
-                "pid": server.pid,
-            }
-            self._ready.set()
-
-            def restarted(message: str) -> None:
-                self.restarts += 1
-                self._info["pid"] = server.pid
-                log.warning("shard %s: %s", s.shard, message)
-
-            supervisor = asyncio.create_task(server.supervise(restarted))
-            await self._stop.wait()
-            supervisor.cancel()
-        finally:
-            await server.stop()
 
     def info(self) -> dict[str, Any]:
         """Where the server answers and who runs it (no token)."""
@@ -167,9 +127,68 @@ class ServerActor:
         return 0
 
     def stop(self) -> int | None:
-        """Stop the server (SIGTERM to its process group, SIGKILL after its timeout)."""
+        """Stop the server (SIGTERM to its process group, SIGKILL after its timeout); if its
+        loop has not ended after :data:`STOP_LIMIT_S`, say where it is and SIGKILL the group."""
         loop, stop = self._loop, self._stop
         if loop is not None and stop is not None and not self._exited.is_set():
             loop.call_soon_threadsafe(stop.set)
-        self._exited.wait()
-        return 0
+        if self._exited.wait(STOP_LIMIT_S):
+            return 0
+        frame = sys._current_frames().get(self._thread.ident or 0)
+        where = "".join(traceback.format_stack(frame)[-6:]) if frame is not None else "?"
+        log.warning("shard %s: the server's loop did not end; at:\n%s", self.settings.shard, where)
+        pid = self._info.get("pid")
+        if isinstance(pid, int):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+        return None
+
+
+async def _serve(self: ServerActor) -> None:
+    """The server's life in the actor's own loop (a function, not a method: Ray makes an
+    actor with any coroutine method an async actor, whose blocking methods would block it)."""
+    from agent_runtime.config.layout import VillageLayout
+    from bots.server_host import EmbeddedServer, EmbeddedServerError
+
+    s = self.settings
+    self._loop = asyncio.get_running_loop()
+    self._stop = asyncio.Event()
+    server = EmbeddedServer(
+        Path(s.world_dir),
+        host=self.host,
+        port=s.port,
+        seed=s.seed,
+        layout=VillageLayout.model_validate(s.layout),
+        log_path=Path(s.log_path),
+        admin_port=s.admin_port,
+    )
+    server.admin_token = s.admin_token  # the same token for every incarnation
+    deadline = time.monotonic() + START_LIMIT_S
+    while True:
+        try:
+            await server.start()
+            break
+        except EmbeddedServerError as err:
+            if "cannot listen" not in str(err) or time.monotonic() > deadline:
+                raise
+            log.warning("shard %s: server did not start (%s); again", s.shard, err)
+            await asyncio.sleep(1.0)
+    try:
+        self._info = {
+            "port": server.port,
+            "admin_port": server.info.get("adminPort"),
+            "places": [p.model_dump() for p in server.places.values()],
+            "pid": server.pid,
+        }
+        self._ready.set()
+
+        def restarted(message: str) -> None:
+            self.restarts += 1
+            self._info["pid"] = server.pid
+            log.warning("shard %s: %s", s.shard, message)
+
+        supervisor = asyncio.create_task(server.supervise(restarted))
+        await self._stop.wait()
+        supervisor.cancel()
+    finally:
+        await server.stop()
