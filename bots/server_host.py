@@ -32,6 +32,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from agent_runtime.config.layout import Place, VillageLayout
+from agent_runtime.config.models import SUPPORTED_VERSIONS
 from agent_runtime.services.process import ChildProcess
 from bots.node import BOTS_DIR, node_env, node_executable, require_node_modules
 
@@ -40,16 +41,33 @@ __all__ = [
     "PROTOCOL_VERSION",
     "EmbeddedServer",
     "EmbeddedServerError",
+    "protocol_of",
     "status_ping",
 ]  # fmt: skip
 
 logger = logging.getLogger(__name__)
 
 HOST_JS = BOTS_DIR / "server" / "host.js"
-PROTOCOL_VERSION = 754  # Minecraft 1.16.5
+_MC_DATA = BOTS_DIR / "node_modules" / "minecraft-data" / "minecraft-data" / "data"
+
+
+def protocol_of(version: str) -> int:
+    """The protocol number of Minecraft ``version`` (Java edition), from minecraft-data."""
+    paths = json.loads((_MC_DATA / "dataPaths.json").read_text())["pc"]
+    if version not in paths or "version" not in paths[version]:
+        raise ValueError(f"minecraft-data knows no Minecraft {version}")
+    data = json.loads((_MC_DATA / paths[version]["version"] / "version.json").read_text())
+    return int(data["version"])
+
+
+PROTOCOL_VERSION = 754  # Minecraft 1.16.5: the status ping's handshake (any number answers)
 #: Minecraft version -> protocol number, for the versions the bodies speak (a server that
 #: answers the status ping with another protocol would drop every body at login)
-PROTOCOLS: dict[str, int] = {"1.16.5": PROTOCOL_VERSION}
+PROTOCOLS: dict[str, int] = (
+    {v: protocol_of(v) for v in SUPPORTED_VERSIONS}
+    if (_MC_DATA / "dataPaths.json").exists()
+    else {"1.16.5": PROTOCOL_VERSION}
+)
 _READY = "PIANO_READY "
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _LOOPBACK = {"127.0.0.1", "::1", "localhost"}
@@ -136,6 +154,7 @@ class EmbeddedServer:
         stop_timeout: float = 10.0,
         furnace_cook_ticks: int = 200,
         pregen_radius: int = 4,
+        version: str = "1.16.5",
     ) -> None:
         if host not in _LOOPBACK and not host.replace(".", "").isdigit() and host != "0.0.0.0":
             raise ValueError(f"host: not an IP address or localhost: {host!r}")
@@ -154,6 +173,10 @@ class EmbeddedServer:
             raise ValueError("furnace_cook_ticks: must be 1..2000")
         if not 0 <= pregen_radius <= 16:
             raise ValueError("pregen_radius: must be 0..16")
+        # any version minecraft-data knows (a village's world.version is checked against
+        # SUPPORTED_VERSIONS at config time; tests also try the newer ones)
+        self.protocol = protocol_of(version)
+        self.version = version
         self.world_dir = Path(world_dir)
         self.host = host
         self._requested_port = port
@@ -190,7 +213,7 @@ class EmbeddedServer:
 
     @property
     def address(self) -> str:
-        """``host:port`` a Minecraft 1.16.5 client can join."""
+        """``host:port`` a Minecraft client of :attr:`version` can join."""
         return f"{self.host}:{self.port}"
 
     @property
@@ -270,6 +293,7 @@ class EmbeddedServer:
             "maxPlayers": self.max_players,
             "viewDistance": self.view_distance,
             "seed": self.seed,
+            "version": self.version,
             "layout": self.layout.to_generator(),
             "adminHost": "127.0.0.1",
             "adminPort": admin_port,
@@ -343,7 +367,7 @@ class EmbeddedServer:
             except (OSError, EmbeddedServerError, asyncio.IncompleteReadError, ValueError) as exc:
                 logger.debug("status ping failed: %s", exc)
             else:
-                if status.get("version", {}).get("protocol") == PROTOCOL_VERSION:
+                if status.get("version", {}).get("protocol") == self.protocol:
                     return
                 raise EmbeddedServerError(f"unexpected server version: {status.get('version')}")
             await asyncio.sleep(delay)

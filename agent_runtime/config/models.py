@@ -41,7 +41,7 @@ from agent_runtime.config.shards import ShardSettings, check_shards
 #: Minecraft versions served by both the pinned mineflayer and flying-squid (embedded world)
 #: at which our server and body tests pass (tests/server/test_versions.py,
 #: tests/bodies/test_body_versions.py; bots/README.md, "Versions").
-SUPPORTED_VERSIONS: tuple[str, ...] = ("1.16.5", "1.20.4", "1.21.4")
+SUPPORTED_VERSIONS: tuple[str, ...] = ("1.16.5",)
 
 SectionName = Literal[
     "identity",

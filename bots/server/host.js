@@ -1,6 +1,6 @@
 'use strict'
 // Entry point of the embedded Minecraft server: flying-squid 1.12.0 at
-// Minecraft 1.16.5 with our settings and plugins, on a generated village.
+// Minecraft 1.16.5 (or settings.version) with our settings and plugins, on a generated village.
 //
 //   node host.js '<settings JSON>'    or    node host.js /path/to/settings.json
 //
@@ -9,7 +9,8 @@
 //   viewDistance (6), seed (0), layout ({} = default village), adminHost
 //   ("127.0.0.1"), adminPort (0 = pick a free port, null = no admin API),
 //   pregenRadius (chunks around spawn generated before READY, default 4),
-//   parentPid (exit if that process goes away), difficulty (1), debug (false)
+//   parentPid (exit if that process goes away), difficulty (1), debug (false),
+//   version ("1.16.5": the Minecraft version served; a world keeps the one it was made with)
 //
 // Prints one line `PIANO_READY {json}` once a client can log in; the JSON has
 // port, adminPort, seed, places, chests, startMs, worldGenMs.
@@ -20,6 +21,7 @@ const path = require('path')
 
 const PLUGINS_DIR = path.join(__dirname, 'plugins')
 const PLUGIN_ORDER = [
+  'versions', // packets whose shape changed after 1.16 (position at 1.21.2+)
   'world_state', // persistence of our own data (containers, time): first
   'chunk_saving', // no block change lost between two chunk saves (prismarine-world race)
   'windows', // click protocol, cursor, transactions (replaces inventory.js clicks)
@@ -60,6 +62,7 @@ function readSettings (arg) {
     parentPid: null,
     difficulty: 1,
     debug: false,
+    version: '1.16.5',
     ...s
   }
 }
@@ -74,10 +77,12 @@ function worldIdentity (settings) {
     if (saved.seed !== settings.seed || JSON.stringify(saved.layout) !== JSON.stringify(settings.layout)) {
       console.log(`[piano] world ${settings.worldDir} exists: keeping its seed ${saved.seed} and layout`)
     }
-    return { seed: saved.seed, layout: saved.layout, fresh: false }
+    const version = saved.version || '1.16.5'
+    if (version !== settings.version) throw new Error(`world ${settings.worldDir} was made at Minecraft ${version}, not ${settings.version}`)
+    return { seed: saved.seed, layout: saved.layout, version, fresh: false }
   }
-  fs.writeFileSync(file, JSON.stringify({ seed: settings.seed, layout: settings.layout, version: '1.16.5' }, null, 2))
-  return { seed: settings.seed, layout: settings.layout, fresh: true }
+  fs.writeFileSync(file, JSON.stringify({ seed: settings.seed, layout: settings.layout, version: settings.version }, null, 2))
+  return { seed: settings.seed, layout: settings.layout, version: settings.version, fresh: true }
 }
 
 async function main () {
@@ -97,7 +102,7 @@ async function main () {
 
   const mcServer = require('flying-squid')
   const serv = mcServer.createMCServer({
-    version: '1.16.5',
+    version: identity.version,
     'online-mode': false,
     host: settings.host,
     port: settings.port,
@@ -191,6 +196,7 @@ async function main () {
     host: settings.host,
     adminPort: serv.pianoAdmin ? serv.pianoAdmin.port : null,
     seed: identity.seed,
+    version: identity.version,
     freshWorld: identity.fresh,
     places: plan.places,
     chests: plan.chests,

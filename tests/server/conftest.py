@@ -48,10 +48,13 @@ class BotError(RuntimeError):
 class JsBot:
     """One mineflayer bot in its own Node process."""
 
-    def __init__(self, port: int, username: str, *, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self, port: int, username: str, *, host: str = "127.0.0.1", version: str = "1.16.5"
+    ) -> None:
         self.port = port
         self.username = username
         self.host = host
+        self.version = version
         self.events: list[dict[str, Any]] = []
         self._event_signal = asyncio.Event()
         self._pending: dict[int, asyncio.Future[Any]] = {}
@@ -67,7 +70,14 @@ class JsBot:
         self._proc = await asyncio.create_subprocess_exec(
             str(node_executable()),
             str(DRIVER),
-            json.dumps({"host": self.host, "port": self.port, "username": self.username}),
+            json.dumps(
+                {
+                    "host": self.host,
+                    "port": self.port,
+                    "username": self.username,
+                    "version": self.version,
+                }
+            ),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
@@ -168,12 +178,19 @@ class JsBot:
 
 
 @pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[EmbeddedServer]:
+def mc_version() -> str:
+    """The Minecraft version the ``server`` fixture serves (tests parametrise it)."""
+    return "1.16.5"
+
+
+@pytest.fixture
+async def server(tmp_path: Path, mc_version: str) -> AsyncIterator[EmbeddedServer]:
     srv = EmbeddedServer(
         tmp_path / "world",
         seed=1234,
         log_path=tmp_path / "server.log",
         furnace_cook_ticks=40,
+        version=mc_version,
     )
     async with srv:
         yield srv
@@ -197,7 +214,7 @@ async def make_bot(server: EmbeddedServer, admin: AdminClient) -> AsyncIterator[
     bots: list[JsBot] = []
 
     async def make(username: str, **items: int) -> JsBot:
-        bot = JsBot(server.port, username)
+        bot = JsBot(server.port, username, version=server.version)
         bots.append(bot)
         await bot.start()
         for item, count in items.items():

@@ -52,6 +52,7 @@ function generation (options) {
 
   function generateChunk (chunkX, chunkZ) {
     const chunk = new Chunk()
+    const top = (chunk.minY ?? 0) + (chunk.worldHeight ?? 256) // 1.18+: -64..320
     const x0 = chunkX * 16
     const z0 = chunkZ * 16
     const tops = new Int16Array(256)
@@ -125,13 +126,19 @@ function generation (options) {
     for (let lx = 0; lx < 16; lx++) {
       for (let lz = 0; lz < 16; lz++) {
         pos.x = lx; pos.z = lz
-        for (let y = tops[lx * 16 + lz] + 1; y < 256; y++) {
+        for (let y = tops[lx * 16 + lz] + 1; y < top; y++) {
           pos.y = y
           chunk.setSkyLight(pos, 15)
         }
       }
     }
-    chunk.biomes.fill(plains)
+    if (Array.isArray(chunk.biomes) && typeof chunk.biomes[0] === 'number') chunk.biomes.fill(plains)
+    else {
+      // 1.18+: one biome per 4x4x4 cell, in sections from minY
+      for (let y = chunk.minY; y < top; y += 4) {
+        for (let x = 0; x < 16; x += 4) for (let z = 0; z < 16; z += 4) chunk.setBiome({ x, y, z }, plains)
+      }
+    }
     return chunk
   }
   return generateChunk

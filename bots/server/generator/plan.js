@@ -7,6 +7,7 @@
 
 const { hash, unit, prng, noise2, smooth } = require('./random')
 const { Wild, WILD_FROM, WILD_FULL, SEA } = require('./wild')
+const { blockName } = require('../mc_names')
 
 const DEFAULT_LAYOUT = {
   centre_x: 0,
@@ -60,8 +61,7 @@ class StateIds {
     const key = name + JSON.stringify(props)
     let id = this.cache.get(key)
     if (id !== undefined) return id
-    const block = this.registry.blocksByName[name]
-    if (!block) throw new Error(`unknown block ${name}`)
+    const block = this.registry.blocksByName[blockName(this.registry, name)]
     const states = block.states || []
     let data = 0
     let rest = block.defaultState - block.minStateId

@@ -115,7 +115,7 @@ module.exports.server = function (serv) {
 
   class ChestMenu extends W.Menu {
     constructor (player, container, title, position) {
-      super(player, { inventoryType: 2, title, containerSize: 27 })
+      super(player, { inventoryType: 'minecraft:generic_9x3', title, containerSize: 27 })
       this.container = container
       this.position = position
       container.viewers.add(this)

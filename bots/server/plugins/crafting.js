@@ -40,6 +40,30 @@ module.exports.server = function (serv) {
     }
   }
 
+  // minecraft-data lists a recipe of the planks tag once per kind of planks (a table from 4
+  // oak planks, from 4 birch planks, ...); vanilla takes any planks, mixed. Where the recipes
+  // of one result want two or more kinds of planks at a place, every kind is accepted there
+  // (stairs, doors and boats keep their own planks: one kind per result).
+  const PLANKS = registry.itemsArray.filter(i => i.name.endsWith('_planks')).map(i => i.id)
+  const isPlank = new Set(PLANKS)
+  const byResult = new Map()
+  for (const r of shaped) {
+    const key = `${r.result.id}:${r.w}x${r.h}`
+    if (!byResult.has(key)) byResult.set(key, [])
+    byResult.get(key).push(r)
+  }
+  for (const group of byResult.values()) {
+    const kinds = new Set()
+    for (const r of group) for (const row of r.rows) for (const w of row) for (const id of [w].flat()) if (isPlank.has(id)) kinds.add(id)
+    if (kinds.size < 2) continue
+    for (const r of group) r.rows = r.rows.map(row => row.map(w => ([w].flat().some(id => isPlank.has(id)) ? PLANKS : w)))
+  }
+  for (const r of shapeless) {
+    const sameResult = shapeless.filter(o => o.result.id === r.result.id)
+    const kinds = new Set(sameResult.flatMap(o => o.ingredients.flat()).filter(id => isPlank.has(id)))
+    if (kinds.size >= 2) r.ingredients = r.ingredients.map(w => ([w].flat().some(id => isPlank.has(id)) ? PLANKS : w))
+  }
+
   const accepts = (want, id) => Array.isArray(want) ? want.includes(id) : want === id
 
   // grid: array of item types (-1 = empty), gw x gw
@@ -140,7 +164,7 @@ module.exports.server = function (serv) {
   // ---- the crafting table window ----
   class CraftingMenu extends W.Menu {
     constructor (player, position) {
-      super(player, { inventoryType: 11, title: { translate: 'container.crafting' }, containerSize: 10 })
+      super(player, { inventoryType: 'minecraft:crafting', title: { translate: 'container.crafting' }, containerSize: 10 })
       this.grid = new Array(10).fill(null)
       this.position = position
     }

@@ -7,6 +7,7 @@
 // adds its whole count (flying-squid added 1 whatever the stack).
 
 const Vec3 = require('vec3').Vec3
+const { itemName } = require('../mc_names')
 
 module.exports.server = function (serv) {
   const registry = serv.registry
@@ -35,13 +36,13 @@ module.exports.server = function (serv) {
       if ((wood === 'oak' || wood === 'dark_oak') && rand() < 1 / 200) out.push(...one('apple'))
       return out
     }
-    if (name === 'grass' || name === 'fern' || name === 'tall_grass' || name === 'large_fern') {
-      if (shears) return one(name === 'tall_grass' ? 'grass' : name)
+    if (name === 'grass' || name === 'short_grass' || name === 'fern' || name === 'tall_grass' || name === 'large_fern') {
+      if (shears) return one(name === 'tall_grass' ? itemName(registry, 'grass') : name)
       return rand() < 1 / 8 ? one('wheat_seeds') : []
     }
     switch (name) {
       case 'stone': return one('cobblestone')
-      case 'grass_block': case 'farmland': case 'grass_path': case 'mycelium': case 'podzol': return one('dirt')
+      case 'grass_block': case 'farmland': case 'grass_path': case 'dirt_path': case 'mycelium': case 'podzol': return one('dirt')
       case 'gravel': return rand() < 0.1 ? one('flint') : one('gravel')
       case 'coal_ore': return one('coal')
       case 'diamond_ore': return one('diamond')

@@ -198,7 +198,7 @@ module.exports.server = function (serv, settings) {
 
   class FurnaceMenu extends W.Menu {
     constructor (player, container, position) {
-      super(player, { inventoryType: 13, title: { translate: 'container.furnace' }, containerSize: 3 })
+      super(player, { inventoryType: 'minecraft:furnace', title: { translate: 'container.furnace' }, containerSize: 3 })
       this.container = container
       this.position = position
       container.viewers.add(this)

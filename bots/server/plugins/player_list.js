@@ -5,13 +5,24 @@
 // type or username. Send the newcomer every online player (itself included)
 // right before it is spawned for the others.
 // Also: flying-squid's per-player latency timer keeps writing after the
-// player left; make writes to a closed connection no-ops.
+// player left; make writes to a closed connection no-ops. At 1.20.2+ players also get their
+// entity type (below).
 
 module.exports.server = function (serv) {
+  // 1.19.3+: the action is a set of flags, each entry has the fields of the flags set
+  const bitfield = serv.supportFeature('playerInfoActionIsBitfield')
+  const ACTION = bitfield ? { add_player: true, update_game_mode: true, update_listed: true, update_latency: true } : 'add_player'
   function entry (p) {
-    return { uuid: p.uuid, name: p.username, properties: p.profileProperties || [], gamemode: p.gameMode, ping: p._client.latency || 0 }
+    const latency = p._client.latency || 0
+    return bitfield
+      ? { uuid: p.uuid, player: { name: p.username, properties: p.profileProperties || [] }, gamemode: p.gameMode, listed: 1, latency }
+      : { uuid: p.uuid, name: p.username, properties: p.profileProperties || [], gamemode: p.gameMode, ping: latency }
   }
+  // 1.20.2+ spawns players with spawn_entity, whose type flying-squid leaves null (0): other
+  // players arrived as an unknown entity, invisible to bots. Give them the player type.
+  const playerType = serv.supportFeature('unifiedPlayerAndEntitySpawnPacket') ? serv.registry.entitiesByName.player.id : null
   serv.on('newPlayer', (player) => {
+    if (playerType !== null) player.entityType = playerType
     const original = player.updateAndSpawn
     let first = true
     player.updateAndSpawn = function (...args) {
@@ -19,7 +30,7 @@ module.exports.server = function (serv) {
         first = false
         const online = serv.players.filter(p => p.username && !p.disconnected)
         if (!online.includes(player) && player.username) online.push(player)
-        if (online.length) player._client.write('player_info', { action: 'add_player', data: online.map(entry) })
+        if (online.length) player._client.write('player_info', { action: ACTION, data: online.map(entry) })
         // Another entity's updateAndSpawn between this player's creation and its login
         // (an item or mob spawning or moving, another player walking) sets both sides'
         // `nearbyEntities` without spawning anything: then neither would ever see the

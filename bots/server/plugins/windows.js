@@ -21,6 +21,7 @@
 const Vec3 = require('vec3').Vec3
 const windowsLib = require('prismarine-windows')
 const playerDat = require('flying-squid/src/lib/playerDat')
+const { nbtText } = require('./versions')
 
 module.exports.server = function (serv) {
   const registry = serv.registry
@@ -75,7 +76,8 @@ module.exports.server = function (serv) {
     // containerSize: number of slots before the player's 36 inventory slots
     constructor (player, { inventoryType, title, containerSize }) {
       this.player = player
-      this.inventoryType = inventoryType
+      // a name ('minecraft:furnace'): its protocol id at the served version (prismarine-windows)
+      this.inventoryType = typeof inventoryType === 'string' ? pwindows.windows[inventoryType].type : inventoryType
       this.title = title
       this.containerSize = containerSize
       this.size = containerSize + 36
@@ -499,12 +501,20 @@ module.exports.server = function (serv) {
     }
   }
 
+  // 1.17+: no transaction packets; a click is applied, and one made on a stale view of the
+  // window (another state id than ours, see versions.js) is answered with the whole window
+  const stateIds = serv.supportFeature('stateIdUsed')
+
   function handleClick (player, packet) {
     const menu = packet.windowId === 0 ? player.inventoryMenu : player.openMenu
-    const respond = (accepted) => player._client.write('transaction', { windowId: packet.windowId, action: packet.action, accepted })
+    const stale = stateIds && packet.stateId !== player.pianoStateId
+    const respond = stateIds
+      ? () => {}
+      : (accepted) => player._client.write('transaction', { windowId: packet.windowId, action: packet.action, accepted })
     if (!menu || menu.id !== packet.windowId) {
       // a click for a window that is not open (e.g. just closed): nothing happens
       respond(true)
+      if (stale && menu) sendAll(player, menu)
       return
     }
     const { slot, mouseButton: button, mode } = packet
@@ -530,13 +540,13 @@ module.exports.server = function (serv) {
     }
     // vanilla accepts when the client's idea of the clicked slot was right
     const clientItem = packet.item && packet.item.present !== false && packet.item.itemId > 0 ? packet.item : null
-    let accepted = true
-    if (mode === 0 && validSlot(menu, slot)) {
+    let accepted = !stale
+    if (!stateIds && mode === 0 && validSlot(menu, slot)) {
       accepted = (!before && !clientItem) ||
         (before && clientItem && before.type === clientItem.itemId && before.count === clientItem.itemCount)
     }
     respond(accepted)
-    if (!accepted) {
+    if (!accepted && !stateIds) {
       serv.info?.(`click rejected: ${player.username} window ${menu.id} slot ${slot} mode ${mode} button ${button}: client ${clientItem ? clientItem.itemId + 'x' + clientItem.itemCount : 'empty'}, server ${before ? before.type + 'x' + before.count : 'empty'}`)
     }
     const changed = commit(player, menu, txn)
@@ -582,6 +592,9 @@ module.exports.server = function (serv) {
     returnCursor(player)
   }
 
+  // a chat component: JSON text before 1.20.3, NBT since
+  const windowTitle = (component) => serv.supportFeature('chatPacketsUseNbtComponents') ? nbtText(component) : JSON.stringify(component)
+
   function open (player, menu) {
     if (player.openMenu) {
       closeMenu(player)
@@ -593,7 +606,7 @@ module.exports.server = function (serv) {
     player._client.write('open_window', {
       windowId: menu.id,
       inventoryType: menu.inventoryType,
-      windowTitle: JSON.stringify(menu.title)
+      windowTitle: windowTitle(menu.title)
     })
     sendAll(player, menu)
     return menu

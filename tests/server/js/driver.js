@@ -23,7 +23,7 @@ const bot = mineflayer.createBot({
   host: opts.host || '127.0.0.1',
   port: opts.port || 25565,
   username: opts.username || 'tester',
-  version: '1.16.5',
+  version: opts.version || '1.16.5',
   auth: 'offline',
   checkTimeoutInterval: 60000
 })
@@ -433,6 +433,17 @@ const actions = {
     return columns()
   },
   async players () { return Object.keys(bot.players).sort() },
+  // whether another player is an entity this bot sees (type 'player'), and where
+  async player_entity ({ name }) {
+    const e = bot.players[name] && bot.players[name].entity
+    return e ? { type: e.type, name: e.name, position: pos(e.position) } : null
+  },
+  // the items a block drops at this version (minecraft-data), e.g. iron_ore -> raw_iron at 1.17+
+  async drops_of ({ block }) {
+    const b = registry.blocksByName[block]
+    if (!b) throw new Error(`unknown block ${block}`)
+    return b.drops.map(d => registry.items[typeof d === 'object' ? d.drop.id ?? d.drop : d].name)
+  },
   async health () { return { health: bot.health, food: bot.food } },
 
   async time () { return { timeOfDay: bot.time.timeOfDay } },
