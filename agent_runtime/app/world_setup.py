@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.loader import ResolvedAgent
@@ -17,6 +18,9 @@ from agent_runtime.config.models import VillageConfig
 from agent_runtime.interfaces import Body, BotSpec, BotTransport
 from agent_runtime.run.events import EventLog
 from agent_runtime.world import Vec3
+
+if TYPE_CHECKING:
+    from agent_runtime.app.launchers import ServerLauncher
 
 log = logging.getLogger(__name__)
 
@@ -158,13 +162,20 @@ async def open_server(
     events: EventLog,
     *,
     admin_url: str | None = None,
+    servers: ServerLauncher | None = None,
 ) -> WorldHandle:
-    """Start (embedded) or check (external) one server; its handle has no transport yet."""
+    """Start (embedded) or check (external) one server; its handle has no transport yet.
+    With ``servers`` (``--cluster``) an embedded shard's server runs as an actor of the
+    cluster (:func:`agent_runtime.app.launchers.world_shards.open_server_actor`)."""
     w = cfg.world
     suffix = f"-{spot.shard}" if spot.shard else ""
     handle = WorldHandle(
         kind=spot.kind, host=spot.host, port=spot.port, version=w.version, events=events
     )
+    if spot.kind == "embedded" and servers is not None and spot.shard is not None:
+        from agent_runtime.app.launchers.world_shards import open_server_actor
+
+        return await open_server_actor(stack, cfg, spot, run_dir, events, servers, handle)
     if spot.kind == "embedded":
         from bots.server_host import EmbeddedServer, EmbeddedServerError
 
@@ -204,7 +215,8 @@ async def open_server(
             **extra,
         )
         return handle
-    await _check_reachable(spot.host, spot.port, w.version)
+    # a shard another process runs (admin_url: ours) may be restarting: give it a while
+    await _check_reachable(spot.host, spot.port, w.version, wait=60.0 if admin_url else 0.0)
     if admin_url is not None:
         from bots.admin import AdminClient
 
@@ -225,13 +237,25 @@ async def _places(admin: Any) -> dict[str, Any]:
     return {p["name"]: Place(**p) for p in items}
 
 
-async def _check_reachable(host: str, port: int, version: str, within: float = 5.0) -> None:
+async def _check_reachable(
+    host: str, port: int, version: str, within: float = 5.0, wait: float = 0.0
+) -> None:
     """An external server must answer a server-list ping, with the protocol of the village's
-    Minecraft version, before bodies try to join it."""
+    Minecraft version, before bodies try to join it; a refused connection is tried again for
+    ``wait`` seconds (a shard of this run that is being restarted)."""
     from bots.server_host import PROTOCOLS, status_ping
 
+    deadline = time.monotonic() + wait
     try:
-        status = await status_ping(host, port, within=within)
+        while True:
+            try:
+                status = await status_ping(host, port, within=within)
+                break
+            except ConnectionRefusedError:
+                if time.monotonic() >= deadline:
+                    raise
+                log.info("%s:%d refuses connections (restarting?); trying again", host, port)
+                await asyncio.sleep(1.0)
     except (OSError, TimeoutError, ValueError, asyncio.IncompleteReadError) as err:
         reason = str(err) or type(err).__name__
         raise WorldError(f"cannot reach the Minecraft server at {host}:{port}: {reason}") from None
