@@ -114,3 +114,10 @@ def place_xyz(server: EmbeddedServer, name: str) -> dict[str, float]:
 
 def world_dir(server: EmbeddedServer) -> Path:
     return server.world_dir
+
+
+async def walk_to(body: MineflayerBody, server: EmbeddedServer, place: str, **extra: float) -> None:
+    target = place_xyz(server, place)
+    target.update(extra)
+    outcome = await run(body, "go_to", range=2.0, **target)
+    assert outcome.success, outcome.reason
