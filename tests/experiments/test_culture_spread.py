@@ -59,7 +59,7 @@ def _complete(out: Path, metrics: dict[str, Any]) -> tuple[list[str], list[dict[
 
 
 async def test_culture_on_two_workers_in_the_embedded_world(tmp_path: Path) -> None:
-    out, metrics = await _run(tmp_path, time_scale=0.5, workers=2)
+    out, metrics = await _run(tmp_path, time_scale=0.3, workers=2)
     names, _ = _complete(out, metrics)
     run_dir = out / "runs" / "full-r0"
     # the speech came from the workers' logs, copied into the run's as they were written
@@ -72,7 +72,7 @@ async def test_culture_on_two_workers_in_the_embedded_world(tmp_path: Path) -> N
 
 
 async def test_culture_over_two_servers(tmp_path: Path) -> None:
-    out, metrics = await _run(tmp_path, time_scale=0.6, shards=2)
+    out, metrics = await _run(tmp_path, time_scale=0.35, shards=2)
     _, positions = _complete(out, metrics)
     residents = read_csv(out / "residents.csv")
     assert {r["shard"] for r in residents} == {"shard0", "shard1"}

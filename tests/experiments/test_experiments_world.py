@@ -21,11 +21,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.services, pytest.mark.minecraft]
 
 
 async def _run(tmp_path: Path, small_config: Callable[..., Path], name: str, condition: str,
-               protocol: dict[str, Any]) -> tuple[Path, dict[str, Any], dict[str, Any]]:
-    """One run of ``name`` (3 agents, time scale 1); its output folder, metrics and the
-    figures ``recompute.py`` gives from the raw files (checked equal to the report's)."""
+               protocol: dict[str, Any], time_scale: float = 1.0,
+               ) -> tuple[Path, dict[str, Any], dict[str, Any]]:
+    """One run of ``name`` (3 agents, time scale 1 unless given: a protocol whose checks
+    count protocol-time windows runs at 0.5, half the wall time); its output folder, metrics
+    and the figures ``recompute.py`` gives from the raw files (checked equal to the
+    report's)."""
     opts = ExperimentOptions(out=tmp_path / "out", world="embedded", llm="heuristic", repeats=1,
-                             agents=3, time_scale=1.0, conditions=(condition,),
+                             agents=3, time_scale=time_scale, conditions=(condition,),
                              embedder=HashingEncoder())
     out, metrics = await run(name, small_config(name, protocol), opts)
     module = importlib.import_module(f"experiments.{name}.recompute")
@@ -39,7 +42,8 @@ async def _run(tmp_path: Path, small_config: Callable[..., Path], name: str, con
 async def test_specialization_in_the_world(tmp_path: Path,
                                            small_config: Callable[..., Path]) -> None:
     out, _, figs = await _run(tmp_path, small_config, "specialization", "normal",
-                              {"duration_s": 40, "sample_every_s": 5, "role_every_s": 20})
+                              {"duration_s": 40, "sample_every_s": 5, "role_every_s": 20},
+                              time_scale=0.5)
     roles = read_csv(out / "roles.csv")
     assert len(roles) == 3 * 2  # agents x (40 / 20) windows
     assert read_csv(out / "goals.csv")  # social goals were generated in the world
@@ -71,7 +75,7 @@ async def test_item_progression_in_the_world(tmp_path: Path,
 async def test_social_perception_in_the_world(tmp_path: Path,
                                               small_config: Callable[..., Path]) -> None:
     out, _, figs = await _run(tmp_path, small_config, "social_perception", "full",
-                              {"duration_s": 50, "max_observers": 2})
+                              {"duration_s": 50, "max_observers": 2}, time_scale=0.5)
     agents = read_csv(out / "agents.csv")
     assert len(agents) == 3
     assert len(figs["full"]["runs"][0]["r_by_min_observers"]) == 2
