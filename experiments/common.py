@@ -22,7 +22,6 @@ from experiments.spec import ExperimentOptions, RunSpec
 
 if TYPE_CHECKING:
     from agent_runtime.app.village import Village
-    from agent_runtime.llm.brain import Brain
 
 log = logging.getLogger(__name__)
 
@@ -185,15 +184,6 @@ def brain_label(cfg: VillageConfig) -> str:
     if cfg.llm.provider == "heuristic":
         return "heuristic"
     return f"{cfg.llm.provider}:{cfg.llm.model}"
-
-
-def brain_for(llm: Any, module: str, agent: str) -> Brain | None:
-    """The :class:`Brain` an experiment-side policy gets from the run's LLMService (None =
-    the heuristic), for :func:`agent_runtime.policy.make_policy`."""
-    if llm is None or not llm.uses_llm:
-        return None
-    brain: Brain = llm.brain(module, agent)
-    return brain
 
 
 # --- writing outputs ------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from agent_runtime.llm.brain import HEURISTIC, Brain
+from agent_runtime.llm.brain import HEURISTIC, Brain, brain_of
 from agent_runtime.llm.priority import Priority
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.policy import Decided, HeuristicPolicy, LLMPolicy, Policy, View, make_policy
@@ -42,11 +42,7 @@ def brain_for(ctx: ModuleContext) -> Brain:
     brain = ctx.shared.get(f"brain:{ctx.module}")
     if isinstance(brain, Brain):
         return brain
-    svc = ctx.services.llm
-    if svc is None:
-        brain = Brain(None, module=ctx.module, agent=ctx.agent)
-    else:
-        brain = svc.brain(ctx.module, ctx.agent, use_llm=_use_llm(ctx))
+    brain = brain_of(ctx.services.llm, ctx.module, ctx.agent, use_llm=_use_llm(ctx))
     ctx.shared[f"brain:{ctx.module}"] = brain
     return brain
 

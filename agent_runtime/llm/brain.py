@@ -25,7 +25,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Generic
+from typing import Generic, Protocol
 
 from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, T
 from agent_runtime.llm.accounting import Accounting
@@ -33,7 +33,7 @@ from agent_runtime.llm.calls import CallOptions, call_options
 from agent_runtime.llm.errors import LLMError
 from agent_runtime.llm.priority import Priority
 
-__all__ = ["HEURISTIC", "Brain", "Thought", "think"]
+__all__ = ["HEURISTIC", "Brain", "BrainSource", "Thought", "brain_of", "think"]
 
 logger = logging.getLogger(__name__)
 
@@ -145,3 +145,20 @@ class Brain:
         return await think(
             call, heuristic, module=self.module, agent=self.agent, accounting=self.accounting
         )
+
+
+class BrainSource(Protocol):
+    """What hands out brains: the run's LLM service."""
+
+    def brain(self, module: str, agent: str, *, use_llm: bool = True) -> Brain: ...
+
+
+def brain_of(llm: BrainSource | None, module: str, agent: str, *, use_llm: bool = True) -> Brain:
+    """The one way a module or an experiment gets the brain of one (module, agent): the run's
+    LLM service's (with a model when one is configured and ``use_llm``), or, without a
+    service, a brain without a model (its policies are the heuristic)."""
+    if llm is None:
+        return Brain(None, module=module, agent=agent)
+    if use_llm:
+        return llm.brain(module, agent)
+    return llm.brain(module, agent, use_llm=False)

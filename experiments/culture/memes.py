@@ -21,9 +21,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agent_runtime.llm.brain import brain_of
 from agent_runtime.policy import View, make_policy
 from agent_runtime.prompts import fenced, prompt_path, untrusted
-from experiments.common import brain_for
 
 KEYWORDS_FILE = Path(__file__).resolve().parent / "meme_keywords.txt"
 PROMPT = prompt_path("experiments.culture", "memes")
@@ -84,7 +84,7 @@ async def extract(llm: Any, agent: str, goals: Sequence[str]) -> tuple[list[set[
     if not goals:
         return [], ""
     policy = make_policy("memes", GoalTopics, _heuristic, random.Random(0),
-                         brain=brain_for(llm, "memes", agent), prompt=PROMPT,
+                         brain=brain_of(llm, "memes", agent), prompt=PROMPT,
                          max_tokens=60 + 25 * len(goals), temperature=0.0)
     got = await policy.decide(MemeView(goals=tuple(goals)))
     per = [{norm_topic(t) for t in ts if norm_topic(t)} for ts in got.value.topics]

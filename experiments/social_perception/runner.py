@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 
 from agent_runtime.clock import Clock
 from agent_runtime.config.models import Strict
+from agent_runtime.llm.brain import brain_of
 from agent_runtime.policy import View, make_policy
 from agent_runtime.prompts import fenced, prompt_path, untrusted
 from experiments import common, plots
@@ -111,7 +112,7 @@ async def score_impression(llm: Any, view: ImpressionView) -> tuple[ScoreOut, st
     and the brain that gave it."""
     policy = make_policy(
         "likeability_scoring", ScoreOut, score_heuristic, random.Random(0),
-        brain=common.brain_for(llm, "likeability_scoring", view.observer), prompt=PROMPT,
+        brain=brain_of(llm, "likeability_scoring", view.observer), prompt=PROMPT,
         max_tokens=80, temperature=0.0,
     )
     d = await policy.decide(view)

@@ -15,9 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agent_runtime.llm.brain import brain_of
 from agent_runtime.policy import View, make_policy
 from agent_runtime.prompts import fenced, prompt_path, untrusted
-from experiments.common import brain_for
 from modules.goal_generation import classify_activity
 from modules.knowledge import ACTIVITIES
 
@@ -104,7 +104,7 @@ class RoleClassifier:
         self.calls += 1
         policy = make_policy(
             "role_inference", RoleOut, _heuristic_role_out, random.Random(0),
-            brain=brain_for(self.llm, "role_inference", name), prompt=PROMPT, max_tokens=80,
+            brain=brain_of(self.llm, "role_inference", name), prompt=PROMPT, max_tokens=80,
             temperature=0.0,
         )
         d = await policy.decide(RoleView(name=name, community_goal=self.community_goal, goals=key))

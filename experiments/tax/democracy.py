@@ -47,9 +47,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_runtime.llm.brain import brain_of
 from agent_runtime.policy import View, make_policy
 from agent_runtime.prompts import fenced, prompt_path, untrusted
-from experiments.common import brain_for
 from modules.heuristics.requests import read_rate
 from modules.heuristics.stance import stance_of
 
@@ -312,7 +312,7 @@ class Democracy:
                 prompt: str, max_tokens: int, temperature: float = 0.7) -> Any:
         return make_policy(
             module, output, fn, member_rng(self.seed, agent),
-            brain=brain_for(self.llm, module, agent),
+            brain=brain_of(self.llm, module, agent),
             prompt=prompt_path(PROMPTS_PACKAGE, prompt), max_tokens=max_tokens,
             temperature=temperature,
         )
