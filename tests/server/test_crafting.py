@@ -79,3 +79,19 @@ async def test_shift_click_result_crafts_all(admin: AdminClient, make_bot: BotFa
     assert counts(await admin.inventory("shifter")) == {"spruce_planks": 20}
     assert counts(await bot.call("inventory")) == {"spruce_planks": 20}
     assert res["grid"] == [None, None, None, None]
+
+
+async def test_mixed_planks_make_a_table(admin: AdminClient, make_bot: BotFactory) -> None:
+    """Vanilla takes any planks, mixed, where a recipe wants planks (minecraft-data lists the
+    table once per kind): 2 oak + 2 birch planks in the 2x2 grid make a crafting table."""
+    bot = await make_bot("mixer", oak_planks=2, birch_planks=2)
+    oak = await bot.call("slot_of", item="oak_planks")
+    birch = await bot.call("slot_of", item="birch_planks")
+    # one plank per grid slot (right clicks), then the result onto an empty slot
+    await bot.call(
+        "clicks",
+        clicks=[[oak, 0, 0], [1, 1, 0], [2, 1, 0], [birch, 0, 0], [3, 1, 0], [4, 1, 0]],
+    )
+    await bot.call("clicks", clicks=[[0, 0, 0], [oak, 0, 0]])
+    assert await bot.call("wait_count", item="crafting_table", atLeast=1) == 1
+    assert counts(await admin.inventory("mixer")) == {"crafting_table": 1}

@@ -1,0 +1,90 @@
+"""Our body climbs the tech tree on the embedded server at every supported Minecraft version:
+logs -> planks -> table -> wooden pickaxe -> stone -> stone pickaxe -> furnace -> iron ingot,
+then deposits the ingot in a town-hall chest. Real server, real mineflayer, the body's skills.
+
+The ore's drop is the version's (minecraft-data: iron ore drops raw iron from 1.17). To stay
+short the stone and the ore are set beside the body with /setblock; the body mines them with
+the pickaxes it crafted."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agent_runtime.config.models import SUPPORTED_VERSIONS
+from agent_runtime.interfaces import BotSpec
+from agent_runtime.world import SkillCall
+from bots.admin import AdminClient
+from bots.server_host import EmbeddedServer
+from bots.transport import JSPyBridgeTransport
+
+pytestmark = pytest.mark.minecraft
+
+#: what iron ore drops, by version (minecraft-data's loot tables)
+IRON_DROP = {"1.16.5": "iron_ore"}
+
+
+@pytest.fixture
+async def world(
+    tmp_path: Path, mc_version: str
+) -> AsyncIterator[tuple[EmbeddedServer, AdminClient]]:
+    async with EmbeddedServer(
+        tmp_path / "world",
+        seed=1234,
+        log_path=tmp_path / "server.log",
+        furnace_cook_ticks=10,
+        version=mc_version,
+    ) as srv:
+        assert srv.admin_url is not None
+        async with AdminClient(srv.admin_url) as admin:
+            yield srv, admin
+
+
+@pytest.mark.timeout(150)
+@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+async def test_body_climbs_the_tech_tree(
+    mc_version: str, world: tuple[EmbeddedServer, AdminClient]
+) -> None:
+    server, admin = world
+    t0 = time.monotonic()
+    async with JSPyBridgeTransport() as transport:
+        body = await transport.connect(BotSpec("climber", port=server.port, version=mc_version))
+
+        async def ok(skill: str, **args: object) -> dict[str, int]:
+            outcome = await body.run_skill(SkillCall(skill=skill, args=dict(args)))
+            assert outcome.success, f"{mc_version} {skill} {args}: {outcome.reason}"
+            return outcome.inventory_delta
+
+        got = await ok("collect", block="log", count=3)
+        assert sum(v for k, v in got.items() if k.endswith("_log")) >= 3
+        await ok("craft", item="planks", count=12)
+        assert (await ok("craft", item="crafting_table")).get("crafting_table") == 1
+        await ok("craft", item="stick", count=4)
+        assert (await ok("craft", item="wooden_pickaxe")).get("wooden_pickaxe") == 1
+
+        # a wall of stone and one iron ore beside the body
+        obs = await body.observe()
+        assert obs.position is not None
+        x, y, z = int(obs.position.x // 1), int(obs.position.y // 1), int(obs.position.z // 1)
+        for dz in range(-2, 4):
+            for dy in (0, 1):
+                await admin.command(f"/setblock {x + 3} {y + dy} {z + dz} stone")
+        await admin.command(f"/setblock {x - 3} {y} {z} iron_ore")
+        await ok("collect", block="cobblestone", count=3)
+        assert (await ok("craft", item="stone_pickaxe")).get("stone_pickaxe") == 1
+        have = (await body.observe()).inventory.get("cobblestone", 0)
+        if have < 8:
+            await ok("collect", block="cobblestone", count=8 - have)
+        assert (await ok("craft", item="furnace")).get("furnace") == 1
+        ore = IRON_DROP.get(mc_version, "raw_iron")
+        assert (await ok("collect", block="iron_ore", count=1)).get(ore) == 1
+        assert (await ok("smelt", item=ore, count=1)).get("iron_ingot") == 1
+
+        cx, cy, cz = server.community_chests[0]
+        await ok("deposit", item="iron_ingot", count=1, x=cx, y=cy, z=cz)
+        assert any(i["name"] == "iron_ingot" for i in await admin.chest(cx, cy, cz))
+        await body.close()
+    print(f"{mc_version}: tech tree and deposit by a body in {time.monotonic() - t0:.1f}s")
