@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_runtime.app.world_setup import ServerSpot, WorldError, WorldHandle, open_server
+from agent_runtime.app.launchers.world_shards import open_shard_server
+from agent_runtime.app.world_setup import ServerSpot, WorldError, WorldHandle
 from agent_runtime.clock import wall_time
 from agent_runtime.config.errors import ConfigError, FieldProblem
 from agent_runtime.config.loader import ResolvedAgent, with_overrides
@@ -98,7 +99,7 @@ async def open_shards(
     shards: list[Shard] = []
     for s in cfg.world.shards:
         spot = shard_spot(cfg.world, s)
-        world = await open_server(
+        world = await open_shard_server(
             stack, cfg, spot, run_dir, events, admin_url=s.admin_url, servers=servers
         )
         shards.append(Shard(s, world))

@@ -10,7 +10,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.loader import ResolvedAgent
@@ -18,9 +18,6 @@ from agent_runtime.config.models import VillageConfig
 from agent_runtime.interfaces import Body, BotSpec, BotTransport
 from agent_runtime.run.events import EventLog
 from agent_runtime.world import Vec3
-
-if TYPE_CHECKING:
-    from agent_runtime.app.launchers import ServerLauncher
 
 log = logging.getLogger(__name__)
 
@@ -162,20 +159,15 @@ async def open_server(
     events: EventLog,
     *,
     admin_url: str | None = None,
-    servers: ServerLauncher | None = None,
 ) -> WorldHandle:
     """Start (embedded) or check (external) one server; its handle has no transport yet.
-    With ``servers`` (``--cluster``) an embedded shard's server runs as an actor of the
-    cluster (:func:`agent_runtime.app.launchers.world_shards.open_server_actor`)."""
+    (On a cluster an embedded shard's server is an actor instead:
+    :func:`agent_runtime.app.launchers.world_shards.open_shard_server`.)"""
     w = cfg.world
     suffix = f"-{spot.shard}" if spot.shard else ""
     handle = WorldHandle(
         kind=spot.kind, host=spot.host, port=spot.port, version=w.version, events=events
     )
-    if spot.kind == "embedded" and servers is not None and spot.shard is not None:
-        from agent_runtime.app.launchers.world_shards import open_server_actor
-
-        return await open_server_actor(stack, cfg, spot, run_dir, events, servers, handle)
     if spot.kind == "embedded":
         from bots.server_host import EmbeddedServer, EmbeddedServerError
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_runtime.app.launchers.server_actor import ServerSettings
-from agent_runtime.app.world_setup import ServerSpot, WorldError, WorldHandle
+from agent_runtime.app.world_setup import ServerSpot, WorldError, WorldHandle, open_server
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.run.events import EventLog
 from agent_runtime.services import ServiceError
@@ -35,7 +35,7 @@ from agent_runtime.tasks import cancel_and_wait
 if TYPE_CHECKING:
     from agent_runtime.app.launchers.handles import ServerHandle, ServerLauncher
 
-__all__ = ["open_server_actor"]
+__all__ = ["open_server_actor", "open_shard_server"]
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +63,27 @@ def _settings(
 
 def _admin_url(settings: ServerSettings, info: dict[str, Any]) -> str:
     return f"http://piano:{settings.admin_token}@127.0.0.1:{info['admin_port']}"
+
+
+async def open_shard_server(
+    stack: contextlib.AsyncExitStack,
+    cfg: VillageConfig,
+    spot: ServerSpot,
+    run_dir: Path,
+    events: EventLog,
+    *,
+    admin_url: str | None = None,
+    servers: ServerLauncher | None = None,
+) -> WorldHandle:
+    """One shard's server: with ``servers`` (``--cluster``) an embedded shard's server runs
+    as an actor of the cluster (:func:`open_server_actor`); otherwise as
+    :func:`~agent_runtime.app.world_setup.open_server` starts (or checks) it."""
+    if spot.kind == "embedded" and servers is not None and spot.shard is not None:
+        handle = WorldHandle(
+            kind=spot.kind, host=spot.host, port=spot.port, version=cfg.world.version, events=events
+        )
+        return await open_server_actor(stack, cfg, spot, run_dir, events, servers, handle)
+    return await open_server(stack, cfg, spot, run_dir, events, admin_url=admin_url)
 
 
 async def open_server_actor(
