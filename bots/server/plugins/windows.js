@@ -562,7 +562,15 @@ module.exports.server = function (serv) {
       if (!predicted || !equalStack(player.cursor, predicted.selectedItem)) sendSlot(player, -1, -1, player.cursor)
     }
     if (changed.length) menu.afterCommit(changed)
+    // 1.17+: mineflayer waits, after every click on a crafting grid or its result, for the
+    // result slot (vanilla always sends it); it was sent only where it differed from the
+    // client's prediction, and crafting hung at 1.21.4
+    if (stateIds && slot >= 0 && slot <= craftGridEnd(menu)) sendSlot(player, menu.id, 0, menu.get(0))
   }
+
+  const craftingType = pwindows.windows['minecraft:crafting']?.type
+  // the last slot of a menu's crafting grid (0 = result), -1 for menus without one
+  const craftGridEnd = (menu) => (menu.id === 0 ? 4 : menu.inventoryType === craftingType ? 9 : -1)
 
   function commit (player, menu, txn) {
     const changed = []
