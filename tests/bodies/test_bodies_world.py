@@ -184,18 +184,17 @@ async def test_go_to_contract(transport: JSPyBridgeTransport, server: EmbeddedSe
     assert there is not None and to_player.position is not None
     assert to_player.position.distance_to(there) <= 3.5
 
-    # a spot in the air: the search either runs out of places to try (no_path) or out of the
-    # time it is given (timed_out, what a busy CPU gives: a CI run of 2800b39 failed here
-    # expecting no_path alone); either way the reason says which, with the blocks left
+    # a spot in the air: the walk fails with one of the outcomes move.js documents for a walk
+    # that cannot finish (no_path: the search ran out of places; timed_out: out of the time it
+    # is given, what a busy CPU gives; blocked: stuck on the way), the reason naming the
+    # target and ending with the blocks left (fresh-clone CIs of 2800b39 and be9c296, under
+    # load, failed here expecting no_path alone)
     no_path = await run(walker, "go_to", x=0.0, y=150.0, z=0.0)
     walk = no_path.detail["walk"]
     left = walk["blocks_left"]
-    assert not no_path.success and no_path.reason.endswith(f": {left} blocks left") and left > 0
-    words = {
-        "no_path": "no path to (0, 150, 0)",
-        "timed_out": "path planning to (0, 150, 0) gave up",
-    }
-    assert walk["outcome"] in words and no_path.reason.startswith(words[walk["outcome"]])
+    assert not no_path.success and walk["outcome"] in ("no_path", "timed_out", "blocked"), walk
+    assert "(0, 150, 0)" in no_path.reason, no_path.reason
+    assert no_path.reason.endswith(f": {left} blocks left") and left > 0, no_path.reason
     nobody = await run(walker, "go_to", player="Nobody")
     assert not nobody.success and nobody.reason == "player Nobody is not in sight"
     assert nobody.failure == "target_not_found"
