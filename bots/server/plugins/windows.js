@@ -501,13 +501,16 @@ module.exports.server = function (serv) {
     }
   }
 
-  // 1.17+: no transaction packets; a click is applied, and one made on a stale view of the
-  // window (another state id than ours, see versions.js) is answered with the whole window
+  // 1.17+: no transaction packets; a click is applied, and mineflayer's sync click (state id
+  // -1; ours are counted in versions.js) is answered with the whole window
   const stateIds = serv.supportFeature('stateIdUsed')
 
   function handleClick (player, packet) {
     const menu = packet.windowId === 0 ? player.inventoryMenu : player.openMenu
-    const stale = stateIds && packet.stateId !== player.pianoStateId
+    // a stale state id: mineflayer's sync click (-1), or a click sent before our last update
+    // arrived; the latter are answered with the slots that differ from the client's
+    // prediction only (the whole window raced the clicks mineflayer had already sent)
+    const stale = stateIds && packet.stateId === -1
     const respond = stateIds
       ? () => {}
       : (accepted) => player._client.write('transaction', { windowId: packet.windowId, action: packet.action, accepted })
@@ -550,6 +553,7 @@ module.exports.server = function (serv) {
       serv.info?.(`click rejected: ${player.username} window ${menu.id} slot ${slot} mode ${mode} button ${button}: client ${clientItem ? clientItem.itemId + 'x' + clientItem.itemCount : 'empty'}, server ${before ? before.type + 'x' + before.count : 'empty'}`)
     }
     const changed = commit(player, menu, txn)
+    let resultSent = !accepted // sendAll sends every slot
     if (!accepted) sendAll(player, menu)
     else if (slot === -999 && mode === 0 && !before && menu.id === 0) sendAll(player, menu) // a sync click
     else {
@@ -557,15 +561,20 @@ module.exports.server = function (serv) {
       for (let i = 0; i < menu.size; i++) {
         const mine = menu.get(i)
         const theirs = predicted ? predicted.slots[i] : (changed.includes(i) ? undefined : mine)
-        if (theirs === undefined || !equalStack(mine, theirs)) sendSlot(player, menu.id, i, mine)
+        if (theirs === undefined || !equalStack(mine, theirs)) {
+          sendSlot(player, menu.id, i, mine)
+          if (i === 0) resultSent = true
+        }
       }
       if (!predicted || !equalStack(player.cursor, predicted.selectedItem)) sendSlot(player, -1, -1, player.cursor)
     }
     if (changed.length) menu.afterCommit(changed)
     // 1.17+: mineflayer waits, after every click on a crafting grid or its result, for the
     // result slot (vanilla always sends it); it was sent only where it differed from the
-    // client's prediction, and crafting hung at 1.21.4
-    if (stateIds && slot >= 0 && slot <= craftGridEnd(menu)) sendSlot(player, menu.id, 0, menu.get(0))
+    // client's prediction, and crafting hung at 1.21.4. Once only: a second copy advanced the
+    // state id past the one mineflayer's next click carried (answered with the whole window
+    // while its later clicks were on the way: its inventory model went wrong)
+    if (stateIds && !resultSent && slot >= 0 && slot <= craftGridEnd(menu)) sendSlot(player, menu.id, 0, menu.get(0))
   }
 
   const craftingType = pwindows.windows['minecraft:crafting']?.type
