@@ -69,10 +69,12 @@ async def test_body_climbs_the_tech_tree(
         obs = await body.observe()
         assert obs.position is not None
         x, y, z = int(obs.position.x // 1), int(obs.position.y // 1), int(obs.position.z // 1)
-        for dz in range(-4, 4):  # 16 stones: a few may be out of reach
+        # 16 stones (a few may be out of reach), 5 blocks away: the crafting table the body
+        # places next to itself for the stone pickaxe must not be under them
+        for dz in range(-4, 4):
             for dy in (0, 1):
-                await admin.command(f"/setblock {x + 3} {y + dy} {z + dz} stone")
-        await admin.command(f"/setblock {x - 3} {y} {z} iron_ore")
+                await admin.command(f"/setblock {x + 5} {y + dy} {z + dz} stone")
+        await admin.command(f"/setblock {x - 5} {y} {z} iron_ore")
         await ok("collect", block="cobblestone", count=3)
         assert (await ok("craft", item="stone_pickaxe")).get("stone_pickaxe") == 1
         have = (await body.observe()).inventory.get("cobblestone", 0)

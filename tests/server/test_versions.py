@@ -22,7 +22,7 @@ from .conftest import BotFactory, counts
 pytestmark = pytest.mark.minecraft
 
 #: newer versions a village cannot choose yet (bots/README.md, "Versions"): what already works
-#: there is tested below, the tech tree is not (crafting times out at 1.21.4)
+#: there is tested below, the tech tree is not (the click protocol is not right there yet)
 NEWER = ("1.20.4", "1.21.4")
 
 
