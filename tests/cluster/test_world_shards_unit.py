@@ -129,6 +129,7 @@ async def test_a_shard_actor_fills_the_world_and_its_restart_is_an_event(
         s = server.settings
         assert s.shard == "west" and s.host == "127.0.0.1" and s.port > 0 and s.admin_port > 0
         assert Path(s.world_dir) == tmp_path / "run" / "world-west"
+        assert s.version == "1.16.5"  # world.version reaches the shard server
         assert len(s.admin_token) >= 24 and s.admin_token not in repr(s)
         assert world.port == s.port and world.host == "127.0.0.1"
         assert world.admin_url == f"http://piano:{s.admin_token}@127.0.0.1:{s.admin_port}"

@@ -56,6 +56,7 @@ class ServerSettings:
     seed: int
     layout: dict[str, Any]  # VillageLayout.model_dump()
     log_path: str
+    version: str  # the Minecraft version it serves (world.version)
 
     def __repr__(self) -> str:  # the token stays out of logs and Ray's error messages
         return f"ServerSettings(shard={self.shard!r}, port={self.port})"
@@ -161,6 +162,7 @@ async def _serve(self: ServerActor) -> None:
         layout=VillageLayout.model_validate(s.layout),
         log_path=Path(s.log_path),
         admin_port=s.admin_port,
+        version=s.version,
     )
     server.admin_token = s.admin_token  # the same token for every incarnation
     deadline = time.monotonic() + START_LIMIT_S

@@ -58,6 +58,7 @@ def _settings(
         seed=w.seed if w.seed is not None else cfg.run.seed,
         layout=spot.layout.model_dump(mode="json"),
         log_path=str(run_dir / "logs" / f"server-{spot.shard}.log"),
+        version=w.version,
     )
 
 
