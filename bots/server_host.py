@@ -24,7 +24,6 @@ import logging
 import os
 import re
 import secrets
-import struct
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,42 +31,20 @@ from types import TracebackType
 from typing import IO, Any
 
 from agent_runtime.config.layout import Place, VillageLayout
-from agent_runtime.config.models import SUPPORTED_VERSIONS
 from agent_runtime.services.process import ChildProcess
 from bots.node import BOTS_DIR, node_env, node_executable, require_node_modules
+from bots.status_ping import protocol_of, status_ping
 
 __all__ = [
-    "PROTOCOLS",
-    "PROTOCOL_VERSION",
     "EmbeddedServer",
     "EmbeddedServerError",
-    "protocol_of",
-    "status_ping",
-]  # fmt: skip
+]
 
 logger = logging.getLogger(__name__)
 
 HOST_JS = BOTS_DIR / "server" / "host.js"
-_MC_DATA = BOTS_DIR / "node_modules" / "minecraft-data" / "minecraft-data" / "data"
 
 
-def protocol_of(version: str) -> int:
-    """The protocol number of Minecraft ``version`` (Java edition), from minecraft-data."""
-    paths = json.loads((_MC_DATA / "dataPaths.json").read_text())["pc"]
-    if version not in paths or "version" not in paths[version]:
-        raise ValueError(f"minecraft-data knows no Minecraft {version}")
-    data = json.loads((_MC_DATA / paths[version]["version"] / "version.json").read_text())
-    return int(data["version"])
-
-
-PROTOCOL_VERSION = 754  # Minecraft 1.16.5: the status ping's handshake (any number answers)
-#: Minecraft version -> protocol number, for the versions the bodies speak (a server that
-#: answers the status ping with another protocol would drop every body at login)
-PROTOCOLS: dict[str, int] = (
-    {v: protocol_of(v) for v in SUPPORTED_VERSIONS}
-    if (_MC_DATA / "dataPaths.json").exists()
-    else {"1.16.5": PROTOCOL_VERSION}
-)
 _READY = "PIANO_READY "
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _LOOPBACK = {"127.0.0.1", "::1", "localhost"}
@@ -75,62 +52,6 @@ _LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
 class EmbeddedServerError(RuntimeError):
     """The embedded server failed to start or stopped unexpectedly (message has the log tail)."""
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    value &= 0xFFFFFFFF
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-async def _read_varint(reader: asyncio.StreamReader) -> int:
-    result = 0
-    for i in range(5):
-        byte = (await reader.readexactly(1))[0]
-        result |= (byte & 0x7F) << (7 * i)
-        if not byte & 0x80:
-            return result
-    raise EmbeddedServerError("bad varint from server")
-
-
-def _packet(packet_id: int, payload: bytes) -> bytes:
-    body = _varint(packet_id) + payload
-    return _varint(len(body)) + body
-
-
-async def status_ping(host: str, port: int, *, within: float = 5.0) -> dict[str, Any]:
-    """Minecraft server-list ping (fails after ``within`` seconds); returns the status JSON."""
-    async with asyncio.timeout(within):
-        reader, writer = await asyncio.open_connection(host, port)
-        try:
-            addr = host.encode()
-            handshake = (
-                _varint(PROTOCOL_VERSION)
-                + _varint(len(addr))
-                + addr
-                + struct.pack(">H", port)
-                + _varint(1)
-            )
-            writer.write(_packet(0, handshake) + _packet(0, b""))
-            await writer.drain()
-            await _read_varint(reader)  # packet length
-            if await _read_varint(reader) != 0:
-                raise EmbeddedServerError("unexpected status packet")
-            size = await _read_varint(reader)
-            data = await reader.readexactly(size)
-            status: dict[str, Any] = json.loads(data.decode())
-            return status
-        finally:
-            writer.close()
-            with contextlib.suppress(OSError):
-                await writer.wait_closed()
 
 
 class EmbeddedServer:

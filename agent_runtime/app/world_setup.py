@@ -235,7 +235,7 @@ async def _check_reachable(
     """An external server must answer a server-list ping, with the protocol of the village's
     Minecraft version, before bodies try to join it; a refused connection is tried again for
     ``wait`` seconds (a shard of this run that is being restarted)."""
-    from bots.server_host import PROTOCOLS, status_ping
+    from bots.status_ping import PROTOCOLS, status_ping
 
     deadline = time.monotonic() + wait
     try:

@@ -16,7 +16,8 @@ import pytest
 
 from agent_runtime.config.layout import VillageLayout
 from bots.admin import AdminClient
-from bots.server_host import EmbeddedServer, status_ping
+from bots.server_host import EmbeddedServer
+from bots.status_ping import status_ping
 from tests.core.helpers import wait_until
 
 from .conftest import run_js
