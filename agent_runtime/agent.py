@@ -33,7 +33,6 @@ class Agent:
         body: Body,
         services: AgentServices,
         rng: random.Random,
-        options: dict[str, dict[str, object]] | None = None,
     ) -> None:
         names = [m.name for m in modules]
         if len(set(names)) != len(names):
@@ -44,7 +43,6 @@ class Agent:
         self.body = body
         self.services = services
         self.rng = rng
-        self.options = options or {}
         self.contexts: dict[str, ModuleContext] = {}
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.runners: list[ModuleRunner] = []
@@ -83,7 +81,6 @@ class Agent:
                 services=svc,
                 reads=type(module).reads,
                 writes=type(module).writes,
-                options=self.options.get(module.name, {}),
                 shared=shared,
             )
         self._stack = contextlib.AsyncExitStack()

@@ -42,7 +42,6 @@ class ModuleContext:
     services: AgentServices
     reads: frozenset[str]
     writes: frozenset[str]
-    options: Mapping[str, Any] = field(default_factory=dict)
     stats: ModuleStats = field(default_factory=ModuleStats)
     inbox: dict[str, Subscription] = field(default_factory=dict)
     shared: dict[str, Any] = field(

@@ -15,13 +15,14 @@ import contextlib
 import fcntl
 import os
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from agent_runtime.config.errors import ConfigError, FieldProblem
 from agent_runtime.config.loader import load_config
 from agent_runtime.config.models import VillageConfig
+from agent_runtime.config.urls import public_url
 
-__all__ = ["RunFolderBusy", "RunFolderLock", "resume_config"]
+__all__ = ["RunFolderBusy", "RunFolderLock", "resume_config", "shown_config"]
 
 
 class RunFolderBusy(RuntimeError):
@@ -79,3 +80,13 @@ def resume_config(run_dir: Path, config_file: str | None) -> VillageConfig:
                           "pass the original file, piano run CONFIG --resume RUN_DIR")],
         )  # fmt: skip
     return cfg
+
+
+def shown_config(cfg: VillageConfig) -> dict[str, Any]:
+    """The config as written to the run folder (and Redis): service URLs without secrets."""
+    data = cfg.model_dump(mode="json")
+    for key in ("redis", "mqtt"):
+        data["services"][key] = public_url(data["services"][key])
+    if isinstance(data.get("llm", {}).get("base_url"), str):
+        data["llm"]["base_url"] = public_url(data["llm"]["base_url"])
+    return data

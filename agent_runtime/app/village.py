@@ -31,7 +31,8 @@ from agent_runtime.agent import Agent
 from agent_runtime.agent_services import AgentServices
 from agent_runtime.app.metrics import Cancellations, collect_metrics
 from agent_runtime.app.progress import bench_counters, village_figures  # issues 14, 15
-from agent_runtime.app.run_folder import RunFolderLock
+from agent_runtime.app.run_folder import RunFolderLock, shown_config
+from agent_runtime.app.workers import in_shard
 from agent_runtime.app.world_setup import WorldHandle
 from agent_runtime.app.worlds import open_world
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
@@ -48,12 +49,6 @@ from agent_runtime.services import LoopbackService, MosquittoBroker, RedisServer
 from agent_runtime.services.credentials import Credentials, is_loopback
 from agent_runtime.state.store import StateStore
 from agent_runtime.tasks import cancel_and_wait
-
-
-def in_shard(index: int, k: int, n: int) -> bool:
-    """Agent ``index`` (its place in the resolved list) belongs to shard ``k`` of ``n``."""
-    return index % n == k
-
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +129,7 @@ class Village:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._lock.acquire()  # one village per run folder; RunFolderBusy otherwise
         (self.run_dir / "config.resolved.yaml").write_text(
-            yaml.safe_dump(_shown_config(self.config), sort_keys=False)
+            yaml.safe_dump(shown_config(self.config), sort_keys=False)
         )
         self._stack = contextlib.AsyncExitStack()
         try:
@@ -156,7 +151,11 @@ class Village:
             try:
                 await stack.aclose()
             finally:
-                self._write_metrics()
+                try:
+                    data = json.dumps(self.summary(), indent=2, default=str)
+                    (self.run_dir / "metrics.json").write_text(data)
+                except Exception:
+                    log.exception("could not write metrics.json")
                 self._lock.release()
 
     async def _open(self, stack: contextlib.AsyncExitStack) -> None:
@@ -216,7 +215,7 @@ class Village:
         self.bus = bus
         await redis.hset(
             f"piano:{self.run_id}:meta",
-            mapping={"config": json.dumps(_shown_config(cfg)), "started": str(self.started_at)},
+            mapping={"config": json.dumps(shown_config(cfg)), "started": str(self.started_at)},
         )
         self.store = await stack.enter_async_context(StateStore(redis, self.run_id))
 
@@ -269,7 +268,7 @@ class Village:
             # seeded by the agent's name: the same wherever (in whichever worker) it runs
             agent_rng = random.Random(f"{cfg.run.seed}:{spec.name}")
             mods = build_modules(cfg, spec, agent_rng)
-            agent = Agent(spec, mods, body, self.services, agent_rng, options=_module_options(cfg))
+            agent = Agent(spec, mods, body, self.services, agent_rng)
             self.agents[spec.name] = await stack.enter_async_context(agent)
         if self.bodies:  # 3D views from the agents' eyes, when the page asks (issue 15)
             from agent_runtime.app.view3d import ViewDesk
@@ -448,24 +447,3 @@ class Village:
     # --- metrics ----------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
         return collect_metrics(self)
-
-    def _write_metrics(self) -> None:
-        try:
-            data = self.summary()
-            (self.run_dir / "metrics.json").write_text(json.dumps(data, indent=2, default=str))
-        except Exception:
-            log.exception("could not write metrics.json")
-
-
-def _shown_config(cfg: VillageConfig) -> dict[str, Any]:
-    """The config as written to the run folder: service URLs without their secrets."""
-    data = cfg.model_dump(mode="json")
-    for key in ("redis", "mqtt"):
-        data["services"][key] = public_url(data["services"][key])
-    if isinstance(data.get("llm", {}).get("base_url"), str):
-        data["llm"]["base_url"] = public_url(data["llm"]["base_url"])
-    return data
-
-
-def _module_options(cfg: VillageConfig) -> dict[str, dict[str, object]]:
-    return {name: dict(ms.options) for name, ms in cfg.modules.overrides.items()}

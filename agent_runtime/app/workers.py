@@ -48,6 +48,7 @@ __all__ = [
     "EventFollower",
     "WorkerPool",
     "WorkerSpec",
+    "in_shard",
     "merge_metrics",
     "parse_shard",
     "worker_count",
@@ -430,3 +431,8 @@ class EventFollower:
             else:
                 self.broken += 1
         return out
+
+
+def in_shard(index: int, k: int, n: int) -> bool:
+    """Agent ``index`` (its place in the resolved list) belongs to worker ``k`` of ``n``."""
+    return index % n == k
