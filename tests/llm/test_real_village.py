@@ -96,6 +96,7 @@ async def test_two_agents_decide_on_the_real_server(
         "controller_latency_s_mean": cc["latency_s_mean"],
         "decisions": len(decisions),
         "decisions_by_model": sum(e["brain"] == f"llm:{MODEL}" for e in decisions),
+        "decisions_on_standing": sum(e["brain"] == f"llm:{MODEL}+plan" for e in decisions),
         "reflex_decisions": sum(bool(e.get("reflex")) for e in decisions),
         "decisions_per_agent_minute": round(len(decisions) / len(AGENTS) / minutes, 2),
         "max_gap_s": {k: round(g, 1) for k, g in gaps.items()},
@@ -117,9 +118,10 @@ async def test_two_agents_decide_on_the_real_server(
     assert sum(cc["fallback_reasons"].values()) == cc["fallbacks"] == cc["shed"] + cc["failed"]
     assert all(e["error"] for e in fallbacks)
     assert len(fallbacks) == cc["fallbacks"] + invalid
-    # decisions are labelled with the model's name (or as the heuristic's: reflexes, filler)
+    # decisions are labelled with the model's name, as its standing decision's plan steps
+    # (``+plan``: started without a call), or as the heuristic's (reflexes, filler)
     brains = {e["brain"] for e in decisions}
-    assert brains <= {f"llm:{MODEL}", "heuristic"}, brains
+    assert brains <= {f"llm:{MODEL}", f"llm:{MODEL}+plan", "heuristic"}, brains
     assert figures["decisions_by_model"] > 0, figures
     # the target
     assert model_made >= MODEL_SHARE, figures
