@@ -210,17 +210,12 @@ class RayLauncher:
             max_concurrency=4,  # wait_exit blocks one thread; info and stop use others
             scheduling_strategy=self._where(k),
         ).remote(k, list(argv), dict(env), str(log_path), stop_timeout, os.getcwd(), _nice())
-        try:
-            async with asyncio.timeout(PLACE_LIMIT_S):
-                info: dict[str, Any] = await actor.info.remote()
-        except TimeoutError:
-            ray.kill(actor, no_restart=True)
-            raise ServiceError(
-                f"Ray did not start worker {k} within {PLACE_LIMIT_S:.0f} s (each worker "
-                f"reserves {self.num_cpus:g} CPU; the cluster has {ray.cluster_resources()})"  # type: ignore[no-untyped-call]
-            ) from None
-        except RayActorError as err:
-            raise ServiceError(f"worker {k}'s actor failed to start: {err}") from None
+        info = await _placed(
+            actor,
+            f"worker {k}",
+            f"each worker reserves {self.num_cpus:g} CPU; "
+            f"the cluster has {ray.cluster_resources()}",  # type: ignore[no-untyped-call]
+        )
         log.info("worker %d: actor on node %s, pid %s", k, info["node"], info["pid"])
         return RayWorkerHandle(k, actor, info, stop_timeout)
 
@@ -249,17 +244,9 @@ class RayLauncher:
             max_concurrency=4,  # wait_exit blocks one thread; info and stop use others
             scheduling_strategy="SPREAD",
         ).remote(settings)
-        try:
-            async with asyncio.timeout(PLACE_LIMIT_S):
-                info: dict[str, Any] = await actor.info.remote()
-        except TimeoutError:
-            ray.kill(actor, no_restart=True)
-            raise ServiceError(
-                f"Ray did not start shard {settings.shard}'s server within {PLACE_LIMIT_S:.0f} "
-                f"s (it reserves {self.server_cpus:g} CPU)"
-            ) from None
-        except RayActorError as err:
-            raise ServiceError(f"shard {settings.shard}'s actor failed to start: {err}") from None
+        info = await _placed(
+            actor, f"shard {settings.shard}'s server", f"it reserves {self.server_cpus:g} CPU"
+        )
         log.info("shard %s: actor on node %s, port %s", settings.shard, info["node"], info["port"])
         return RayServerHandle(settings.shard, actor, info, 20.0)
 
@@ -283,3 +270,19 @@ class RayLauncher:
             "%s %s: actor back on node %s, pid %s", handle.what, handle.k, info["node"], info["pid"]
         )
         return handle
+
+
+async def _placed(actor: Any, what: str, reserves: str) -> dict[str, Any]:
+    """The first answer of a new ``actor`` (its node, pid, ...): a ServiceError naming
+    ``what`` when Ray cannot place it within PLACE_LIMIT_S (it is killed) or it fails."""
+    try:
+        async with asyncio.timeout(PLACE_LIMIT_S):
+            info: dict[str, Any] = await actor.info.remote()
+    except TimeoutError:
+        ray.kill(actor, no_restart=True)
+        raise ServiceError(
+            f"Ray did not start {what} within {PLACE_LIMIT_S:.0f} s ({reserves})"
+        ) from None
+    except RayActorError as err:
+        raise ServiceError(f"{what}'s actor failed to start: {err}") from None
+    return info
