@@ -56,6 +56,38 @@ async def test_craft_contract(
     assert any(b.name == "crafting_table" for b in (await crafter.observe()).blocks)
 
 
+async def test_planks_from_logs_of_two_kinds(
+    transport: JSPyBridgeTransport, server: EmbeddedServer, admin: AdminClient
+) -> None:
+    """Any planks serve a recipe: 12 planks from 2 oak and 1 birch log are 8 oak and 4 birch
+    planks (the skill made one kind a call: "missing ingredients: 1 oak_log")."""
+    joiner = await connect(transport, server, "joiner")
+    await give(admin, joiner, "oak_log", 2)
+    await give(admin, joiner, "birch_log", 1)
+    made = await run(joiner, "craft", item="planks", count=12)
+    assert made.success, made.reason
+    assert made.inventory_delta == {
+        "oak_planks": 8,
+        "birch_planks": 4,
+        "oak_log": -2,
+        "birch_log": -1,
+    }
+    assert made.detail["crafted"] == 12
+    # the asked kind first; the other kind only for what its logs cannot make
+    await give(admin, joiner, "oak_log", 1)
+    await give(admin, joiner, "birch_log", 1)
+    oak_first = await run(joiner, "craft", item="oak_planks", count=6)
+    assert oak_first.success, oak_first.reason
+    assert oak_first.inventory_delta == {
+        "oak_planks": 4,
+        "birch_planks": 4,
+        "oak_log": -1,
+        "birch_log": -1,
+    }
+    short = await run(joiner, "craft", item="planks", count=4)
+    assert not short.success and short.reason.startswith("missing ingredients: 1 ")
+
+
 async def test_smelt_contract(
     transport: JSPyBridgeTransport, server: EmbeddedServer, admin: AdminClient
 ) -> None:

@@ -20,6 +20,66 @@ function missingFor (bot, recipe, times) {
 
 const describe = (missing) => missing.map(m => `${m.count} ${m.name}`).join(', ')
 
+// Walk to where the table's face is in reach; when no spot sees its face (the planner's
+// raycast from a standing spot), stand within 2 blocks of it instead, as a player steps
+// up to a table it cannot see round a corner. A failure keeps the walk's own reason and kind
+// (it was once reported only as "no path", whatever had happened on the way).
+async function walkToTable (ctx, table) {
+  const what = `crafting table at ${table.position}`
+  try {
+    await gotoGoal(ctx, new goals.GoalLookAtBlock(table.position, ctx.bot.world, { reach: 4 }), what)
+    return
+  } catch (err) {
+    if (err instanceof SkillAborted) throw err
+    if (!(err instanceof SkillError) || err.kind === 'timed_out') throw err
+    ctx.progress(0.3, `no spot in reach of the table's face (${err.reason}): walking beside it`)
+  }
+  try {
+    const p = table.position
+    await gotoGoal(ctx, new goals.GoalNear(p.x, p.y, p.z, 2), what)
+  } catch (err) {
+    if (err instanceof SkillAborted || !(err instanceof SkillError)) throw err
+    throw new SkillError(`no way to the crafting table at ${table.position}: ${err.reason}`, err.detail, err.kind)
+  }
+}
+
+// Craft `count` planks from the logs held when no one kind of log is enough (2 oak + 1 birch
+// log for 12 planks once answered "missing ingredients: 1 oak_log"): each held log kind makes
+// planks of its kind (names: the plank kinds asked for, the asked kind first), until `count`.
+// Null when all the held logs together are not enough (the caller reports what is missing).
+async function planksFromMixedLogs (ctx, names, count) {
+  const bot = ctx.bot
+  const have = inventoryCounts(bot)
+  const kinds = []
+  for (const name of names) {
+    const logs = have[name.replace('_planks', '_log')] || 0
+    const recipe = logs > 0 && bot.recipesAll(bot.registry.itemsByName[name].id, null, false)
+      .find(r => r.delta.some(d => d.count < 0 && bot.registry.items[d.id].name === name.replace('_planks', '_log')))
+    if (recipe) kinds.push({ name, recipe, logs, per: recipe.result.count })
+  }
+  if (kinds.reduce((n, k) => n + k.logs * k.per, 0) < count) return null
+  const crafted = {}
+  let left = count
+  for (const k of kinds) {
+    if (left <= 0) break
+    const times = Math.min(k.logs, Math.ceil(left / k.per))
+    ctx.check()
+    ctx.progress(0.5, `crafting ${times}x ${k.name}`)
+    const before = inventoryCounts(bot)[k.name] || 0
+    try {
+      await bot.craft(k.recipe, times, null)
+    } catch (err) {
+      throw new SkillError(`crafting ${k.name} failed: ${err.message}`, {}, 'server_refused')
+    }
+    const made = (inventoryCounts(bot)[k.name] || 0) - before
+    if (made <= 0) throw new SkillError(`crafting ${k.name} failed: the server did not deliver the result`, {}, 'server_refused')
+    crafted[k.name] = made
+    left -= made
+  }
+  const total = Object.values(crafted).reduce((a, b) => a + b, 0)
+  return { detail: { item: Object.keys(crafted).join('+'), crafted: total, by_kind: crafted, used_table: false } }
+}
+
 module.exports = {
   name: 'craft',
   args: {
@@ -33,6 +93,8 @@ module.exports = {
     // planks of one kind asked while holding logs of another: any log makes planks (issue 18)
     const anyPlanks = names.length === 1 && names[0].endsWith('_planks') && !bot.inventory.items().some(i => i.name === names[0].replace('_planks', '_log'))
     if (anyPlanks) names = [...names, ...resolveNames(bot.registry.itemsByName, 'planks').filter(n => n !== names[0])]
+    // planks of the asked kind first, then of the other logs held (any planks serve a recipe)
+    if (names.length === 1 && names[0].endsWith('_planks')) names = [...names, ...resolveNames(bot.registry.itemsByName, 'planks').filter(n => n !== names[0])]
     let table = bot.findBlock({ matching: bot.registry.blocksByName.crafting_table.id, maxDistance: TABLE_RADIUS })
 
     // Every recipe for every candidate name, each with how many crafts it needs.
@@ -46,6 +108,11 @@ module.exports = {
     }
     if (options.length === 0) throw new SkillError(`${item} cannot be crafted`, {}, 'bad_arguments')
     const ready = options.filter(o => o.missing.length === 0)
+    if (ready.length === 0 && names.every(n => n.endsWith('_planks'))) {
+      // planks from logs of several kinds (no one kind is enough): a kind at a time
+      const mixed = await planksFromMixedLogs(ctx, names, count)
+      if (mixed) return mixed
+    }
     if (ready.length === 0) {
       options.sort((a, b) => a.missing.reduce((s, m) => s + m.count, 0) - b.missing.reduce((s, m) => s + m.count, 0))
       const best = options[0]
@@ -63,13 +130,7 @@ module.exports = {
         table = await placeItem(ctx, 'crafting_table', null)
       }
       ctx.progress(0.2, `walking to the crafting table at ${table.position}`)
-      try {
-        await gotoGoal(ctx, new goals.GoalLookAtBlock(table.position, bot.world, { reach: 4 }), `crafting table at ${table.position}`)
-      } catch (err) {
-        if (err instanceof SkillAborted) throw err
-        if (err instanceof SkillError && err.kind === 'timed_out') throw err
-        throw new SkillError(`no path to the crafting table at ${table.position}`)
-      }
+      await walkToTable(ctx, table)
     }
     ctx.check()
     ctx.progress(0.5, `crafting ${choice.times}x ${choice.name}`)

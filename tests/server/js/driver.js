@@ -131,6 +131,58 @@ function findBlock (name, maxDistance = 64) {
   if (!b) throw new Error(`unknown block ${name}`)
   return bot.findBlock({ matching: b.id, maxDistance })
 }
+// dig `targets` (nearest first) as a player would: walk to where the block's face is in
+// reach, take the best tool, dig. Each step is bounded: mineflayer-collectblock, used here
+// before, walked to every drop and then awaited its pickup with no bound (a drop it could not
+// reach, or one the server would not hand over, hung the collect until the test's timeout:
+// "timeout: collect stone" in the fresh-clone CI of 6fcbbb2); the drops are fetched by the
+// collect's own bounded walk instead. A target the walk finds no way to, or that stays out of
+// reach, is thrown as an error carrying `target`.
+async function digEach (targets, id, deadline, block) {
+  const left = [...targets]
+  const moves = bot.collectBlock.movements // collectblock's own (the walks after a collect keep them)
+  moves.dontMineUnderFallingBlock = false
+  moves.dontCreateFlow = false
+  bot.pathfinder.setMovements(moves)
+  while (left.length) {
+    left.sort(nearestFirst(t => t.position))
+    const t = left.shift()
+    if (bot.blockAt(t.position)?.type !== id || !moves.safeToBreak(t)) continue
+    const fail = (name, message) => Object.assign(new Error(message), { name, target: t.position })
+    try {
+      await withTimeout(bot.pathfinder.goto(new goals.GoalLookAtBlock(t.position, bot.world)), Math.max(0, deadline - Date.now()), `collect ${block}`)
+    } catch (err) {
+      if (err.name === 'NoPath' || err.name === 'Timeout') throw fail(err.name, err.message)
+      throw err
+    }
+    const here = bot.blockAt(t.position)
+    if (here?.type !== id) continue // dug on the way
+    // goto resolves on an empty path, even one the planner found no way to
+    if (!bot.canDigBlock(here)) throw fail('NoPath', `out of reach: ${here.position}`)
+    await bot.tool.equipForBlock(here, { requireHarvest: true })
+    // a dig the server refused never ends in mineflayer (it waits for air): bound it
+    const digMs = Math.max(0, Math.min(deadline - Date.now(), 15000))
+    // the drop is spawned after the block turns to air (a block that needs a tool it did not
+    // have drops nothing): wait for it (1 s at most after the dig), so that the collect's walk
+    // over the drops sees it
+    const centre = here.position.offset(0.5, 0.5, 0.5)
+    let seen = false
+    let wake = () => {}
+    const onDrop = (e) => { if (e.position.distanceTo(centre) <= 1.5) { seen = true; wake() } }
+    bot.on('itemDrop', onDrop)
+    try {
+      try {
+        await withTimeout(bot.dig(here), digMs, `dig ${block}`)
+      } catch (err) {
+        bot.stopDigging()
+        throw fail('Timeout', String(err && err.message))
+      }
+      if (!seen) await new Promise(resolve => { wake = resolve; setTimeout(resolve, 1000) })
+    } finally {
+      bot.removeListener('itemDrop', onDrop)
+    }
+  }
+}
 async function waitFor (pred, ms, what) {
   const t0 = Date.now()
   while (!pred()) {
@@ -227,9 +279,8 @@ const actions = {
 
   // dig/collect the nearest block(s) of a kind with the best tool, picking up the drops
   // collect `n` of a block's drops, as a player would: mine the nearest (exposed) blocks,
-  // pick up what they drop, and mine more while short (mineflayer-collectblock skips a
-  // target silently when it is no longer safe to break or was dug on the way, and only
-  // fetches drops it saw spawn within 0.5 block and 10 physics ticks of the dig)
+  // pick up what they drop, and mine more while short (a target no longer safe to break or
+  // dug on the way is skipped, as mineflayer-collectblock did)
   async collect ({ block, count: n = 1, maxDistance = 64, ms = 45000, exposed = true, thinkMs = COLLECT_THINK_MS }) {
     const dropsBefore = inventory()
     const deadline = Date.now() + ms
@@ -269,35 +320,29 @@ const actions = {
         const think = bot.pathfinder.thinkTimeout
         bot.pathfinder.thinkTimeout = Math.min(think, thinkMs)
         try {
-          await withTimeout(bot.collectBlock.collect(targets, { ignoreNoPath: false }), deadline - Date.now(), `collect ${block}`)
+          await digEach(targets, id, deadline, block)
         } catch (err) {
           // a target the planner finds no way to (or none within its think time): leave it, as a
           // player would, and mine others in the next round. An exposed block can be out of
           // reach (no place to stand sees its open face), and mineflayer-pathfinder's
-          // GoalLookAtBlock then searches the dig-through world until its think time is up.
-          // collectblock walks to the nearest target left, so that is the one it failed on
-          if (err.name !== 'NoPath' && err.name !== 'Timeout') throw err
-          const left = targets.filter(t => bot.blockAt(t.position)?.type === id)
-            .sort(nearestFirst(t => t.position))
-          if (left.length) {
-            pathError = { kind: err.name, at: pos(left[0].position) }
-            unreachable.add(left[0].position.toString())
-          } else {
-            // every target dug: it was the walk to a drop (collectblock fetches them after the
-            // dig) that found no way; the loop below walks over what lies near (ci of 2c86755:
-            // the tech-tree test's second stone collect ended on this)
-            pathError = { kind: err.name, at: null }
-          }
+          // GoalLookAtBlock then searches the dig-through world until its think time is up
+          if (!err.target) throw err
+          pathError = { kind: err.name, at: pos(err.target) }
+          unreachable.add(err.target.toString())
         } finally {
           bot.pathfinder.thinkTimeout = think
         }
-        // drops still lying near (late, or moved): walk over them
+        // the drops lying near (every target's: the digs above leave them): walk over them
         const t0 = Date.now()
-        while (total() - had < n && lying().length && Date.now() < Math.min(t0 + 10000, deadline + 3000)) {
+        const walkMs = 10000 + 2000 * targets.length
+        module.exports.trace?.('drops', { lying: lying().length, seen: dropped.size, total: total() - had })
+        while (total() - had < n && lying().length && Date.now() < Math.min(t0 + walkMs, deadline + 3000)) {
           const e = lying().sort(nearestFirst(stack => stack.position))[0]
           try {
-            await withTimeout(bot.pathfinder.goto(new goals.GoalNear(e.position.x, e.position.y, e.position.z, 1)), 8000, 'walk to a drop')
-          } catch (err) {}
+            // into the drop's own block: the server hands a drop to a player within 1.75 blocks of
+            // it, and a goal 1 block off ended 1.6 blocks from a log's drop, 16 s without it
+            await withTimeout(bot.pathfinder.goto(new goals.GoalNear(e.position.x, e.position.y, e.position.z, 0)), 8000, 'walk to a drop')
+          } catch (err) { module.exports.trace?.('dropwalk', { err: String(err && err.message) }) }
           await inventoryReaches(() => !e.isValid || bot.entities[e.id] !== e, 1500)
         }
         await inventoryReaches(() => total() - had >= n, 2000) // pickups in flight
