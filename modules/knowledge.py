@@ -77,6 +77,7 @@ RECIPES: dict[str, Recipe] = {
 
 SMELTING: dict[str, str] = {
     "iron_ore": "iron_ingot",
+    "raw_iron": "iron_ingot",  # iron ore's drop from Minecraft 1.17 on
     "gold_ore": "gold_ingot",
     "sand": "glass",
     "beef": "cooked_beef",

@@ -47,6 +47,17 @@ def _log_block(seen_blocks: dict[str, float]) -> str:
     return min(logs, key=lambda b: seen_blocks[b]) if logs else "log"
 
 
+#: what a furnace turns into an iron ingot: iron ore's drop, the ore block itself up to 1.16
+#: and ``raw_iron`` from 1.17 on; the agent smelts whichever it holds (no version flag: it
+#: reads its own inventory)
+IRON_TO_SMELT = ("iron_ore", "raw_iron")
+
+
+def iron_held(inv: dict[str, int]) -> str | None:
+    """The iron to smelt the agent holds (the first kind of :data:`IRON_TO_SMELT` held)."""
+    return next((item for item in IRON_TO_SMELT if inv.get(item, 0) > 0), None)
+
+
 def _planks_of_held_log(inv: dict[str, int]) -> str | None:
     """The planks the logs held make (the first kind held), None without logs."""
     return next((p for log, p in zip(LOGS, PLANKS, strict=True) if inv.get(log, 0) > 0), None)
@@ -96,8 +107,9 @@ def need_step(
             return craft_step("wooden_pickaxe", inv, seen, depth + 1) or _craft("wooden_pickaxe")
         return _collect("stone", n - have + 1, "for cobblestone")
     if need == "iron_ingot":
-        if inv.get("iron_ore", 0) > 0:
-            return smelt_step("iron_ore", inv, seen)
+        iron = iron_held(inv)
+        if iron is not None:
+            return smelt_step(iron, inv, seen)
         if tier < 2:
             return craft_step("stone_pickaxe", inv, seen, depth + 1) or _craft("stone_pickaxe")
         return _collect("iron_ore", n - have, "for iron")
@@ -220,8 +232,9 @@ def climb_step(inv: dict[str, int], seen: dict[str, float]) -> Step | None:
     target = LADDER[top + 1]
     if target != "iron_ingot":
         return craft_step(target, inv, seen)
-    if inv.get("iron_ore", 0) > 0:
-        return smelt_step("iron_ore", inv, seen)
+    iron = iron_held(inv)
+    if iron is not None:
+        return smelt_step(iron, inv, seen)
     if best_pickaxe_tier(inv) >= 2 and "iron_ore" in seen:
         return _collect("iron_ore", 3, "to smelt")
     return None
@@ -285,8 +298,9 @@ def next_step(kind: str, inv: dict[str, int], seen: dict[str, float]) -> Step:
             return craft_step("stone_pickaxe", inv, seen) or _collect("stone", 4, "in the hills")
         return _collect("stone", 4, "in the hills")
     if kind == "smelt":
-        if inv.get("iron_ore", 0) > 0:
-            return craft_step("iron_pickaxe", inv, seen) or smelt_step("iron_ore", inv, seen)
+        iron = iron_held(inv)
+        if iron is not None:
+            return craft_step("iron_pickaxe", inv, seen) or smelt_step(iron, inv, seen)
         return next_step("mine", inv, seen)
     if kind == "farm":
         if inv.get("wheat", 0) >= 3:

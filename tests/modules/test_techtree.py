@@ -119,3 +119,23 @@ def test_the_smelt_goal_finds_a_furnace_before_it_smelts() -> None:
     assert away.call.skill == "craft" and away.call.args["item"] == "furnace"
     there = next_step("smelt", inv, {"furnace": 6.0})
     assert there.call.skill == "smelt" and there.call.args["item"] == "iron_ore"
+
+
+def test_raw_iron_held_is_iron_to_smelt() -> None:
+    """From Minecraft 1.17 iron ore drops raw iron: an agent holding it smelts it on every
+    path to an iron ingot (the explorer's climb, a recipe's need, the smelt goal), from its
+    own inventory alone (it had collected iron ore again and again, never smelting)."""
+    furnace = {"stone_pickaxe": 1, "furnace": 1, "coal": 2}
+    step = explore_step({**furnace, "raw_iron": 3}, {"iron_ore": 6.0}).call
+    assert step.skill == "smelt" and step.args == {"item": "raw_iron", "count": 3}
+    tools = {**furnace, "raw_iron": 2, "stick": 2, "crafting_table": 1}
+    step = craft_step("iron_pickaxe", tools, {}).call  # type: ignore[union-attr]
+    assert step.skill == "smelt" and step.args == {"item": "raw_iron", "count": 2}
+    step = next_step("smelt", {**tools, "raw_iron": 1}, {}).call
+    assert step.skill == "smelt" and step.args == {"item": "raw_iron", "count": 1}
+    assert expected_gain("smelt", {"item": "raw_iron", "count": 2}) == {
+        "iron_ingot": 2,
+        "raw_iron": -2,
+    }
+    # without iron held, the smelt goal still digs for it (the ore block keeps its name)
+    assert next_step("smelt", furnace, {"iron_ore": 4.0}).call.args["block"] == "iron_ore"
