@@ -64,6 +64,7 @@ test: install $(LLM_STAMP) lint typecheck pytest
 
 lint:
 	$(VENV)/bin/ruff check agent_runtime modules bots experiments tests
+	$(VENV)/bin/lint-imports --no-cache
 
 # mypy's incremental cache lives outside the checkout, so a fresh clone reuses it (~41 s -> ~4 s
 # on this machine): mypy re-checks every module whose file hash or dependencies changed, and

@@ -9,6 +9,10 @@ Floors, lowest first: the core (``agent_runtime`` without ``app``) <- ``bots``, 
 from __future__ import annotations
 
 import ast
+import re
+import subprocess
+import sys
+import tomllib
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -136,3 +140,43 @@ def test_the_check_sees_imports_in_functions_and_type_checking(tmp_path: Path) -
     known["agent_runtime.b"].write_text("def f():\n    from agent_runtime import a\n")
     graph = {n: dict(_imports(n, p, known)) for n, p in known.items()}
     assert _circles(graph) == [["agent_runtime.a", "agent_runtime.b"]]
+
+
+def _contract_layers() -> list[set[str]]:
+    """The layers of pyproject.toml's import-linter contract, each a set of module names."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (contract,) = config["tool"]["importlinter"]["contracts"]
+    assert contract["type"] == "layers"
+    return [set(re.split(r"\s*[:|]\s*", layer.strip())) for layer in contract["layers"]]
+
+
+def _children(package: str, skip: str = "") -> set[str]:
+    folder = ROOT / package.replace(".", "/")
+    out = set()
+    for path in folder.iterdir():
+        if path.name == skip or path.name == "__init__.py":
+            continue
+        if path.suffix == ".py" or (path / "__init__.py").is_file():
+            out.add(f"{package}.{path.stem}")
+    return out
+
+
+def test_the_import_linter_contract_lists_every_part_of_its_floors() -> None:
+    """The contract names the core and the village assembly child by child (a layer may not
+    contain another): a new file there must join its layer, or import-linter would not see it."""
+    layers = _contract_layers()
+    assert layers[0] == {"agent_runtime.app.cli"}
+    assert layers[1] == {"experiments"}
+    assert layers[2] == _children("agent_runtime.app", skip="cli")
+    assert layers[3] == {"modules", "bots"}
+    assert layers[4] == _children("agent_runtime", skip="app")
+
+
+def test_import_linter_keeps_the_floors() -> None:
+    """`lint-imports` (also run by `make lint`) finds the contract kept."""
+    exe = Path(sys.executable).with_name("lint-imports")
+    done = subprocess.run(
+        [str(exe), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "1 kept, 0 broken" in done.stdout
