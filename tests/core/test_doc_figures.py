@@ -120,3 +120,26 @@ def test_a_comparison_names_its_columns_and_reads_every_file(tmp_path: Path) -> 
     _doc(tmp_path, "", f"{spec} labels=one")  # two files, one label
     _, problems = render_docs(tmp_path, RENDERERS, write=False)
     assert len(problems) == 1 and "labels= names 1 columns for 2 files" in problems[0].reason
+
+
+def test_the_runtime_detail_has_a_row_per_run_and_disagrees_when_its_file_changes(
+    tmp_path: Path,
+) -> None:
+    results = ROOT / "agent_runtime/app/results/cluster-2026-11-26"
+    for name in ("runtime-1000-proc.json", "runtime-1000-ray.json"):
+        shutil.copy(results / name, tmp_path / name)
+    doc = _doc(tmp_path, "", "runtime-detail runtime-1000-proc.json with=runtime-1000-ray.json")
+    assert render_docs(tmp_path, RENDERERS, write=True) == (1, [])
+    rows = [ln for ln in doc.read_text().splitlines() if ln.startswith("| 2026-")]
+    assert len(rows) == 2
+    assert rows[0].startswith(
+        "| 2026-11-26 23:28 | ? | 1,000 / 2 | asyncio | 10 | 635 (64%) | 131 |"
+    )
+    assert "| 3.4 / 7.9 | 5.4 / 5.5 | +0.33% (planning) | 0 | 0 |" in rows[0]
+
+    run = json.loads((tmp_path / "runtime-1000-ray.json").read_text())
+    run["sched_lag_ms_p99"] = 55.0  # a figure of the second file changes
+    (tmp_path / "runtime-1000-ray.json").write_text(json.dumps(run))
+    _, problems = render_docs(tmp_path, RENDERERS, write=False)
+    assert len(problems) == 1 and "/ 55.0 |" in problems[0].reason
+    assert "/ 182.0 |" in problems[0].reason

@@ -13,11 +13,14 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from agent_runtime.app.bodies_table import render_bodies_runs
 from agent_runtime.app.doc_figures import Renderer, render_docs
 from agent_runtime.app.faults_table import render_faults
 from agent_runtime.app.plan import render_check
 from agent_runtime.app.report_sections import render_report_section
+from agent_runtime.app.runtime_detail import render_runtime_detail
 from agent_runtime.app.runtime_table import render_runtime_runs
+from agent_runtime.app.skills_table import render_skill_climbs, render_skill_steps
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -54,7 +57,11 @@ RENDERERS: dict[str, Renderer] = {
     "faults": render_faults,  # piano faults --json-out
     "report": render_report_section,  # an experiment's report.md, section=NAME
     "runtime-runs": render_runtime_runs,  # piano bench runtime --json-out, one row each
+    "runtime-detail": render_runtime_detail,  # the same in full: workload, CPU, traffic
     "plan-check": render_check,  # piano plan beside a piano bench village it sizes
+    "bodies-runs": render_bodies_runs,  # piano bench bodies --json-out, one row each
+    "skill-steps": render_skill_steps,  # piano bench skills --json-out, agents=N
+    "skill-climbs": render_skill_climbs,  # the same, its tech-tree climbs
 }
 
 
