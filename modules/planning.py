@@ -236,7 +236,7 @@ class Planning(Module):
             chunk.kind,
             reason,
             day_plan=tuple(
-                f"{clock_text(c.start)} ({c.minutes / 60:.1f} h): {c.text}" for c in plan.day
+                f"{clock_text(c.start)[-5:]} ({c.minutes / 60:.1f} h): {c.text}" for c in plan.day
             ),
         )
         out, brain = await self._ask(ctx, v)

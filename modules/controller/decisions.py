@@ -219,8 +219,8 @@ def skill_list() -> str:
     for name in CHOICE_SKILLS:
         fields = dict.fromkeys(_ARG_SOURCE.get(a, "") for a in SKILLS[name].model_fields)
         used = [f for f in fields if f]
-        lines.append(f"{name}({', '.join(used)})" if used else name)
-    return "; ".join(lines)
+        lines.append(f"{name}({','.join(used)})" if used else name)
+    return " ".join(lines)
 
 
 def to_decision(out: ControllerOut, brain: str, previous: Decision, now: float) -> Decision | None:

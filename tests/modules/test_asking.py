@@ -182,7 +182,7 @@ async def test_consecutive_controller_prompts_share_the_fixed_prefix() -> None:
     prefix = ua[:shared]
     for part in ("## identity", "You are Ann.", "## goals", "## plan", "## action"):
         assert part in prefix, part
-    assert "Recent conversation" in ub[shared:] and "Position" in ub[shared:]
+    assert "Bob (to Ann)" in ub[shared:] and "Position" in ub[shared:]
 
 
 # --- goal generation ------------------------------------------------------------------------
