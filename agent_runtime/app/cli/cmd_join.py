@@ -1,6 +1,7 @@
 """``piano join NAME [--server HOST:PORT]``: a terminal client for people without the game.
 
-It logs in as a player (offline mode) through the same mineflayer body the agents use, prints
+It logs in as a player (offline mode) through the same mineflayer body the agents use, at the
+Minecraft version the server's status ping answers (``--version`` must agree with it), prints
 chat, whispers and who is nearby, and reads commands from standard input:
 
     hello everyone            say something in chat
@@ -19,6 +20,9 @@ import re
 import sys
 from typing import Any
 
+from agent_runtime.app.cli.world_version import server_version
+from agent_runtime.app.world_setup import WorldError
+from agent_runtime.config.models import SUPPORTED_VERSIONS
 from agent_runtime.interfaces import Body, BotSpec
 from agent_runtime.tasks import cancel_and_wait
 from agent_runtime.world import SkillCall
@@ -32,7 +36,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--server", default="127.0.0.1:25565", help="HOST:PORT (default 127.0.0.1:25565)"
     )
-    p.add_argument("--version", default="1.16.5")
+    p.add_argument(
+        "--version",
+        default=None,
+        help="the Minecraft version to speak (default: the server's, from its status ping; "
+        "one the server does not speak: one line, exit 2)",
+    )
 
 
 def parse_command(line: str) -> SkillCall | str | None:
@@ -61,6 +70,33 @@ def parse_command(line: str) -> SkillCall | str | None:
     return "help"
 
 
+async def join_version(host: str, port: int, asked: str | None) -> str:
+    """The version to join ``host:port`` with: the server's (its status ping), which ``asked``
+    (``--version``) must agree with; raises :class:`WorldError` (one line) otherwise."""
+    from bots.status_ping import protocol_of
+
+    served = await server_version(host, port)
+    if asked is not None:
+        try:
+            same = protocol_of(asked) == served.protocol
+        except ValueError as err:
+            raise WorldError(f"--version {asked}: {err}") from None
+        if not same:
+            raise WorldError(
+                f"--version {asked} but the server at {host}:{port} runs {served.shown}: "
+                "leave --version out to speak the server's"
+            )
+        return asked
+    if served.version is None:
+        raise WorldError(
+            f"the server at {host}:{port} runs {served.shown}, which minecraft-data does not know"
+        )
+    if served.version not in SUPPORTED_VERSIONS:
+        tested = ", ".join(SUPPORTED_VERSIONS)
+        _print(f"note: the server runs Minecraft {served.version}; bodies are tested at {tested}")
+    return served.version
+
+
 def _print(text: str) -> None:
     print(text, flush=True)
 
@@ -85,14 +121,21 @@ async def _session(args: argparse.Namespace) -> int:
     if not host or not port.isdigit():
         _print("--server must be HOST:PORT")
         return 2
+    try:
+        version = await join_version(host, int(port), args.version)
+    except WorldError as err:
+        _print(f"piano join: {err}")
+        return 2
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     async with JSPyBridgeTransport() as transport:
         body = await transport.connect(
-            BotSpec(name=args.name, host=host, port=int(port), version=args.version)
+            BotSpec(name=args.name, host=host, port=int(port), version=version)
         )
-        _print(f"joined {args.server} as {args.name}; type /help for commands")
+        _print(
+            f"joined {args.server} (Minecraft {version}) as {args.name}; type /help for commands"
+        )
         events = asyncio.create_task(_pump_events(body), name="join.events")
         try:
             while True:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime import event_loop
+from agent_runtime.app.cli.world_version import resolve_external_version, version_set_in
 from agent_runtime.app.launchers import CLUSTER_HELP, ClusterSpec, parse_cluster
 from agent_runtime.app.run_folder import RunFolderBusy, resume_config
 from agent_runtime.app.workers import WORKERS_HELP, worker_count
@@ -121,9 +122,14 @@ def run(args: argparse.Namespace) -> int:
             args.config = args.config or str(Path(args.resume) / "config.resolved.yaml")
         else:
             cfg = load_config(args.config)
+        version_set = version_set_in(cfg)
         cfg = apply_cli(cfg, args, args.config)
+        cfg = resolve_external_version(cfg, args.config, version_set=version_set)
     except ConfigError as err:
         print(err.render(), file=sys.stderr)
+        return 2
+    except WorldError as err:  # world.version and the external server's version differ
+        print(f"piano run: {err}", file=sys.stderr)
         return 2
     if args.resume is not None:
         run_dir = Path(args.resume)

@@ -1,8 +1,10 @@
 """``piano server``: run the embedded Minecraft server on a generated village, in the foreground.
 
-Prints the address a Minecraft 1.16.5 client can join, the admin API URL and the
-village's named places; Ctrl-C (or SIGTERM) stops the server cleanly (players
-and world saved). Starting again on the same ``--world-dir`` continues the world.
+Prints the address a Minecraft client of ``--version`` (default: the default of
+``world.version``) can join, the admin API URL and the village's named places; Ctrl-C (or
+SIGTERM) stops the server cleanly (players and world saved). Starting again on the same
+``--world-dir`` continues the world. Any version minecraft-data knows is served; a village's
+bodies speak only ``SUPPORTED_VERSIONS`` (bots/README.md, "Versions").
 """
 
 from __future__ import annotations
@@ -14,7 +16,11 @@ import sys
 from pathlib import Path
 
 from agent_runtime.config.layout import VillageLayout
+from agent_runtime.config.models import SUPPORTED_VERSIONS, WorldSettings
 from agent_runtime.tasks import cancel_and_wait
+
+#: what ``world.version`` defaults to
+DEFAULT_VERSION: str = WorldSettings.model_fields["version"].default
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -38,6 +44,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     p.add_argument("--max-players", type=int, default=60)
     p.add_argument("--view-distance", type=int, default=6)
     p.add_argument("--log", type=Path, default=None, help="also write the server log to this file")
+    p.add_argument(
+        "--version",
+        default=DEFAULT_VERSION,
+        help=f"the Minecraft version served (default {DEFAULT_VERSION}; tested: "
+        f"{', '.join(SUPPORTED_VERSIONS)}, see bots/README.md)",
+    )
 
 
 async def _serve(args: argparse.Namespace) -> int:
@@ -54,6 +66,7 @@ async def _serve(args: argparse.Namespace) -> int:
         admin=not args.no_admin,
         max_players=args.max_players,
         view_distance=args.view_distance,
+        version=args.version,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -62,7 +75,13 @@ async def _serve(args: argparse.Namespace) -> int:
     try:
         async with server:
             host = "localhost" if server.host in ("127.0.0.1", "0.0.0.0") else server.host
-            print(f"Minecraft 1.16.5 server ready: join {host}:{server.port}", flush=True)
+            print(f"Minecraft {server.version} server ready: join {host}:{server.port}", flush=True)
+            if server.version not in SUPPORTED_VERSIONS:
+                print(
+                    f"note: our bodies are not tested at {server.version} yet "
+                    "(bots/README.md, Versions)",
+                    flush=True,
+                )
             if server.admin_address:
                 print(
                     f"admin API: {server.admin_address} (Authorization: Bearer <the token in "
@@ -95,4 +114,11 @@ async def _serve(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bots.status_ping import protocol_of
+
+    try:
+        protocol_of(args.version)  # what EmbeddedServer accepts
+    except (ValueError, OSError) as err:  # OSError: minecraft-data not installed (make setup)
+        print(f"piano server: --version {args.version}: {err}", file=sys.stderr)
+        return 2
     return asyncio.run(_serve(args))

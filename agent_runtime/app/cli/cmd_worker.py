@@ -20,6 +20,7 @@ from typing import Any
 
 from agent_runtime import event_loop, gc_settings
 from agent_runtime.app.cli.cmd_run import STARTUP_ERRORS, apply_cli
+from agent_runtime.app.cli.world_version import resolve_external_version, version_set_in
 from agent_runtime.app.shards import SHARDS_ENV, attach_shards
 from agent_runtime.app.workers import ADMIN_URL_ENV, parse_shard
 from agent_runtime.config.errors import ConfigError
@@ -54,6 +55,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def worker_config(args: argparse.Namespace) -> VillageConfig:
     cfg = load_config(args.config)
+    version_set = version_set_in(cfg)
     # the coordinator's world shards (agent_runtime/app/shards.py) replace --world
     shards = os.environ.get(SHARDS_ENV) if cfg.world.shards else None
     ns = argparse.Namespace(
@@ -64,6 +66,9 @@ def worker_config(args: argparse.Namespace) -> VillageConfig:
         agents=args.agents,
     )
     cfg = apply_cli(cfg, ns, args.config)
+    if not (getattr(args, "admin_url", None) or os.environ.get(ADMIN_URL_ENV)):
+        # an external server's version (the coordinator's embedded one serves world.version)
+        cfg = resolve_external_version(cfg, args.config, version_set=version_set)
     redis = args.redis
     password = os.environ.get(REDIS_PASSWORD_ENV)  # the coordinator's, never on argv
     if password and "@" not in redis:
@@ -86,6 +91,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     except ConfigError as err:
         print(err.render(), file=sys.stderr)
+        return 2
+    except STARTUP_ERRORS as err:  # world.version and the external server's version differ
+        print(f"piano worker {args.shard}: {err}", file=sys.stderr)
         return 2
     run_dir = Path(args.run_dir or Path(cfg.run.out) / args.run_id / "workers" / str(shard[0]))
     try:
