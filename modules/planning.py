@@ -61,12 +61,21 @@ from modules.policies import brain_for, decide, module_policy
 from modules.techtree import step_done
 from modules.views import PlanView, clock_text, plan_view
 
-__all__ = ["Planning"]
+__all__ = ["Planning", "prompt_variables"]
 
 PROMPTS: dict[str, str] = {"day": "planning", "hour": "planning_hours", "step": "planning_steps"}
 DAY_HOURS = 24.0
 REPLAN_MIN_S = 30.0  # with a model: agent's seconds between two re-plans of the steps at least
 IMPORTANCE = {"day": 5, "hour": 3, "step": 2}  # of the plan memories (no rating call)
+
+
+def prompt_variables(view: PlanView) -> dict[str, str]:
+    """The view's prompt variables, no lines heard written as ``(none)``: a fence is for
+    others' words, and there are none to hold."""
+    out = view.prompt_variables()
+    if not view.heard:
+        out["heard"] = "(none)"
+    return out
 
 
 class Planning(Module):
@@ -186,6 +195,7 @@ class Planning(Module):
             model,
             compact_heuristic(model),
             prompt=PROMPTS[view.level],
+            variables=prompt_variables,
             max_tokens=max_tokens,
         )
         answer = await decide(ctx, compact, view)

@@ -41,6 +41,7 @@ from agent_runtime.world import (
     Vec3,
     validate_skill,
 )
+from modules.controller import prompt
 from modules.controller.decisions import (
     CHOICE_SKILLS,
     ControllerChoice,
@@ -48,13 +49,21 @@ from modules.controller.decisions import (
     skill_list,
     to_decision,
 )
-from modules.controller.prompt import PROMPT_VIEW_CHARS, heuristic_choice, prompt_view
+from modules.controller.prompt import (
+    CONVERSATION_HEAD,
+    PROMPT_VIEW_CHARS,
+    heuristic_choice,
+    prompt_view,
+)
 from modules.heuristics.controller import decide
 from tests.modules.helpers import NOW, bview
 
 #: the rendered prompt (system + user, ~4 characters per token) of a mid-run view; it was
-#: 710 with the free-form output model, the skill list in the user turn and the long rules
-PROMPT_TOKENS_MAX = 480
+#: 710 with the free-form output model, the skill list in the user turn and the long rules,
+#: 455 before the view was said tersely and the system prompt shortened (issue 30 part F: 407)
+PROMPT_TOKENS_MAX = 420
+#: the static part (a cached prefix): 249 tokens before part F, 225 after
+SYSTEM_TOKENS_MAX = 230
 
 
 def _enum(node: dict[str, Any], defs: dict[str, Any]) -> list[Any]:
@@ -187,7 +196,7 @@ def test_the_prompt_is_short() -> None:
     view_tokens = estimate_tokens(v.text())
     print(f"controller prompt: {tokens} tokens, of which the view {view_tokens}", file=sys.stderr)
     assert tokens <= PROMPT_TOKENS_MAX
-    assert estimate_tokens(system.content) <= 250  # the static part (a cached prefix)
+    assert estimate_tokens(system.content) <= SYSTEM_TOKENS_MAX
     assert "$" not in system.content + user.content
 
 
@@ -202,3 +211,91 @@ def test_the_prompt_view_says_each_line_once_within_its_budget() -> None:
     assert len(v.text()) < len(big.text())
     assert len(prompt_view(big, 300)) <= 300 and prompt_view(big, 300).startswith("## identity")
     assert len(prompt_view(big)) <= PROMPT_VIEW_CHARS
+
+
+def crowded_view() -> Any:
+    """A view whose text repeats itself: activities the summaries say again, opinions, a
+    conversation header, the plan's goal, a memory retrieved again, x/y/z positions."""
+    people = {
+        n: PersonView(
+            name=n, sentiment=5, activity=a, summary=f"{n} seems neutral; says they are {a}"
+        )
+        for n, a in (("Bob", "gather wood"), ("Cleo", "collect 4 oak log"), ("Dario", "mine"))
+    }
+    talk = (
+        ("Bob", "Hi Ann! I'm trying to gather wood.", "Ann"),
+        ("Cleo", "Hi Dario! I'm trying to collect 4 oak log.", None),
+        ("Bob", "Anyone has bread to spare?", None),
+    )
+    return bview(
+        identity=Identity(
+            name="Ann",
+            traits=("You are curious and like to explore.",),
+            community_goal="Build a thriving village together.",
+            location_memories=(
+                "the square is at x=0, y=65, z=0.",
+                "the farm is at x=18, y=65, z=-6.",
+            ),
+        ),
+        social=Social(people=people, opinions={"tax": 0.4, "religion": -0.2}),
+        conversation=Conversation(
+            lines=tuple(Utterance(speaker=s, text=t, to=to, at=NOW - 5) for s, t, to in talk)
+        ),
+        perception=Perception(observation=Observation(position=Vec3(x=1, y=64, z=2))),
+        goals=Goals(current="Make a stone pickaxe"),
+        plan=Plan(
+            goal="Make a stone pickaxe",
+            steps=(PlanStep(text="craft a stone pickaxe"), PlanStep(text="mine iron ore")),
+        ),
+        working_memory=WorkingMemory(
+            items=(WorkingMemoryItem(text="Bob said hello."),),
+            retrieved=("Bob said hello.", "I saw coal ore."),
+        ),
+    )
+
+
+def _untersed(monkeypatch: pytest.MonkeyPatch, v: Any, max_chars: int = PROMPT_VIEW_CHARS) -> str:
+    with monkeypatch.context() as m:
+        m.setattr(prompt, "terse", lambda name, text, parts: text)
+        return prompt_view(v, max_chars)
+
+
+def test_the_view_says_each_fact_once_in_fewer_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
+    v = crowded_view()
+    full, text = _untersed(monkeypatch, v), prompt_view(v)
+    print(f"view: {estimate_tokens(full)} -> {estimate_tokens(text)} tokens", file=sys.stderr)
+    assert estimate_tokens(text) <= estimate_tokens(full) - 45
+    assert CONVERSATION_HEAD in full and CONVERSATION_HEAD not in text  # the system prompt says it
+    for speaker, said in (("Bob (to Ann)", "Hi Ann! I'm trying to gather wood."), ("Bob", "bread")):
+        assert speaker in text and said in text
+    for name, act in (("Bob", "gather wood"), ("Cleo", "collect 4 oak log"), ("Dario", "mine")):
+        line = next(x for x in text.splitlines() if x.startswith(f"{name}: "))
+        assert line.count(act) == 1 and "sentiment 5/10" in line  # said once, by the summary
+    assert "My opinions (-1 against .. +1 for): tax +0.4, religion -0.2" in text
+    assert "My opinion on" not in text
+    assert "Current goal: Make a stone pickaxe" in text and "Plan for:" not in text
+    assert "[>] craft a stone pickaxe" in text and "[ ] mine iron ore" in text
+    assert text.count("Bob said hello.") == 1 and 'Remembered: "I saw coal ore."' in text
+    assert "the square is at (0, 65, 0)." in text and "the farm is at (18, 65, -6)." in text
+    # an activity the summary does not say, and another plan goal, stay
+    other = Social(people={"Eve": PersonView(name="Eve", activity="fish", summary="Eve is kind")})
+    assert 'activity "fish"' in prompt_view(bview(social=other))
+    moved = Plan(goal="Get wood", steps=(PlanStep(text="collect 3 oak log"),))
+    assert "Plan for: Get wood" in prompt_view(bview(goals=Goals(current="Eat"), plan=moved))
+
+
+def test_the_terse_view_holds_the_sections_the_full_text_chose(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Said in fewer characters, the chosen sections would leave room for more: the choice is
+    made on the full text, so the model sees what it saw before, only shorter."""
+    v = crowded_view()
+    first = {k: s for k, s in v.sections.items() if k in ("identity", "social", "conversation")}
+    budget = len(_untersed(monkeypatch, v.model_copy(update={"sections": first}))) + 40
+    full, text = _untersed(monkeypatch, v, budget), prompt_view(v, budget)
+
+    def heads(t: str) -> list[str]:
+        return [line for line in t.splitlines() if line.startswith("## ")]
+
+    assert heads(full) == ["## identity", "## social", "## conversation"]
+    assert heads(text) == heads(full) and len(text) < len(full) - 150
