@@ -17,7 +17,7 @@ from typing import Any
 __all__ = ["render_runtime_detail"]
 
 _HEAD = (
-    "| run (UTC) | commit | agents / workers | event loop | `--skill-seconds` "
+    "| run (UTC) | commit | agents / workers (launcher) | event loop | `--skill-seconds` "
     "| CPU µs per agent-s (% of one core) | decisions/s | skills per agent-s "
     "| LLM calls per agent-s | lag p50 / p99 ms (worst worker) | lag p90 ms per worker "
     "| cadence error (worst module) | unresponsive | errors | Redis cmds/s | broker msgs/s "
@@ -43,7 +43,8 @@ def _row(r: Mapping[str, Any]) -> str:
         errors += " (" + ", ".join(f"{k}: {n}" for k, n in r["errors_by_kind"].items()) + ")"
     return (
         f"| {when[:10]} {when[11:16]} | {prov.get('commit') or '?'} "
-        f"| {r['agents']:,} / {r['workers']} | {r.get('event_loop', '?')} | {r['skill_seconds']:g} "
+        f"| {r['agents']:,} / {r['workers']} ({r.get('launcher', 'process')}) "
+        f"| {r.get('event_loop', '?')} | {r['skill_seconds']:g} "
         f"| {r['cpu_us_per_agent_s']:,.0f} ({r['cpu_pct']:.0f}%) | {r['cc_decisions_per_s']:.0f} "
         f"| {r['skills_per_agent_s']:.3f} | {r['llm_calls_per_agent_s']:.2f} "
         f"| {r['sched_lag_ms_p50']:.1f} / {r['sched_lag_ms_p99']:.1f} | {p90} "

@@ -133,9 +133,10 @@ def test_the_runtime_detail_has_a_row_per_run_and_disagrees_when_its_file_change
     rows = [ln for ln in doc.read_text().splitlines() if ln.startswith("| 2026-")]
     assert len(rows) == 2
     assert rows[0].startswith(
-        "| 2026-11-26 23:28 | ? | 1,000 / 2 | asyncio | 10 | 635 (64%) | 131 |"
+        "| 2026-11-26 23:28 | ? | 1,000 / 2 (process) | asyncio | 10 | 635 (64%) | 131 |"
     )
     assert "| 3.4 / 7.9 | 5.4 / 5.5 | +0.33% (planning) | 0 | 0 |" in rows[0]
+    assert rows[1].startswith("| 2026-11-26 23:26 | ? | 1,000 / 2 (ray) |")
 
     run = json.loads((tmp_path / "runtime-1000-ray.json").read_text())
     run["sched_lag_ms_p99"] = 55.0  # a figure of the second file changes
