@@ -144,3 +144,29 @@ def test_the_runtime_detail_has_a_row_per_run_and_disagrees_when_its_file_change
     _, problems = render_docs(tmp_path, RENDERERS, write=False)
     assert len(problems) == 1 and "/ 55.0 |" in problems[0].reason
     assert "/ 182.0 |" in problems[0].reason
+
+
+def test_the_bodies_table_has_a_row_per_run_and_disagrees_when_its_file_changes(
+    tmp_path: Path,
+) -> None:
+    results = ROOT / "bots/body/results"
+    names = ("bodies-10-bridge-2026-11-27.json", "bodies-10-workers-2026-11-27.json")
+    for name in names:
+        shutil.copy(results / name, tmp_path / name)
+    doc = _doc(tmp_path, "", f"bodies-runs {names[0]} with={names[1]}")
+    assert render_docs(tmp_path, RENDERERS, write=True) == (1, [])
+    rows = [ln for ln in doc.read_text().splitlines() if ln.startswith("| 2026-")]
+    assert len(rows) == 2
+    assert "| 10 | 0 (in bridge) | jspybridge | 0.48 -> 0.72 | 1.4 | 20.0 -> 20.0 |" in rows[0]
+    assert "| 6.9 / 13.9 / 27 | 204 (0) | 0 / 0 | 0 |" in rows[0]
+    assert "| 10 | 25 | jspybridge |" in rows[1]
+
+    run = json.loads((tmp_path / names[0]).read_text())
+    run["kicks"] = 3  # a figure of the first file changes
+    (tmp_path / names[0]).write_text(json.dumps(run))
+    _, problems = render_docs(tmp_path, RENDERERS, write=False)
+    assert len(problems) == 1 and "| 3 / 0 |" in problems[0].reason
+    assert "| 0 / 0 |" in problems[0].reason
+    (tmp_path / names[1]).write_text(json.dumps({"bench": "skills"}))  # not a bodies result
+    _, problems = render_docs(tmp_path, RENDERERS, write=False)
+    assert len(problems) == 1 and "not a `piano bench bodies` result" in problems[0].reason
