@@ -43,7 +43,7 @@ from agent_runtime.app.world_setup import item_counts
 from agent_runtime.clock import wall_time
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import VillageConfig
-from agent_runtime.services import RedisServer
+from agent_runtime.services import ChildProcess, RedisServer
 
 __all__ = ["run_suite", "suite_config"]
 
@@ -219,35 +219,44 @@ async def _sigkill_and_resume(
 ) -> FaultResult:
     result = FaultResult("sigkill_run")
     run_dir = root / "runs" / "killed"
-    proc = await asyncio.create_subprocess_exec(
-        *_piano("run", str(config_file), "--out", str(root / "runs"), "--run-id", "killed",
-                "--quiet", "--no-web"),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+    # the run's own output goes to a log beside it (through ChildProcess, as every child)
+    killed = ChildProcess(
+        "piano run (to be killed)",
+        _piano("run", str(config_file), "--out", str(root / "runs"), "--run-id", "killed",
+               "--quiet", "--no-web"),
+        log_path=root / "killed.log",
     )  # fmt: skip
-    try:
-        await until(lambda: _decisions(run_dir) >= 6, window)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGKILL)
-        await proc.wait()
+    async with killed:
+        assert killed.proc is not None
+        try:
+            await until(lambda: _decisions(run_dir) >= 6, window)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                killed.proc.send_signal(signal.SIGKILL)
+            await killed.proc.wait()
     info = json.loads((run_dir / "run.json").read_text())
     pids = [p for p in info.get("service_pids", {}).values() if p]
     await until(lambda: not any(psutil.pid_exists(p) for p in pids), 30)
     before = await _memories(run_dir, "killed")
     d0 = _decisions(run_dir)
     t0 = time.monotonic()
-    resumed = await asyncio.create_subprocess_exec(
-        *_piano("run", "--resume", str(run_dir), "--duration", str(resume_s), "--quiet",
-                "--no-web"),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    resume = ChildProcess(
+        "piano run --resume",
+        _piano("run", "--resume", str(run_dir), "--duration", str(resume_s), "--quiet",
+               "--no-web"),
+        log_path=root / "resumed.log",
+        stop_timeout=30.0,
     )  # fmt: skip
     first: float | None = None
-    while resumed.returncode is None:
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(0.2):
-                await resumed.wait()
-        if first is None and _decisions(run_dir) > d0:
-            first = time.monotonic() - t0
+    async with resume:
+        resumed = resume.proc
+        assert resumed is not None
+        while resumed.returncode is None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(0.2):
+                    await resumed.wait()
+            if first is None and _decisions(run_dir) > d0:
+                first = time.monotonic() - t0
     after = await _memories(run_dir, "killed")
     result.recovered = resumed.returncode == 0 and first is not None and after >= before
     result.seconds_to_recover = first

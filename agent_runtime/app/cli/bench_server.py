@@ -16,15 +16,16 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psutil
 
 from agent_runtime.app.bench_output import Measurement, add_json_out, emit
+from agent_runtime.services import ChildProcess
 from agent_runtime.tasks import cancel_and_wait
 
-WALKER = Path(__file__).resolve().parents[2] / "bots" / "server" / "bench" / "walker.js"
-
+if TYPE_CHECKING:
+    from bots.server_host import EmbeddedServer
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser(
@@ -69,86 +70,101 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
             srv_proc = psutil.Process(server.pid)
             env = node_env()
             env["PIANO_NODE_MODULES"] = str(BOTS_DIR / "node_modules")
-            walker = await asyncio.create_subprocess_exec(
-                str(node_executable()),
-                str(WALKER),
-                json.dumps(
-                    {
-                        "port": server.port,
-                        "bots": args.bots,
-                        "prefix": "walker",
-                        "spacingMs": args.spacing_ms,
-                    }
-                ),
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.DEVNULL,
+            walk = ChildProcess(
+                "bench walker",
+                [
+                    str(node_executable()),
+                    str(BOTS_DIR / "server" / "bench" / "walker.js"),
+                    json.dumps(
+                        {
+                            "port": server.port,
+                            "bots": args.bots,
+                            "prefix": "walker",
+                            "spacingMs": args.spacing_ms,
+                        }
+                    ),
+                ],
                 env=env,
-                start_new_session=True,
+                capture=True,
+                pipe_stdin=True,
+                quiet_stderr=True,
+                stop_timeout=10.0,
             )
-            events: list[dict[str, Any]] = []
-            all_spawned = asyncio.Event()
+            async with walk:
+                assert walk.proc is not None
+                return await _measure(args, server, srv_proc, walk.proc, start_seconds)
 
-            async def read() -> None:
-                assert walker.stdout is not None
-                async for line in walker.stdout:
-                    with contextlib.suppress(ValueError):
-                        e = json.loads(line)
-                        e["t"] = time.monotonic()
-                        events.append(e)
-                        if e.get("event") == "all_spawned":
-                            all_spawned.set()
 
-            reader = asyncio.create_task(read(), name="bench.walker.reader")
-            walker_proc = psutil.Process(walker.pid)
-            connect_seconds: float | None = None
-            try:
-                async with asyncio.timeout(args.connect_timeout):
-                    await all_spawned.wait()
-                connect_seconds = next(e["seconds"] for e in events if e["event"] == "all_spawned")
-            except TimeoutError:
-                pass
-            srv_proc.cpu_percent(None)
-            walker_proc.cpu_percent(None)
-            cpu: list[float] = []
-            rss: list[float] = []
-            wcpu: list[float] = []
-            t_measure = time.monotonic()
-            while time.monotonic() - t_measure < args.duration:
-                await asyncio.sleep(1.0)
-                cpu.append(srv_proc.cpu_percent(None))
-                rss.append(srv_proc.memory_info().rss / 2**20)
-                wcpu.append(walker_proc.cpu_percent(None))
-            measured = time.monotonic() - t_measure
-            in_window = [e for e in events if e["t"] >= t_measure]
-            kicks = [e for e in events if e.get("event") == "kicked"]
-            ends = [e for e in events if e.get("event") == "end"]
-            result = {
-                "bench": "server",
-                "bots": args.bots,
-                "spawned": sum(1 for e in events if e.get("event") == "spawned"),
-                "server_start_seconds": round(start_seconds, 2),
-                "world_gen_ms": server.info.get("worldGenMs"),
-                "connect_all_seconds": connect_seconds,
-                "measured_seconds": round(measured, 1),
-                "server_cpu_percent": _summary(cpu),
-                "server_rss_mb": _summary(rss),
-                "walker_process_cpu_percent": _summary(wcpu),
-                "kicks": len(kicks),
-                "kicks_during_measurement": sum(1 for e in in_window if e.get("event") == "kicked"),
-                "disconnects": len(ends),
-                "kick_reasons": sorted({e.get("reason", "") for e in kicks})[:5],
-            }
-            if walker.stdin is not None:
-                walker.stdin.close()
-            try:
-                async with asyncio.timeout(10):
-                    await walker.wait()
-            except TimeoutError:
-                walker.kill()
-                await walker.wait()
-            await cancel_and_wait(reader)
-            return result
+async def _measure(
+    args: argparse.Namespace,
+    server: EmbeddedServer,
+    srv_proc: psutil.Process,
+    walker: asyncio.subprocess.Process,
+    start_seconds: float,
+) -> dict[str, Any]:
+    """Wait for the walker's bots to spawn, sample the server's CPU and memory for
+    ``args.duration`` seconds, then close the walker's stdin (it disconnects its bots)."""
+    events: list[dict[str, Any]] = []
+    all_spawned = asyncio.Event()
+
+    async def read() -> None:
+        assert walker.stdout is not None
+        async for line in walker.stdout:
+            with contextlib.suppress(ValueError):
+                e = json.loads(line)
+                e["t"] = time.monotonic()
+                events.append(e)
+                if e.get("event") == "all_spawned":
+                    all_spawned.set()
+
+    reader = asyncio.create_task(read(), name="bench.walker.reader")
+    walker_proc = psutil.Process(walker.pid)
+    connect_seconds: float | None = None
+    try:
+        async with asyncio.timeout(args.connect_timeout):
+            await all_spawned.wait()
+        connect_seconds = next(e["seconds"] for e in events if e["event"] == "all_spawned")
+    except TimeoutError:
+        pass
+    srv_proc.cpu_percent(None)
+    walker_proc.cpu_percent(None)
+    cpu: list[float] = []
+    rss: list[float] = []
+    wcpu: list[float] = []
+    t_measure = time.monotonic()
+    while time.monotonic() - t_measure < args.duration:
+        await asyncio.sleep(1.0)
+        cpu.append(srv_proc.cpu_percent(None))
+        rss.append(srv_proc.memory_info().rss / 2**20)
+        wcpu.append(walker_proc.cpu_percent(None))
+    measured = time.monotonic() - t_measure
+    in_window = [e for e in events if e["t"] >= t_measure]
+    kicks = [e for e in events if e.get("event") == "kicked"]
+    ends = [e for e in events if e.get("event") == "end"]
+    result = {
+        "bench": "server",
+        "bots": args.bots,
+        "spawned": sum(1 for e in events if e.get("event") == "spawned"),
+        "server_start_seconds": round(start_seconds, 2),
+        "world_gen_ms": server.info.get("worldGenMs"),
+        "connect_all_seconds": connect_seconds,
+        "measured_seconds": round(measured, 1),
+        "server_cpu_percent": _summary(cpu),
+        "server_rss_mb": _summary(rss),
+        "walker_process_cpu_percent": _summary(wcpu),
+        "kicks": len(kicks),
+        "kicks_during_measurement": sum(1 for e in in_window if e.get("event") == "kicked"),
+        "disconnects": len(ends),
+        "kick_reasons": sorted({e.get("reason", "") for e in kicks})[:5],
+    }
+    if walker.stdin is not None:
+        walker.stdin.close()
+    # a walker that does not end within 10 s is stopped by its ChildProcess (TERM, then KILL)
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(10):
+            await walker.wait()
+    await cancel_and_wait(reader)
+    return result
 
 
 def run(args: argparse.Namespace) -> int:
