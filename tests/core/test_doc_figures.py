@@ -170,3 +170,32 @@ def test_the_bodies_table_has_a_row_per_run_and_disagrees_when_its_file_changes(
     (tmp_path / names[1]).write_text(json.dumps({"bench": "skills"}))  # not a bodies result
     _, problems = render_docs(tmp_path, RENDERERS, write=False)
     assert len(problems) == 1 and "not a `piano bench bodies` result" in problems[0].reason
+
+
+def test_the_skills_tables_follow_their_file_level_by_level(tmp_path: Path) -> None:
+    name = "skills-2026-11-27.json"
+    shutil.copy(ROOT / "bots/body/results" / name, tmp_path / name)
+    doc = _doc(tmp_path, "", f"skill-steps {name} agents=5")
+    assert render_docs(tmp_path, RENDERERS, write=True) == (1, [])
+    text = doc.read_text()
+    assert "| goto_50 | 10 | 100 % | 10.1 / 11.6 | - | 304 (1, 413) | 10297 / 0 / 0 | 0 |" in text
+    assert "| collect_stone_3 | 10 | 100 % | 6.4 / 15.7 | - |" in text
+    assert "(measured 2026-11-27 06:22-06:27 UTC, commit db1c00f+dirty," in text
+
+    run = json.loads((tmp_path / name).read_text())
+    stone = run["levels"][0]["skills"]["collect_stone_3"]
+    stone["success_rate"], stone["failures"] = 0.9, {"stuck": 1}  # the file changes
+    (tmp_path / name).write_text(json.dumps(run))
+    _, problems = render_docs(tmp_path, RENDERERS, write=False)
+    assert len(problems) == 1 and "| 90 % | 6.4 / 15.7 | 1 `stuck` |" in problems[0].reason
+
+    _doc(tmp_path, "", f"skill-climbs {name} agents=5")
+    assert render_docs(tmp_path, RENDERERS, write=True) == (1, [])
+    rows = [ln for ln in doc.read_text().splitlines() if ln[:4] in {"| 1 ", "| 2 "}]
+    assert rows == [
+        "| 1 | yes | 153.8 | 13 | 1 | - |",
+        "| 2 | **no** | 63.8 | 18 | 3 | no iron_ore in sight within 64 blocks |",
+    ]
+    _doc(tmp_path, "", f"skill-climbs {name} agents=1")  # no such level in the file
+    _, problems = render_docs(tmp_path, RENDERERS, write=False)
+    assert len(problems) == 1 and "no level with 1 agents (it has 5)" in problems[0].reason
