@@ -128,13 +128,15 @@ def _plan(s: Plan, spec: BottleneckSection) -> Summary:
 
 def _social(s: Social, spec: BottleneckSection) -> Summary:
     people = sorted(s.people.values(), key=lambda p: -p.last_seen)[: spec.max_items]
-    lines = [
+    # the agent's own opinions first: a section cut at its max_chars keeps them (the people's
+    # lines filled 500 characters and an LLM never saw its stance; the typed data always had it)
+    lines = [f"My opinion on {t}: {v:+.1f} (-1 against .. +1 for)" for t, v in s.opinions.items()]
+    lines += [
         f"{p.name}: sentiment {p.sentiment:.0f}/10; "
         + (f"activity {untrusted(p.activity, 120)}" if p.activity else "activity unknown")
         + (f"; {untrusted(p.summary, 300)}" if p.summary else "")
         for p in people
     ]
-    lines += [f"My opinion on {t}: {v:+.1f} (-1 against .. +1 for)" for t, v in s.opinions.items()]
     return lines, SocialData(
         people=tuple(
             PersonData(

@@ -22,9 +22,30 @@ __all__ = [
     "terse",
 ]
 
-#: the view's text in the prompt (~4 characters a token): repeated lines once, then the
-#: sections in the bottleneck's order while they fit (a local model reads ~10 tokens/s)
-PROMPT_VIEW_CHARS = 1500
+#: the view's text in the prompt (~4 characters a token; a local model reads ~10 tokens/s)
+PROMPT_VIEW_CHARS = 1800
+#: which sections the prompt keeps, in the order the decision needs them: what the agent is
+#: doing and for what, what it holds and sees, what was said to it, who it is and who the
+#: others are, what it noticed and remembers. Each is kept within its share of characters
+#: (whole lines; the newest ones where a section's lines run in time order) while the total
+#: fits. Before, the sections were kept in the bottleneck's order while 1,500 characters
+#: lasted: identity, social and conversation filled them, and in a 5-agent run's 572 views
+#: the model saw its inventory in 2% of its prompts and its goal and plan in none (the
+#: heuristic, deciding from the typed view, saw everything). Sections not named here follow,
+#: in the bottleneck's order, at DEFAULT_SHARE each.
+PROMPT_SHARES: tuple[tuple[str, int, bool], ...] = (
+    # (section, share in characters, newest lines first to keep)
+    ("action", 160, False),
+    ("goals", 160, False),
+    ("plan", 320, False),
+    ("perception", 480, False),
+    ("conversation", 480, True),
+    ("identity", 240, False),
+    ("social", 400, False),
+    ("awareness", 240, True),
+    ("working_memory", 320, True),
+)
+DEFAULT_SHARE = 240
 #: the sections' order in the prompt, what changes least first (who the agent is, its goal
 #: and plan) and what changes on every step last (conversation, position and inventory), so
 #: that a provider's prefix cache serves the start of an agent's next prompt; sections not
@@ -45,30 +66,58 @@ PROMPT_ORDER = (
 
 def prompt_view(view: BottleneckView, max_chars: int = PROMPT_VIEW_CHARS) -> str:
     """The view's text for the prompt: each section without repeated lines (the latest
-    kept); the sections are chosen in the bottleneck's order while they fit (the first that
-    does not fit clipped), then written in :data:`PROMPT_ORDER`, each in fewer tokens
+    kept), chosen in :data:`PROMPT_SHARES`' order, each within its share, while they fit (one
+    that does not fit is cut to the room left, when that is worth it, and later smaller ones
+    may still fit); then written in :data:`PROMPT_ORDER`, each in fewer tokens
     (:func:`terse`) after the choice, so what the agent sees is what the full text chose."""
+    shares = {name: (share, newest) for name, share, newest in PROMPT_SHARES}
+    named = [n for n, _, _ in PROMPT_SHARES if n in view.sections]
+    rest = [n for n in view.sections if n not in shares]
     parts: dict[str, str] = {}
     used = 0
-    for sec in view.sections.values():
+    for name in named + rest:
+        sec = view.sections[name]
         if not sec.text:
             continue
         kept: list[str] = []
         for line in reversed(sec.text.splitlines()):
-            if line not in kept:
+            # not a line the bottleneck cut to a word or two ("Remembered…")
+            if line not in kept and not (line.endswith("…") and len(line) < 24):
                 kept.append(line)
-        text = f"## {sec.name}\n" + "\n".join(reversed(kept))
-        room = max_chars - used
-        if len(text) > room:
-            if room > 80:
-                parts[sec.name] = text[: room - 1].rstrip() + "…"
-            break
-        parts[sec.name] = text
+        lines = list(reversed(kept))
+        if name == "social":  # the agent's own opinions before what it thinks of others
+            lines.sort(key=lambda line: _OPINION.fullmatch(line) is None)
+        share, newest = shares.get(name, (DEFAULT_SHARE, False))
+        room = min(share, max_chars - used)
+        text = _within(f"## {name}", lines, room, newest)
+        if text is None:
+            continue
+        parts[name] = text
         used += len(text) + 2
     rank = {name: float(i) for i, name in enumerate(PROMPT_ORDER)}
     last = rank["perception"]
     order = sorted(parts, key=lambda n: rank.get(n, last - 0.5))
     return "\n\n".join(terse(n, parts[n], parts) for n in order)
+
+
+def _within(head: str, lines: list[str], room: int, newest: bool) -> str | None:
+    """``head`` and as many whole ``lines`` as fit in ``room`` characters (the last ones when
+    ``newest``, in their order); a first line too long is cut ("…"); None when not even the
+    head and a few words fit."""
+    if room < len(head) + 24:
+        return None
+    picked: list[str] = []
+    used = len(head)
+    for line in reversed(lines) if newest else lines:
+        if used + 1 + len(line) > room:
+            if not picked:
+                picked.append(line[: room - used - 2].rstrip() + "…")
+            break
+        picked.append(line)
+        used += 1 + len(line)
+    if newest:
+        picked.reverse()
+    return "\n".join([head, *picked])
 
 
 #: the first line of the conversation section (the bottleneck's): the system prompt says it
