@@ -52,7 +52,7 @@ ITEM_ALIASES: dict[str, tuple[str, ...]] = {
     "stone": ("cobblestone",),
     "cobblestone": ("cobblestone",),
     "coal": ("coal",),
-    "iron": ("iron_ingot", "iron_ore"),
+    "iron": ("iron_ingot", "iron_ore", "raw_iron"),
     "stick": ("stick",),
     "sticks": ("stick",),
     "table": ("crafting_table",),

@@ -44,7 +44,7 @@ SUPPLIES: dict[str, tuple[str, ...]] = {
     "mine": ("wooden_pickaxe", "stone_pickaxe", "iron_pickaxe"),
     "farm": ("wheat_seeds", "wheat", "bread"),
     "craft_tools": ("crafting_table", "stick", "oak_planks", "birch_planks", "spruce_planks"),
-    "smelt": ("furnace", "iron_ore", "coal"),
+    "smelt": ("furnace", "iron_ore", "raw_iron", "coal"),
     "build": ("cobblestone", "oak_planks"),
     "guard": ("wooden_sword", "stone_sword", "iron_sword"),
     "trade": ("bread", "iron_ingot"),
@@ -126,7 +126,9 @@ def goal_done(kind: str, inv: dict[str, int], started_inv: dict[str, int]) -> bo
     if kind == "gather_wood":
         return _wood(inv) - _wood(started_inv) >= 16
     if kind == "mine":
-        return gained.get("cobblestone", 0) >= 16 or gained.get("iron_ore", 0) >= 3
+        # iron ore drops itself up to 1.16 and raw iron from 1.17
+        iron = gained.get("iron_ore", 0) + gained.get("raw_iron", 0)
+        return gained.get("cobblestone", 0) >= 16 or iron >= 3
     if kind == "farm":
         return gained.get("wheat", 0) + gained.get("bread", 0) >= 6
     if kind == "craft_tools":

@@ -126,3 +126,15 @@ def test_a_lone_explorer_chooses_from_its_own_traits_not_the_village_roles() -> 
         lone.model_copy(update={"seen": ("wheat", "farmland"), "inventory": {"wheat_seeds": 3}})
     )
     assert farmer["farm"] > chosen["farm"]
+
+
+def test_raw_iron_counts_as_mined_iron() -> None:
+    """Iron ore drops raw iron from 1.17 on: 3 raw iron end a mining goal as 3 iron ore do,
+    and a request for iron is met by raw iron held (the agent's own inventory, no version)."""
+    from modules.heuristics.asked import requested_item
+    from modules.heuristics.goals import goal_done
+
+    assert goal_done("mine", {"iron_ore": 3}, {})
+    assert goal_done("mine", {"raw_iron": 3}, {})
+    assert not goal_done("mine", {"raw_iron": 2}, {})
+    assert requested_item("could you give me some iron?", {"raw_iron": 4})[0] == "raw_iron"
