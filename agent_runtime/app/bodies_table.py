@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.app.doc_figures import result_files
+
 __all__ = ["render_bodies_runs"]
 
 _HEAD = (
@@ -51,7 +53,7 @@ def _row(r: Mapping[str, Any]) -> str:
 
 def render_bodies_runs(source: Path, options: Mapping[str, str]) -> str:
     """One row per result file (``source``, then ``with=B.json,C.json`` beside it)."""
-    files = [source, *(source.parent / f for f in options.get("with", "").split(",") if f)]
+    files = result_files(source, options)
     rows = [_HEAD, "|" + "---|" * _HEAD.count(" | ") + "---|"]
     for f in files:
         r: dict[str, Any] = json.loads(f.read_text())

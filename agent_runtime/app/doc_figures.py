@@ -21,7 +21,15 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Block", "Disagreement", "Renderer", "blocks", "documents", "render_docs"]
+__all__ = [
+    "Block",
+    "Disagreement",
+    "Renderer",
+    "blocks",
+    "documents",
+    "render_docs",
+    "result_files",
+]
 
 #: (the result file, the block's KEY=VALUE options) -> the Markdown to show
 Renderer = Callable[[Path, Mapping[str, str]], str]
@@ -30,6 +38,11 @@ _OPEN = re.compile(r"^<!-- figures: (?P<spec>.+?) -->\s*$")
 _CLOSE = "<!-- /figures -->"
 #: folders never searched for documents
 _SKIP = {".git", ".venv", "node_modules", "runs", "__pycache__"}
+
+
+def result_files(source: Path, options: Mapping[str, str]) -> list[Path]:
+    """A block's result files: ``source``, then those its ``with=B.json,C.json`` names beside it."""
+    return [source, *(source.parent / f for f in options.get("with", "").split(",") if f)]
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.app.doc_figures import result_files
+
 __all__ = ["render_runtime_detail"]
 
 _HEAD = (
@@ -56,6 +58,6 @@ def _row(r: Mapping[str, Any]) -> str:
 
 def render_runtime_detail(source: Path, options: Mapping[str, str]) -> str:
     """One row per result file (``source``, then ``with=B.json,C.json`` beside it)."""
-    files = [source, *(source.parent / f for f in options.get("with", "").split(",") if f)]
+    files = result_files(source, options)
     rows = [_HEAD, "|" + "---|" * (_HEAD.count(" | ") + 1)]
     return "\n".join([*rows, *(_row(json.loads(f.read_text())) for f in files)]) + "\n"

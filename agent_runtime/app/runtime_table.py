@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.app.doc_figures import result_files
+
 __all__ = ["render_runtime_runs"]
 
 
@@ -14,7 +16,7 @@ def render_runtime_runs(source: Path, options: Mapping[str, str]) -> str:
     """One row per result file (``source``, then ``with=B.json,C.json`` beside it): when,
     the launcher, decisions per second, lag, errors, unresponsive agents, restarts, memory
     and start-up."""
-    files = [source, *(source.parent / f for f in options.get("with", "").split(",") if f)]
+    files = result_files(source, options)
     rows = [
         "| run (UTC) | launcher | agents / workers | decisions/s | lag p50 / p99 (ms) "
         "| errors | unresponsive | restarts | MB | start-up (s) | load before |",

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from agent_runtime.app.bodies_table import render_bodies_runs
-from agent_runtime.app.doc_figures import Renderer, render_docs
+from agent_runtime.app.doc_figures import Renderer, render_docs, result_files
 from agent_runtime.app.faults_table import render_faults
 from agent_runtime.app.plan import render_check
 from agent_runtime.app.report_sections import render_report_section
@@ -41,7 +41,7 @@ def _cost_compare(source: Path, options: Mapping[str, str]) -> str:
     """``with=B.json,C.json`` (beside the first file) and ``labels=A,B,C``: one column each."""
     from agent_runtime.app.cost_tables import render_compare
 
-    files = [source, *(source.parent / f for f in options.get("with", "").split(",") if f)]
+    files = result_files(source, options)
     labels = options.get("labels", "").split(",")
     if len(labels) != len(files):
         raise ValueError(f"labels= names {len(labels)} columns for {len(files)} files")
