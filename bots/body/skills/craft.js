@@ -43,6 +43,20 @@ async function walkToTable (ctx, table) {
   }
 }
 
+// Craft `times` x `recipe` (at `table`, or in the inventory's grid) and return how many
+// `name` it made; the server refusing, or delivering nothing, is the skill's failure.
+async function craftOnce (bot, name, recipe, times, table) {
+  const before = inventoryCounts(bot)[name] || 0
+  try {
+    await bot.craft(recipe, times, table)
+  } catch (err) {
+    throw new SkillError(`crafting ${name} failed: ${err.message}`, {}, 'server_refused')
+  }
+  const made = (inventoryCounts(bot)[name] || 0) - before
+  if (made <= 0) throw new SkillError(`crafting ${name} failed: the server did not deliver the result`, {}, 'server_refused')
+  return made
+}
+
 // Craft `count` planks from the logs held when no one kind of log is enough (2 oak + 1 birch
 // log for 12 planks once answered "missing ingredients: 1 oak_log"): each held log kind makes
 // planks of its kind (names: the plank kinds asked for, the asked kind first), until `count`.
@@ -65,14 +79,7 @@ async function planksFromMixedLogs (ctx, names, count) {
     const times = Math.min(k.logs, Math.ceil(left / k.per))
     ctx.check()
     ctx.progress(0.5, `crafting ${times}x ${k.name}`)
-    const before = inventoryCounts(bot)[k.name] || 0
-    try {
-      await bot.craft(k.recipe, times, null)
-    } catch (err) {
-      throw new SkillError(`crafting ${k.name} failed: ${err.message}`, {}, 'server_refused')
-    }
-    const made = (inventoryCounts(bot)[k.name] || 0) - before
-    if (made <= 0) throw new SkillError(`crafting ${k.name} failed: the server did not deliver the result`, {}, 'server_refused')
+    const made = await craftOnce(bot, k.name, k.recipe, times, null)
     crafted[k.name] = made
     left -= made
   }
@@ -134,14 +141,7 @@ module.exports = {
     }
     ctx.check()
     ctx.progress(0.5, `crafting ${choice.times}x ${choice.name}`)
-    const before = inventoryCounts(bot)[choice.name] || 0
-    try {
-      await bot.craft(choice.recipe, choice.times, choice.recipe.requiresTable ? table : null)
-    } catch (err) {
-      throw new SkillError(`crafting ${choice.name} failed: ${err.message}`, {}, 'server_refused')
-    }
-    const made = (inventoryCounts(bot)[choice.name] || 0) - before
-    if (made <= 0) throw new SkillError(`crafting ${choice.name} failed: the server did not deliver the result`, {}, 'server_refused')
+    const made = await craftOnce(bot, choice.name, choice.recipe, choice.times, choice.recipe.requiresTable ? table : null)
     return { detail: { item: choice.name, crafted: made, used_table: !!choice.recipe.requiresTable } }
   }
 }
