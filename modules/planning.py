@@ -19,8 +19,9 @@ React and re-plan (each step): :func:`modules.heuristics.planning.replan_reason`
 the view for a conflict the agent perceived since its plan was last revised: its goal
 changed (re-plan the rest of the day from now), the current step's target is no longer in
 sight, one of its own actions failed or action awareness noted a discrepancy (with a model:
-a second failure since the last revision; the first is the controller's to recover from),
-or a request addressed to it was heard (re-plan the steps from now, the reason in the view).
+only when the plan's current step failed twice since the plan was revised; the first failure,
+and failures of other skills, are the controller's to recover from), or a request addressed
+to it was heard (re-plan the steps from now, the reason in the view).
 Without a conflict the plan is kept. While the agent perceives nothing (its body's last
 observation failed: ``connected`` false, an empty inventory and sight) it does not plan:
 a blank observation is not a reason to re-plan from an empty inventory.
@@ -58,7 +59,7 @@ from modules.heuristics.planning import plan as heuristic_plan
 from modules.plan_answers import COMPACT, compact_heuristic
 from modules.plan_fit import MIN_WINDOW_H, Level, chunk_end, first_open, fit, window
 from modules.policies import brain_for, decide, module_policy
-from modules.techtree import step_done
+from modules.techtree import same_step, step_done
 from modules.views import PlanView, clock_text, plan_view
 
 __all__ = ["Planning", "prompt_variables"]
@@ -125,13 +126,17 @@ class Planning(Module):
     def _first_failure(
         self, ctx: ModuleContext, reason: str, plan: Plan, action: Action, awareness: Awareness
     ) -> bool:
-        """With a model, a single failure since the plan was revised is left to the
-        controller (asked on every failure, it decides the recovery); the steps are
-        re-planned when the agent fails again. A failed skill is often both a failed outcome
-        and a noted discrepancy, so the larger of the two counts is the number of failures."""
+        """With a model, a failure is left to the controller (asked on every failure, it
+        decides the recovery) until the plan's current step has failed twice since the plan
+        was revised: then the plan cannot go on as written and the steps are re-planned.
+        Failures of other skills (a recovery's, a filler's) do not count against the step.
+        A failed skill is often both a failed outcome and a noted discrepancy, so the larger
+        of the two counts is the number of failures. Without a current step with a skill,
+        any two failures since the revision count."""
         if not reason.startswith("failure") or not brain_for(ctx).uses_llm:
             return False
         since = plan.revised_at
+        step = plan.steps[plan.current].skill if plan.current < len(plan.steps) else None
         failed = sum(
             1
             for e in action.log
@@ -139,8 +144,13 @@ class Planning(Module):
             and not e.outcome.success
             and not e.outcome.cancelled
             and e.outcome.ended_at > since
+            and (step is None or same_step(step, e.call))
         )
-        noted = sum(1 for d in awareness.discrepancies if d.at > since)
+        noted = sum(
+            1
+            for d in awareness.discrepancies
+            if d.at > since and (step is None or d.skill == step.skill)
+        )
         if max(failed, noted) >= 2:
             return False
         self.left_to_controller += 1

@@ -156,6 +156,7 @@ class AskGate:
         self.held_total = 0
         self.asked: dict[str, int] = {}  # model calls by their first reason
         self.followed = 0  # plan steps started on a standing decision, without a call
+        self.kept = 0  # ceilings a standing decision answered (keep the course), no call
 
     def reasons(self, view: BottleneckView, decision: Decision) -> tuple[Situation, list[str]]:
         now = situation(view, decision)
@@ -178,6 +179,13 @@ class AskGate:
         self.last = now
         self.held = 0
         self.followed += 1
+
+    def keep(self, now: Situation) -> None:
+        """Only the ceiling passed and the model's standing decision kept the course in
+        situation ``now``, without a call: the next ceiling counts from here."""
+        self.last = now
+        self.held = 0
+        self.kept += 1
 
     def answered(self, at: float) -> None:
         """The model answered at ``at``: the ceiling counts from its answer; what changed

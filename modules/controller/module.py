@@ -80,6 +80,11 @@ SHED_BACKOFF_S = 5.0
 #: plan moving on asks the model. (At 3, the controller was asked on most skill ends: 527
 #: calls an agent-hour in the cost bench of 2026-11-27, 141 steps followed.)
 FOLLOW_PLAN_STEPS = 12
+#: while the skill a standing decision started (or followed) runs, the decision answers the
+#: gate's ceiling itself (a ``continue`` labelled ``<model>+plan``, no call), but the model is
+#: asked again at least this often (agent's seconds). (Asked at every 10 s ceiling, the model
+#: answered "continue" 62 of 62 times in the cost bench of 2026-11-27, part G.)
+STANDING_ASK_S = 30.0
 
 
 class CognitiveController(Module):
@@ -96,6 +101,7 @@ class CognitiveController(Module):
         ask_on_change: bool = True,
         max_interval_s: float = DEFAULT_MAX_INTERVAL_S,
         follow_plan_steps: int = FOLLOW_PLAN_STEPS,
+        standing_ask_s: float = STANDING_ASK_S,
     ) -> None:
         super().__init__(schedule)
         #: with the gate on, plan steps a standing decision of the model starts without a
@@ -103,6 +109,10 @@ class CognitiveController(Module):
         self.follow_plan_steps = follow_plan_steps
         #: the model's standing decision: (plan step it was made on, its brain, steps left)
         self._standing: tuple[tuple[int, str], str, int] | None = None
+        #: a standing decision keeps the course at the ceiling for at most this long after
+        #: the model's last call (agent's seconds; 0: the model answers every ceiling)
+        self.standing_ask_s = standing_ask_s
+        self._asked_at = 0.0  # clock time of the model's last call
         self.deadline_s = deadline_s
         self.prompt_chars = prompt_chars
         #: None = the model is asked on every step (the behaviour before issue 30)
@@ -182,13 +192,15 @@ class CognitiveController(Module):
         await self._reflex(ctx, view, rnd, thinking=self._thinking)
         if self._thinking:  # never a second call of this agent while one is in flight
             return
+        why_not: str | None = None
         if self.gate is not None:
             now, reasons = self.gate.reasons(view, self._last(ctx))
             if not reasons:
                 self.gate.hold()  # nothing that could change the decision: keep the course
                 return
-            if await self._follow(ctx, view, now, reasons):
-                return  # the plan's next step, on the model's standing decision
+            why_not = await self._follow(ctx, view, now, reasons)
+            if why_not is None:
+                return  # the plan's next step, or carry on, on the model's standing decision
         self._thinking = True
         poll = REFLEX_POLL_S * ctx.clock.time_scale
         gate = EndpointTurns.of(getattr(ctx.services.llm, "limiter", None))
@@ -203,7 +215,15 @@ class CognitiveController(Module):
             if self.gate is not None:
                 now, reasons = self.gate.reasons(view, self._last(ctx))
                 held = self.gate.ask(now, reasons or ["changed"])
-                ctx.emit("controller_asked", reasons=reasons, held=held)
+                self._asked_at = view.now
+                standing = self._standing
+                ctx.emit(
+                    "controller_asked",
+                    reasons=reasons,
+                    held=held,
+                    standing=standing[2] if standing is not None else 0,
+                    not_followed=why_not,
+                )
             if gate is not None:
                 gate.asking += 1
                 asked = True
@@ -244,26 +264,47 @@ class CognitiveController(Module):
 
     async def _follow(
         self, ctx: ModuleContext, view: BottleneckView, now: Situation, reasons: list[str]
-    ) -> bool:
-        """Start the plan's current step without a call when the model's standing decision
-        covers it: the only news is that its skill succeeded and the plan moved on to a step
-        with a skill. The decision is labelled ``<model's brain>+plan``."""
+    ) -> str | None:
+        """Act on the model's standing decision without a call, when it covers the news:
+
+        - the skill it started (or a step it followed) succeeded and nothing else is news:
+          start the step of the plan the agent would do now (:func:`next_plan_step`; after a
+          skill off the plan, such as a recovery, that is the plan's current step again),
+          labelled ``<model's brain>+plan``;
+        - only the ceiling passed while a skill runs, within ``standing_ask_s`` of the
+          model's last call: keep the course (a ``continue`` labelled the same way).
+
+        None when it acted; otherwise why not (emitted with the call, ``not_followed``)."""
         standing = self._standing
-        if standing is None or self.gate is None or not set(reasons) <= FOLLOWABLE:
-            return False
+        if standing is None or self.gate is None:
+            return "no standing decision"
         made_on, brain, left = standing
         act = view.action
+        if reasons == ["ceiling"]:
+            if act.running is None:
+                return "ceiling, nothing running"
+            if view.now - self._asked_at >= view.seconds(self.standing_ask_s):
+                return "ceiling, model not asked for long"
+            keep = ControllerOut(
+                kind=IntentKind.CONTINUE,
+                intent=f"keep going: {act.running.describe()}",
+                reason="nothing changed: my standing decision holds",
+            )
+            await self._apply(ctx, view, keep, f"{brain}+plan", keep=True)
+            self.gate.keep(now)
+            return None
+        if not set(reasons) <= FOLLOWABLE:
+            return "other news"
         out = act.last_outcome
+        if "skill_ended" not in reasons or out is None:
+            return "no skill ended"
+        if not out.success:
+            return "failed"
+        if act.running is not None:
+            return "a skill runs"
         target = next_plan_step(view.plan, act)
-        if (
-            "skill_ended" not in reasons
-            or out is None
-            or not out.success
-            or act.running is not None
-            or target is None
-            or target[:2] == made_on
-        ):
-            return False
+        if target is None:
+            return "no plan step with a skill"
         index, text, step = target
         call = ControllerOut(
             kind=IntentKind.WORK,
@@ -275,12 +316,18 @@ class CognitiveController(Module):
         self._standing = None
         decision = await self._apply(ctx, view, call, f"{brain}+plan")
         if decision is None or decision.skill is None:
-            return False
+            return "not started"
         self.gate.follow(now)
-        ctx.emit("controller_followed_plan", step=text, brain=brain, left=left - 1)
+        ctx.emit(
+            "controller_followed_plan",
+            step=text,
+            brain=brain,
+            left=left - 1,
+            again=(index, text) == made_on,
+        )
         if left > 1:
             self._standing = ((index, text), brain, left - 1)
-        return True
+        return None
 
     @staticmethod
     def _last(ctx: ModuleContext) -> Decision:

@@ -8,6 +8,7 @@ import random
 import re
 
 from agent_runtime.bottleneck import BottleneckView
+from agent_runtime.state.sections import IntentKind
 from agent_runtime.world import SkillCall
 from modules.controller.decisions import ControllerChoice, ControllerOut
 from modules.heuristics.controller import decide as heuristic_decide
@@ -174,14 +175,22 @@ def _social(lines: list[str]) -> list[str]:
     return out
 
 
+#: kinds of a decision off the plan after which the heuristic goes back to its plan: a step
+#: of its goal (it follows its plan 7 times in 10 anyway) or a recovery from a failure (the
+#: failed step is the plan's current one until planning revises it)
+AFTER_THEN_PLAN = frozenset({IntentKind.WORK, IntentKind.RECOVER})
+
+
 def heuristic_choice(view: BottleneckView, rng: random.Random) -> ControllerChoice:
     """The heuristic policy, answering the LLM policy's type (its exact output kept); a
-    decision to carry out its plan's current step is a standing one (``follow_plan``)."""
+    decision to carry out its plan's current step, or to work towards its goal or recover
+    first while its plan has a step with a skill, is a standing one (``follow_plan``: once
+    its skill succeeds, the plan's step goes on unasked)."""
     out = heuristic_decide(view, rng)
     choice = ControllerChoice.of(out)
     step = view.plan.current_skill
-    choice.follow_plan = bool(
-        out.skill is not None and step is not None and same_step(step, out_call(out))
+    choice.follow_plan = out.skill is not None and step is not None and (
+        same_step(step, out_call(out)) or out.kind in AFTER_THEN_PLAN
     )
     return choice
 
