@@ -189,8 +189,10 @@ def heuristic_choice(view: BottleneckView, rng: random.Random) -> ControllerChoi
     out = heuristic_decide(view, rng)
     choice = ControllerChoice.of(out)
     step = view.plan.current_skill
-    choice.follow_plan = out.skill is not None and step is not None and (
-        same_step(step, out_call(out)) or out.kind in AFTER_THEN_PLAN
+    choice.follow_plan = (
+        out.skill is not None
+        and step is not None
+        and (same_step(step, out_call(out)) or out.kind in AFTER_THEN_PLAN)
     )
     return choice
 

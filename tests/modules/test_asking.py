@@ -432,3 +432,101 @@ async def test_a_standing_decision_does_not_wait_for_planning_to_mark_the_step_d
         st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
         await cc.step(ctx)  # (no skill ended since: nothing to follow, nothing asked)
         assert len(model.calls) == 1
+
+
+async def test_a_standing_decision_off_the_plan_goes_back_to_the_plans_step() -> None:
+    """Issue 30, part H: a standing decision need not be the plan's step (a recovery, a step
+    of its goal first): when its skill succeeds and nothing else is news, the plan's step the
+    agent would do now starts without a call, even if it is the step the decision was made
+    on (part G's run: 130 of 287 skill-end calls followed a decision off the plan)."""
+    logs = ControllerChoice(
+        kind=IntentKind.RECOVER, skill="collect", item="oak_log", follow_plan=True, reason="logs"
+    )
+    model = ScriptedLanguageModel(responder=lambda r: logs, name="m")
+    async with local_services(config(llm={"provider": "openai"})) as svc:
+        st = svc.store.agent("Ann")
+        st.set("identity", Identity(name="Ann"), writer="runtime")
+        st.set("perception", FED, writer="perception")
+        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=1), writer="planning")
+        cc = CognitiveController(Schedule(cadence=3.0), follow_plan_steps=3)
+        ctx = module_context(svc, cc, agent="Ann")
+        ctx.shared["brain:cognitive_controller"] = Brain(
+            model, module="cognitive_controller", agent="Ann"
+        )
+        seen: list[dict[str, Any]] = []
+        svc.events.add_listener(seen.append)
+        await cc.step(ctx)  # the model: collect logs first (off the plan's "make planks")
+        assert len(model.calls) == 1
+        t = time.time()
+        out = SkillOutcome(skill="collect", success=True, ended_at=t + 0.01)
+        st.set("action", Action(last_outcome=out, started_at=t), writer="skill_execution")
+        await cc.step(ctx)  # logs collected, the plan still at "make planks": no call
+        d = st.get("decision", Decision)
+        assert len(model.calls) == 1 and cc.gate is not None and cc.gate.followed == 1
+        assert d.brain == "llm:m+plan" and d.skill is not None
+        assert (d.skill.skill, d.skill.args.get("item")) == ("craft", "oak_planks")
+        followed = [e for e in seen if e["type"] == "controller_followed_plan"]
+        assert [(e["step"], e["again"]) for e in followed] == [("make planks", True)]
+        t = time.time()  # the planks failed: the model is asked, and says why it was
+        out = SkillOutcome(skill="craft", success=False, ended_at=t + 0.01)
+        st.set("action", Action(last_outcome=out, started_at=t), writer="skill_execution")
+        await cc.step(ctx)
+        assert len(model.calls) == 2
+        asked = [e for e in seen if e["type"] == "controller_asked"]
+        assert asked[-1]["not_followed"] == "failed" and asked[-1]["standing"] == 2
+
+
+async def test_a_standing_decision_keeps_the_course_at_the_ceiling_for_a_while() -> None:
+    """Issue 30, part H: while the skill of a standing decision runs and only the ceiling
+    passed, the decision keeps the course itself (a ``continue`` labelled ``+plan``, no call,
+    the agent still decides at the ceiling); ``standing_ask_s`` after the model's last call,
+    the ceiling asks the model again."""
+    async with standing(follow_plan_steps=3) as (cc, ctx, model, st, seen):
+        await cc.step(ctx)  # chop oaks, standing
+        assert len(model.calls) == 1 and cc.gate is not None and cc.gate.last is not None
+        run = Action(running=SkillCall(skill="collect", args={"block": "oak_log"}))
+        st.set(
+            "action", run.model_copy(update={"started_at": time.time()}), writer="skill_execution"
+        )
+        cc.gate.last = cc.gate.last.model_copy(update={"at": 0.0})  # the ceiling has passed
+        await cc.step(ctx)
+        d = st.get("decision", Decision)
+        assert len(model.calls) == 1 and cc.gate.kept == 1
+        assert d.brain == "llm:m+plan" and d.kind is IntentKind.CONTINUE and d.skill is None
+        await cc.step(ctx)  # the ceiling counts from there: nothing to do
+        assert len(model.calls) == 1 and cc.gate.kept == 1
+        cc.gate.last = cc.gate.last.model_copy(update={"at": 0.0})
+        cc._asked_at -= cc.standing_ask_s  # the model was last asked standing_ask_s ago
+        await cc.step(ctx)
+        assert len(model.calls) == 2 and cc.gate.kept == 1 and cc.gate.asked.get("ceiling") == 1
+        asked = [e for e in seen if e["type"] == "controller_asked"]
+        assert asked[-1]["not_followed"] == "ceiling, model not asked for long"
+
+
+def test_the_simulated_models_recovery_and_goal_steps_stand_while_the_plan_has_a_step() -> None:
+    """The heuristic content of the simulated endpoint marks its decision standing when it
+    carries out the plan's step, works towards its goal or recovers while its plan has a step
+    with a skill; never when the plan has no such step, nor for what is no work (eat, talk)."""
+    import random
+
+    from modules.controller.prompt import heuristic_choice
+
+    plan = Plan(goal="wood", steps=PLAN_STEPS, current=1)
+    planks = SkillCall(skill="craft", args={"item": "oak_planks"})
+    base = bview(perception=FED, plan=plan, goals=Goals(current="wood", kind="gather_wood"))
+    picks = [heuristic_choice(base, random.Random(seed)) for seed in range(12)]
+    works = [c for c in picks if c.kind is IntentKind.WORK]
+    assert works and all(c.follow_plan for c in works)
+    assert any(c.skill != "craft" for c in works)  # a goal's step off the plan, standing too
+    out = SkillOutcome(skill="craft", success=False, reason="missing ingredients: 1 oak_log")
+    failed = Action(
+        last_outcome=out,
+        log=(ActionLogEntry(decision_id="d", call=planks, outcome=out),),
+    )
+    rec = heuristic_choice(
+        bview(perception=FED, plan=plan, action=failed, goals=Goals(current="wood")),
+        random.Random(0),
+    )
+    assert rec.kind is IntentKind.RECOVER and rec.skill is not None and rec.follow_plan
+    bare = bview(perception=FED, plan=Plan(goal="wood"), goals=Goals(current="wood"))
+    assert not heuristic_choice(bare, random.Random(0)).follow_plan

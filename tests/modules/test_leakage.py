@@ -61,6 +61,7 @@ from agent_runtime.world import (
 from modules.action_awareness import ActionAwareness
 from modules.controller.asking import situation
 from modules.controller.module import CognitiveController
+from modules.controller.plan_steps import next_plan_step
 from modules.goal_generation import GoalGeneration
 from modules.memory_module import Memory
 from modules.perception import PerceptionModule
@@ -241,9 +242,13 @@ async def run_world(
         cc = mods["cognitive_controller"]
         assert isinstance(cc, CognitiveController)
         # when the controller asks its model (issue 30): read from its view and own decision
-        gate = situation(cc.view(ctxs["cognitive_controller"]), d)
+        view = cc.view(ctxs["cognitive_controller"])
+        gate = situation(view, d)
+        # the step a standing decision of its model would start (issue 30, part H)
+        follow = next_plan_step(view.plan, view.action)
         return {
             "controller_gate": gate.model_dump(),
+            "controller_follow": (follow[:2], follow[2].model_dump()) if follow else None,
             "perception": (heard, st.get("perception", Perception).observation),
             "talking": (
                 [(u.speaker, u.text, u.to) for u in conv.lines],
@@ -316,6 +321,17 @@ def test_when_the_controller_asks_depends_only_on_what_ann_perceived(
     worlds that differ only in what Ann cannot perceive, and changes with what she hears."""
     assert outputs["A"]["controller_gate"] == outputs["B"]["controller_gate"]
     assert outputs["talking"]["controller_gate"] != outputs["A"]["controller_gate"]
+
+
+def test_the_step_a_standing_decision_starts_depends_only_on_what_ann_perceived(
+    outputs: dict[str, dict[str, Any]],
+) -> None:
+    """The plan step a standing decision of the model starts without a call (issue 30, part
+    H: also after a skill off the plan) is read from her own plan and actions: the same in
+    worlds that differ only in what she cannot perceive, another when she sees other trees."""
+    assert outputs["A"]["controller_follow"] is not None
+    assert outputs["A"]["controller_follow"] == outputs["B"]["controller_follow"]
+    assert outputs["planning"]["controller_follow"] != outputs["A"]["controller_follow"]
 
 
 def test_the_scripted_moment_reflects(outputs: dict[str, dict[str, Any]]) -> None:

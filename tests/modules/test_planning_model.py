@@ -14,7 +14,7 @@ from agent_runtime.state.sections import (
     Plan,
     Utterance,
 )
-from agent_runtime.world import SkillOutcome
+from agent_runtime.world import SkillCall, SkillOutcome
 from modules.heuristics.planning import PlanOut, PlanStepOut
 from modules.plan_answers import ChunksOut, StepsOut
 from tests.modules.planning_helpers import HOUR_S, T0, close, planner, seeing
@@ -124,6 +124,46 @@ async def test_with_a_model_a_first_failure_is_left_to_the_controller() -> None:
         clock.t += 60.0
         st.set("action", failed(2), writer="skill_execution")
         await pl.step(ctx)  # failed again: re-planned
+        assert len(model.calls) == made + 1
+        assert st.get("plan", Plan).revised_for.startswith("failure: collect")
+    finally:
+        await close(ctx)
+
+
+async def test_with_a_model_only_the_current_steps_second_failure_re_plans() -> None:
+    """Issue 30, part H: failures of other skills (a recovery's, a filler's) are the
+    controller's to recover from, however many; the plan is re-planned when its current step
+    has failed twice since the plan was revised (the plan cannot go on as written)."""
+    steps = PlanOut(
+        steps=[PlanStepOut(text="chop", skill="collect", args={"block": "oak_log"}, minutes=10)]
+    )
+    st, ctx, clock, pl = await planner(perception=seeing("oak_log"))
+    try:
+        model = ScriptedLanguageModel(responder=lambda r: steps)
+        ctx.shared["brain:planning"] = Brain(model, module="planning", agent="Ann")
+        await pl.step(ctx)  # the day, its first chunk, the steps
+        made = len(model.calls)
+        chop = st.get("plan", Plan).steps[0].skill
+        assert chop is not None
+        other = SkillCall(skill="craft", args={"item": "stick"})
+        log: list[ActionLogEntry] = []
+
+        def fail(call: SkillCall) -> None:
+            clock.t += 1.0
+            o = SkillOutcome(skill=call.skill, success=False, reason="no", ended_at=clock.t)
+            log.append(ActionLogEntry(decision_id=f"d{len(log)}", call=call, outcome=o))
+            st.set("action", Action(log=tuple(log)), writer="skill_execution")
+
+        clock.t += 0.2 * HOUR_S
+        for _ in range(3):  # another skill failed three times: the plan's step has not
+            fail(other)
+            await pl.step(ctx)
+        assert len(model.calls) == made and pl.left_to_controller == 3
+        fail(chop)  # the step's first failure: still the controller's
+        await pl.step(ctx)
+        assert len(model.calls) == made and pl.left_to_controller == 4
+        fail(chop)  # its second: re-planned
+        await pl.step(ctx)
         assert len(model.calls) == made + 1
         assert st.get("plan", Plan).revised_for.startswith("failure: collect")
     finally:
