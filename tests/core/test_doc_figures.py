@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,13 @@ import pytest
 from agent_runtime.app.bench_output import Measurement, emit
 from agent_runtime.app.cli.cmd_docs import RENDERERS, ROOT
 from agent_runtime.app.cli.main import main
-from agent_runtime.app.doc_figures import render_docs
+from agent_runtime.app.doc_figures import (
+    Disagreement,
+    blocks,
+    documents,
+    render_docs,
+    result_files,
+)
 from agent_runtime.app.faults_table import render_faults
 
 FAULTS = ROOT / "agent_runtime/app/results/faults-embedded-2026-11-26.json"
@@ -199,3 +206,28 @@ def test_the_skills_tables_follow_their_file_level_by_level(tmp_path: Path) -> N
     _doc(tmp_path, "", f"skill-climbs {name} agents=1")  # no such level in the file
     _, problems = render_docs(tmp_path, RENDERERS, write=False)
     assert len(problems) == 1 and "no level with 1 agents (it has 5)" in problems[0].reason
+
+
+def test_every_figure_block_renders_from_a_committed_file_in_a_results_folder() -> None:
+    """A figure rendered from a file git does not hold would agree here and be missing on a
+    fresh clone; one from outside a ``results/`` folder is not a committed result."""
+    sources: set[Path] = set()
+    for doc in documents(ROOT):
+        for b in blocks(doc, doc.read_text()):
+            assert not isinstance(b, Disagreement), str(b)
+            sources.update(result_files(b.source, b.options))
+    assert sources
+    outside = sorted(str(s) for s in sources if "results" not in s.relative_to(ROOT).parts)
+    assert outside == []
+    listed = subprocess.run(
+        ["git", "ls-files", "--", *(str(s.relative_to(ROOT)) for s in sources)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    ).stdout.split()
+    assert (
+        sorted(str(s.relative_to(ROOT)) for s in sources if str(s.relative_to(ROOT)) not in listed)
+        == []
+    )
