@@ -74,12 +74,18 @@ MYPY_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/piano/mypy
 typecheck:
 	$(VENV)/bin/mypy --cache-dir $(MYPY_CACHE) -p agent_runtime -p modules -p bots -p experiments -p tests
 
+# The tests wait on real servers, bodies and models far more than they compute: two pytest-xdist
+# workers, each taking whole files (a file's tests share its server), the slow files first
+# (tests/xdist_order.py). PYTEST_WORKERS=0 runs them one after the other.
+PYTEST_WORKERS ?= 2
+PYTEST_ARGS := -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile
+
 pytest:
-	$(VENV)/bin/pytest -q -p no:cacheprovider --durations=60
+	$(VENV)/bin/pytest $(PYTEST_ARGS) --durations=60
 
 # For development: lint, typing and every test not marked `slow` (`make test` runs them all).
 test-fast: install lint typecheck
-	$(VENV)/bin/pytest -q -p no:cacheprovider -m "not slow"
+	$(VENV)/bin/pytest $(PYTEST_ARGS) -m "not slow"
 
 clean:
 	rm -rf $(VENV) bots/node_modules runs

@@ -26,3 +26,13 @@ async def mqtt_broker(tmp_path: Path) -> AsyncIterator[MosquittoBroker]:
 @pytest.fixture
 def run_id() -> str:
     return f"t{uuid.uuid4().hex[:10]}"
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """Under ``pytest -n N --dist loadfile``: whole files, the slow ones first
+    (:mod:`tests.xdist_order`)."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from tests.xdist_order import slow_first_scheduler
+
+    return slow_first_scheduler(config, log)
