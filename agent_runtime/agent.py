@@ -61,6 +61,7 @@ class Agent:
             community_goal=self.spec.community_goal,
             location_memories=self.spec.location_memories,
             gifts=svc.config.gifts,
+            topics=svc.config.topics,
         )
         state.set("identity", ident, writer="runtime")
         shared: dict[str, object] = {}

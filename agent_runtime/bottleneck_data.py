@@ -10,6 +10,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_runtime.config.models import GiftSettings
+from agent_runtime.config.topics import Topic
 from agent_runtime.state.sections import Utterance
 from agent_runtime.world import SkillCall, SkillOutcome, Vec3
 
@@ -44,6 +45,7 @@ class IdentityData(Data):
     community_goal: str = ""
     location_memories: tuple[str, ...] = ()
     gifts: GiftSettings = Field(default_factory=GiftSettings)  # its own gift policy
+    topics: tuple[Topic, ...] = ()  # what its village talks about (an experiment's words)
 
 
 class PerceptionData(Data):

@@ -62,6 +62,7 @@ def _identity(s: Identity, spec: BottleneckSection) -> Summary:
         community_goal=s.community_goal,
         location_memories=places,
         gifts=s.gifts,
+        topics=s.topics,
     )
 
 

@@ -10,6 +10,11 @@ An experiment file (``experiments/<name>/config.yaml``) has::
     paper: {...}                   # the paper's figures, for report.md
     village: {...}                 # a village file (agent_runtime.config) shared by all runs
 
+The village's ``topics`` (the experiment's vocabulary: topic files in its own folder, e.g.
+``experiments/tax/topics/tax.yaml``) are named relative to the experiment file (a copy of
+the file elsewhere: relative to the experiment's folder); every run's village hands them to
+its agents.
+
 A run = one condition x one repeat (:class:`RunSpec`), with its own seed, run id and folder
 ``<out>/runs/<condition>-r<k>/``.
 """
@@ -28,7 +33,12 @@ from pydantic import Field, ValidationError
 
 from agent_runtime.clock import wall_time
 from agent_runtime.config.errors import ConfigError, FieldProblem
-from agent_runtime.config.loader import parse_config, problems_from_validation, read_yaml
+from agent_runtime.config.loader import (
+    parse_config,
+    problems_from_validation,
+    read_yaml,
+    resolve_topics,
+)
 from agent_runtime.config.models import Strict, VillageConfig
 
 log = logging.getLogger(__name__)
@@ -52,6 +62,15 @@ class ExperimentFile(Strict):
     village: dict[str, Any]
 
 
+def topic_base(path: Path, exp: ExperimentFile) -> Path:
+    """Where the village's topic files are named from: the experiment file's folder, or, for
+    a copy of the file elsewhere that does not hold them, the experiment's own folder."""
+    named = [e for e in exp.village.get("topics") or () if isinstance(e, str)]
+    if all((path.parent / e).exists() for e in named):
+        return path.parent
+    return Path(__file__).resolve().parent / exp.experiment
+
+
 def load_experiment_file(path: Path) -> ExperimentFile:
     """Read and validate an experiment file; errors name the field and the file."""
     data = read_yaml(path)
@@ -59,7 +78,11 @@ def load_experiment_file(path: Path) -> ExperimentFile:
         exp = ExperimentFile.model_validate(data)
     except ValidationError as err:
         raise ConfigError(path, problems_from_validation(err)) from None
-    parse_config(exp.village, f"{path} (village)")  # fail early on a broken village
+    where = f"{path} (village)"
+    # topic files made absolute, so that every run's village finds them
+    village = dict(resolve_topics(exp.village, topic_base(path, exp), where, load=False))
+    exp = exp.model_copy(update={"village": village})
+    parse_config(exp.village, where)  # fail early on a broken village
     names = [c.name for c in exp.conditions]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:

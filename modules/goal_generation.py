@@ -89,7 +89,7 @@ class GoalGeneration(Module):
         unknown = [k for k in kinds if k not in ACTIVITIES]
         if unknown:
             raise ValueError(f"goal_generation.options.kinds: unknown activities {unknown}")
-        self.kinds = kinds or tuple(k for k in ACTIVITIES if k != "pay_tax")
+        self.kinds = kinds or tuple(ACTIVITIES)
 
     def _view(self, ctx: ModuleContext, goals: Goals, perception: Perception) -> GoalView:
         return goal_view(

@@ -164,7 +164,6 @@ ACTIVITIES: dict[str, tuple[str, str]] = {
     "socialize": ("talk with villagers and keep the community together", "socialite"),
     "trade": ("share resources with villagers who need them", "trader"),
     "art": ("collect beautiful materials for decorations", "artist"),
-    "pay_tax": ("deposit the tax share into the community chest", "citizen"),
 }
 
 #: words in a community goal or traits that favour certain activities

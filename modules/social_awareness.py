@@ -19,7 +19,6 @@ from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Identity, Perception, PersonView, Social
 from modules.base import remember
 from modules.heuristics.social import (
-    TOPICS,
     OpinionOut,
     SocialUpdate,
     on_topic,
@@ -46,7 +45,7 @@ class SocialAwareness(Module):
         heard = [m.payload for m in ctx.pending("topic:heard")]
         social = ctx.read("social", Social)
         now = ctx.clock.now()
-        if not (near or heard or (ident.traits and not social.opinions)):
+        if not (near or heard or (ident.traits and ident.topics and not social.opinions)):
             if social.active:
                 ctx.write("social", social.model_copy(update={"active": False, "updated_at": now}))
             return
@@ -63,9 +62,10 @@ class SocialAwareness(Module):
             who, text = str(h.get("sender", "")), str(h.get("message", ""))
             if not who or who == ident.name or not text:
                 continue
-            for topic in TOPICS:
-                if on_topic(text, topic):
-                    topic_lines[topic] = [*topic_lines.get(topic, []), text][-TOPIC_LINES:]
+            for t in ident.topics:  # what its village talks about (its Identity)
+                if on_topic(text, t):
+                    lines = [*topic_lines.get(t.name, []), text]
+                    topic_lines[t.name] = lines[-TOPIC_LINES:]
             if h.get("announcement"):
                 continue  # an announcement is news, not a person to get to know
             state = social.model_copy(update={"people": people})

@@ -24,6 +24,7 @@ from typing import Literal
 from pydantic import Field
 
 from agent_runtime.bottleneck import BottleneckView
+from agent_runtime.config.topics import Topic
 from agent_runtime.policy import View
 from agent_runtime.prompts import fenced, untrusted
 from agent_runtime.state.sections import (
@@ -85,6 +86,7 @@ class TalkView(View):
     # the speaker's own memories about the person it talks to (retrieved from its own
     # memory stream with the person as the focal point, as in Generative Agents)
     memories: tuple[str, ...] = ()
+    topics: tuple[Topic, ...] = ()  # what its village talks about (its Identity)
 
     def prompt_variables(self) -> dict[str, str]:
         goal = self.say.model_dump(exclude_defaults=True, mode="json")
@@ -115,6 +117,7 @@ def talk_view(
         action=decision.skill,
         history=conv.lines[-HISTORY_LINES:],
         memories=memories,
+        topics=ident.topics,
     )
 
 
@@ -126,6 +129,7 @@ class PersonUpdateView(View):
     person: PersonView
     heard: str
     at: float = 0.0
+    topics: tuple[Topic, ...] = ()  # what its village talks about (its Identity)
 
     def prompt_variables(self) -> dict[str, str]:
         p = self.person
@@ -143,7 +147,7 @@ def person_view(
     ident: Identity, social: Social, speaker: str, text: str, at: float
 ) -> PersonUpdateView:
     person = social.people.get(speaker) or PersonView(name=speaker)
-    return PersonUpdateView(me=ident.name, person=person, heard=text, at=at)
+    return PersonUpdateView(me=ident.name, person=person, heard=text, at=at, topics=ident.topics)
 
 
 class OpinionView(View):
@@ -151,10 +155,11 @@ class OpinionView(View):
 
     traits: tuple[str, ...] = ()
     heard: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    topics: tuple[Topic, ...] = ()  # what its village talks about (its Identity)
 
 
 def opinion_view(ident: Identity, social: Social) -> OpinionView:
-    return OpinionView(traits=ident.traits, heard=dict(social.topic_lines))
+    return OpinionView(traits=ident.traits, heard=dict(social.topic_lines), topics=ident.topics)
 
 
 # --- goal generation ------------------------------------------------------------------

@@ -1,4 +1,8 @@
-"""Load a village YAML file into a :class:`VillageConfig` and expand agent templates."""
+"""Load a village YAML file into a :class:`VillageConfig` and expand agent templates.
+
+The topic files a village names (``topics:``, paths relative to the village file) are read
+here too (:func:`load_topic`): their data joins the village's, so a run folder's resolved
+config holds the topics inline."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agent_runtime.config.errors import ConfigError, FieldProblem
 from agent_runtime.config.models import AgentSpec, Position, VillageConfig
 from agent_runtime.config.names import generate_names, generate_personality
+from agent_runtime.config.topics import Topic, TopicFile, parse_lexicon
 
 
 def _loc_to_path(loc: Iterable[int | str]) -> str:
@@ -40,11 +45,16 @@ def problems_from_validation(err: ValidationError) -> list[FieldProblem]:
     return problems
 
 
-def parse_config(data: Any, file: Path | str = "<memory>") -> VillageConfig:
+def parse_config(
+    data: Any, file: Path | str = "<memory>", base: Path | None = None
+) -> VillageConfig:
+    """Validate village data; topic files it names are read relative to ``base`` (default:
+    the working directory)."""
     if data is None:
         raise ConfigError(file, [FieldProblem("", "the file is empty")])
     if not isinstance(data, Mapping):
         raise ConfigError(file, [FieldProblem("", "the top level must be a mapping of sections")])
+    data = resolve_topics(data, base or Path.cwd(), file)
     try:
         return VillageConfig.model_validate(data)
     except ValidationError as err:
@@ -73,7 +83,52 @@ def read_yaml(path: Path | str) -> Any:
 
 def load_config(path: Path | str) -> VillageConfig:
     """Read and validate a village file; raises :class:`ConfigError` with field paths."""
-    return parse_config(read_yaml(path), Path(path))
+    return parse_config(read_yaml(path), Path(path), Path(path).parent)
+
+
+def load_topic(path: Path, where: str = "topics") -> Topic:
+    """A topic file and its lexicon; a :class:`ConfigError` names the file and the field."""
+    label = f"{path} ({where})"
+    data = read_yaml(path)
+    if not isinstance(data, Mapping):
+        raise ConfigError(label, [FieldProblem("", "a topic file is a mapping")])
+    try:
+        spec = TopicFile.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(label, problems_from_validation(err)) from None
+    lex = path.parent / spec.lexicon
+    try:
+        mentions, cues = parse_lexicon(lex.read_text("utf-8"), lex.name)
+    except OSError as err:
+        why = err.strerror or str(err)
+        raise ConfigError(label, [FieldProblem("lexicon", f"cannot read {lex}: {why}")]) from None
+    except ValueError as err:
+        raise ConfigError(label, [FieldProblem("lexicon", str(err))]) from None
+    fields = spec.model_dump(exclude={"lexicon"})
+    try:
+        return Topic.model_validate({**fields, "mentions": mentions, "cues": cues})
+    except ValidationError as err:
+        raise ConfigError(label, problems_from_validation(err)) from None
+
+
+def resolve_topics(
+    data: Mapping[str, Any], base: Path, file: Path | str = "<memory>", *, load: bool = True
+) -> Mapping[str, Any]:
+    """``data`` with each topic file named in ``topics`` read (``load=False``: its path made
+    absolute), relative paths from ``base``; inline topics and other data as they are."""
+    raw = data.get("topics")
+    if raw is None:
+        return data
+    if not isinstance(raw, list | tuple):
+        raise ConfigError(file, [FieldProblem("topics", "a list of topic files or topics")])
+    out: list[Any] = []
+    for i, entry in enumerate(raw):
+        if isinstance(entry, str | Path):
+            path = Path(entry) if Path(entry).is_absolute() else base / entry
+            out.append(load_topic(path, f"topics[{i}] of {file}") if load else str(path))
+        else:
+            out.append(entry)
+    return {**data, "topics": out}
 
 
 def with_overrides(

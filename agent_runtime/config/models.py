@@ -11,6 +11,7 @@ or ``agent_templates``)::
     modules:    preset (full | baseline | no_action_awareness | no_social) + per-module overrides
     bottleneck: which state sections the Cognitive Controller sees, with size limits
     gifts:      how much an agent gives to a player who asks (relationship, caps per hour)
+    topics:     what the village talks about (topic files an experiment owns: config/topics.py)
     agents:     agents listed one by one (the paper's fields)
     agent_templates: templates with a count and generated names/personalities
 
@@ -23,8 +24,6 @@ import re
 from typing import Any, Literal, get_args
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     ValidationError,
     ValidationInfo,
@@ -37,6 +36,8 @@ from agent_runtime.config.llm import LLMSettings
 from agent_runtime.config.module_options import MODULE_OPTIONS, ModuleOptions
 from agent_runtime.config.module_table import DEFAULT_CADENCES, MODULE_NAMES, PRESETS
 from agent_runtime.config.shards import ShardSettings, check_shards
+from agent_runtime.config.strict import Strict as Strict  # re-exported: the config base
+from agent_runtime.config.topics import Topic
 
 #: Minecraft versions served by both the pinned mineflayer and flying-squid (embedded world)
 #: at which our server and body tests pass (tests/server/test_versions.py,
@@ -59,10 +60,6 @@ SectionName = Literal[
 SECTION_NAMES: tuple[SectionName, ...] = get_args(SectionName)
 
 _MC_NAME = re.compile(r"^[A-Za-z0-9_]{3,16}$")
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class RunSettings(Strict):
@@ -392,6 +389,9 @@ class VillageConfig(Strict):
         "Survive together and build an efficient, thriving village that looks after everyone."
     )
     include_place_memories: bool = True  # add the world's named places to location memories
+    # what the village talks about (an experiment's vocabulary, config/topics.py): handed to
+    # every agent in its Identity; a file path in the YAML is loaded by config/loader.py
+    topics: tuple[Topic, ...] = ()
     agents: tuple[AgentSpec, ...] = ()
     agent_templates: tuple[AgentTemplate, ...] = ()
 
@@ -404,6 +404,10 @@ class VillageConfig(Strict):
         dup = sorted({n for n in names if lowered.count(n.lower()) > 1})
         if dup:
             raise ValueError(f"agent names must be unique (case-insensitive): {dup}")
+        topics = [t.name for t in self.topics]
+        twice = sorted({t for t in topics if topics.count(t) > 1})
+        if twice:
+            raise ValueError(f"topics listed twice: {twice}")
         budget = sum(s.max_bots for s in self.world.shards)
         count = len(self.agents) + sum(t.count for t in self.agent_templates)
         if self.world.shards and count > budget:

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_runtime.clock import wall_time
 from agent_runtime.config.models import GiftSettings
+from agent_runtime.config.topics import Topic
 from agent_runtime.world import Observation, SkillCall, SkillOutcome
 
 
@@ -42,6 +43,8 @@ class Identity(Section):
     community_goal: str = ""
     location_memories: tuple[str, ...] = ()
     gifts: GiftSettings = Field(default_factory=GiftSettings)  # its own gift policy
+    # what its village talks about (the village's ``topics``, an experiment's words)
+    topics: tuple[Topic, ...] = ()
 
 
 class Perception(Section):

@@ -17,7 +17,8 @@ Heuristic brain (what it models, in one place):
   ``trait_weight * stance_of(own traits)`` + ``heard_weight * stance_of(heard lines and
   recent memories)`` + ``opinion_weight * own opinion`` (0 when it has none), where
   :func:`modules.heuristics.stance.stance_of` reads the *content* of lines with an
-  inspectable lexicon (who said a line never enters);
+  inspectable lexicon, the tax topic its village handed it (``topics/tax.yaml``; who said a
+  line never enters);
 - *feedback*: ``raise`` / ``lower`` above / below ``stance_threshold``, else ``keep``;
   proposed rate = the rate the member reads in the constitution
   (:func:`modules.heuristics.requests.read_rate`) moved by ``rate_step`` per unit of
@@ -47,6 +48,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_runtime.config.topics import Topic
 from agent_runtime.llm.brain import brain_of
 from agent_runtime.policy import View, make_policy
 from agent_runtime.prompts import fenced, prompt_path, untrusted
@@ -112,6 +114,8 @@ class MemberView(View):
     memories: tuple[str, ...] = ()  # its memory stream (latest, oldest first)
     opinion: float | None = None  # its own Social.opinions["tax"]
     constitution: str = ""  # the constitution as it was announced
+    # the tax topic its village handed it (its Identity; topics/tax.yaml): how it reads a stance
+    topic: Topic | None = None
 
     def prompt_variables(self) -> dict[str, str]:
         opinion = ("(none yet)" if self.opinion is None
@@ -216,8 +220,11 @@ class ConstitutionOut(BaseModel):
 def attitude(view: MemberView, s: HeuristicSettings) -> float:
     """The member's attitude towards the tax, from its own profile, what it heard and
     remembered (by content), and its own opinion."""
-    own = stance_of(view.traits, TOPIC)
-    heard = stance_of([h.text for h in view.heard] + list(view.memories), TOPIC)
+    if view.topic is None:
+        own = heard = 0.0
+    else:
+        own = stance_of(view.traits, view.topic)
+        heard = stance_of([h.text for h in view.heard] + list(view.memories), view.topic)
     opinion = view.opinion if view.opinion is not None else 0.0
     return s.trait_weight * own + s.heard_weight * heard + s.opinion_weight * opinion
 

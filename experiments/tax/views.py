@@ -3,7 +3,8 @@
 Only the member's own sections and memory stream are read: its identity (name, traits),
 its current goal, its conversation section (lines and announcements it heard, oldest
 first), its memory stream in Redis,
-its own ``Social.opinions``. The constitution text is the one the experiment announced to
+its own ``Social.opinions`` and the tax topic its village handed it (``Identity.topics``). The
+constitution text is the one the experiment announced to
 everyone. Nothing of the experiment's ledger (roster, roles, rates) enters.
 """
 
@@ -47,4 +48,5 @@ async def member_view(
         memories=memories,
         opinion=social.opinions.get(TOPIC),
         constitution=constitution,
+        topic=next((t for t in ident.topics if t.name == TOPIC), None),
     )

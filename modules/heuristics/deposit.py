@@ -4,7 +4,9 @@ From the controller's bottleneck view only: the agent reads the latest deposit r
 heard (an announcement or a line in its conversation, parsed by
 :mod:`modules.heuristics.requests`), the share it asks for (or the share of a standing
 rule it heard or remembers), the chests it names (or the chests in its own location
-memories), and its own opinion on the topic (``Social.opinions``). It deposits
+memories), and its own opinion (``Social.opinions``) on the topic the request is about (the
+first topic its village handed it, ``Identity.topics``, whose words the request mentions;
+none: no opinion enters). It deposits
 ``share = rate * (1 + OPINION_WEIGHT * opinion)`` of what it holds: ``round(share * total)``
 items in all, spread over its item kinds in proportion to how many it holds of each
 (largest remainders first, so a small share of many small stacks is not rounded away to
@@ -27,9 +29,11 @@ import math
 from collections import Counter
 
 from agent_runtime.bottleneck import BottleneckView
+from agent_runtime.config.topics import Topic
 from agent_runtime.state.sections import Utterance
 from agent_runtime.world import WALK_BLOCKS_PER_S
 from modules.heuristics.requests import DepositRequest, RequestState, read_positions, read_request
+from modules.heuristics.stance import words
 
 __all__ = [
     "OPINION_WEIGHT",
@@ -45,7 +49,6 @@ MAX_TRIES = 2  # an item kind whose deposit failed is tried once more (at anothe
 UNREACHED = frozenset({"target_out_of_reach", "stuck"})
 OPINION_WEIGHT = 0.75  # opinion -1 pays a quarter of the asked share, +1 pays 1.75x
 DEFAULT_WINDOW_S = 60.0  # how long a request without a stated window is taken as open
-TOPIC = "tax"
 
 OpenRequest = tuple[Utterance, DepositRequest]
 
@@ -58,6 +61,20 @@ def _heard(view: BottleneckView) -> list[Utterance]:
     return sorted((u for u in [*extra, *c.lines] if u.speaker != me), key=lambda u: u.at)
 
 
+def request_words(view: BottleneckView) -> tuple[str, ...]:
+    """The words of its village's topics that make a line a request (its Identity)."""
+    return tuple(w for t in view.identity.topics for w in t.request_words)
+
+
+def topic_of(text: str, topics: tuple[Topic, ...]) -> Topic | None:
+    """The first of ``topics`` whose words (mentions or request words) ``text`` has."""
+    said = set(words(text))
+    for t in topics:
+        if said.intersection(t.mentions) or said.intersection(w.lower() for w in t.request_words):
+            return t
+    return None
+
+
 def open_request(view: BottleneckView) -> OpenRequest | None:
     """The latest deposit request heard, if still open (no close heard, window not over).
 
@@ -65,8 +82,9 @@ def open_request(view: BottleneckView) -> OpenRequest | None:
     first time it was heard. A stated window is read as said (seconds of the agent's clock);
     without one, a request counts as open for ``DEFAULT_WINDOW_S`` of the agent's time."""
     latest: OpenRequest | None = None
+    asking = request_words(view)
     for u in _heard(view):
-        r = read_request(u.text)
+        r = read_request(u.text, asking)
         if r is None or r.state is RequestState.RULE:
             continue
         if r.state is RequestState.CLOSED:
@@ -86,8 +104,9 @@ def rule_rate(view: BottleneckView) -> float | None:
     texts = [u.text for u in _heard(view)]
     wm = view.working_memory
     texts += [*wm.retrieved, *wm.items]
+    asking = request_words(view)
     for text in reversed(texts):
-        r = read_request(text)
+        r = read_request(text, asking)
         if r is not None and r.state is RequestState.RULE and r.rate is not None:
             return r.rate
     return None
@@ -131,7 +150,8 @@ def deposit_due(view: BottleneckView) -> tuple[str, int, tuple[int, int, int] | 
     mine = [r for r in view.action.recent if r.call.skill == "deposit" and r.started_at >= heard_at]
     if any(r.success is False and r.failure in UNREACHED for r in mine):
         return None  # it could not get to the chest for this request
-    opinion = view.social.opinions.get(TOPIC, 0.0)
+    topic = topic_of(found[0].text, view.identity.topics)
+    opinion = view.social.opinions.get(topic.name, 0.0) if topic is not None else 0.0
     share = share_of(rate, opinion)
     tries = Counter(str(r.call.args.get("item")) for r in mine)
     done = {str(r.call.args.get("item")) for r in mine if r.success}

@@ -82,7 +82,7 @@ PROVIDES: dict[str, tuple[str, ...]] = {
 #: activities that work on something that must be in sight (or in hand) first
 NEEDS_SIGHT = frozenset({"farm", "smelt"})
 #: activities done with or for other people
-WITH_OTHERS = frozenset({"guard", "socialize", "trade", "pay_tax"})
+WITH_OTHERS = frozenset({"guard", "socialize", "trade"})
 #: words of one's own traits that say one works alone
 SOLITARY = frozenset({"alone", "solitary", "loner", "independent"})
 _ASKING = re.compile(
@@ -226,7 +226,7 @@ def choose_goal(view: GoalView, rng: random.Random) -> GoalOut:
     revise = revise_reason(view)
     if revise is None:
         return GoalOut(goal=view.current, kind=view.kind, keep_current=True, reason="not done yet")
-    kinds = list(view.kinds) or [k for k in ACTIVITIES if k != "pay_tax"]
+    kinds = list(view.kinds) or list(ACTIVITIES)
     w = weights(view, kinds)
     kind = rng.choices(kinds, weights=[w[k] for k in kinds], k=1)[0]
     why = [revise, "fits who I am and what I have"]

@@ -4,15 +4,21 @@ Tolerant to wording: nothing here knows an experiment; it reads percentages, che
 positions and whether a request is open or closed from plain text, e.g.
 
 - "Every member deposits 20% of their inventory into the community chests during each
-  tax season."                                   -> a rule, rate 0.2
-- "Tax season 3 is open for 20 seconds: deposit 20% of your inventory into the community
+  season."                                       -> a rule, rate 0.2
+- "Season 3 is open for 20 seconds: deposit 20% of your inventory into the community
   chests at (12, 64, -3) and (14, 64, -3)."      -> open, rate 0.2, two chests, 20 s
-- "Tax season 3 is closed."                      -> closed
+- "Season 3 is closed."                          -> a close only with a topic's word
+
+Plain English about giving and depositing makes a line a request; the words of a topic
+its village talks about (``Topic.request_words``, e.g. an experiment's "tax", handed to
+the agent in its Identity) do too, so that "Tax season 3 is closed." closes a request.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Sequence
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
@@ -39,7 +45,7 @@ _POSITION = re.compile(r"\(\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*\)")
 _XYZ = re.compile(r"\bx\s*[=:]\s*(-?\d+)[\s,]+y\s*[=:]\s*(-?\d+)[\s,]+z\s*[=:]\s*(-?\d+)", re.I)
 _WINDOW = re.compile(r"\bfor\s+(\d+(?:\.\d+)?)\s*(seconds?|secs?|s|minutes?|mins?)\b", re.I)
 _SEASON = re.compile(r"\bseason\s+(\d+)\b", re.I)
-_DEPOSIT = re.compile(r"\b(deposit\w*|pay\w*|tax\w*|contribut\w*|put|give)\b", re.I)
+_DEPOSIT = re.compile(r"\b(deposit\w*|pay\w*|contribut\w*|put|give)\b", re.I)
 _OPEN = re.compile(
     r"\b(is|now)\s+open\b|\bopens?\b|\bhas\s+(?:opened|begun|started)\b|\bbegins?\b|\bstarts?\b",
     re.I,
@@ -48,7 +54,7 @@ _CLOSED = re.compile(
     r"\b(is|now)\s+(?:closed|over)\b|\bcloses?\b|\bhas\s+(?:closed|ended)\b|\bends?\b", re.I
 )
 _RULE = re.compile(
-    r"\bevery\s+(?:member|citizen|one|resident|villager)|\beach\s+(?:tax\s+)?season\b", re.I
+    r"\bevery\s+(?:member|citizen|one|resident|villager)|\beach\s+(?:\w+\s+)?season\b", re.I
 )
 
 
@@ -95,9 +101,18 @@ def _window(text: str) -> float | None:
     return value * 60.0 if m.group(2).lower().startswith("m") else value
 
 
-def read_request(text: str) -> DepositRequest | None:
-    """The deposit request or rule in ``text``, or None when it asks for no deposit."""
-    if not _DEPOSIT.search(text):
+@functools.lru_cache(maxsize=32)
+def _asking(words: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not words:
+        return None
+    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\w*\b", re.I)
+
+
+def read_request(text: str, words: Sequence[str] = ()) -> DepositRequest | None:
+    """The deposit request or rule in ``text``, or None when it asks for no deposit;
+    ``words``: a topic's request words (``Topic.request_words``) that also make it one."""
+    extra = _asking(tuple(words))
+    if not _DEPOSIT.search(text) and (extra is None or not extra.search(text)):
         return None
     season = _SEASON.search(text)
     common = {

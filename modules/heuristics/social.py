@@ -8,6 +8,9 @@ Both read only what the agent heard (and its own traits):
   (lines heard so far) and the stance of their words on a topic (content, not identity).
 - :func:`opinions` is the agent's own stance per topic: :func:`stance_of` over its own
   trait sentences and the on-topic lines it heard (the speakers are not given).
+
+The topics are the ones its village handed it (``Identity.topics``, an experiment's words,
+given in its view); a plain village has none, and then it holds no opinion.
 """
 
 from __future__ import annotations
@@ -17,12 +20,12 @@ import re
 
 from pydantic import BaseModel, Field
 
+from agent_runtime.config.topics import Topic
 from modules.base import short
-from modules.heuristics.stance import lexicon, line_score, stance_of, words
+from modules.heuristics.stance import lexicon_of, line_score, stance_of, words
 from modules.views import OpinionView, PersonUpdateView
 
 __all__ = [
-    "TOPICS",
     "OpinionOut",
     "SocialUpdate",
     "on_topic",
@@ -30,8 +33,6 @@ __all__ = [
     "sentiment_delta",
     "update_person",
 ]
-
-TOPICS: tuple[str, ...] = ("tax", "religion")  # lexicons/<topic>_stance.txt
 
 FRIENDLY = re.compile(
     r"\b(thanks?|thank you|please|friend|great|love|glad|happy|welcome|here is|here's|sure|"
@@ -61,8 +62,8 @@ def sentiment_delta(text: str) -> float:
     return 0.8 * len(FRIENDLY.findall(text)) - 1.2 * len(HOSTILE.findall(text))
 
 
-def on_topic(text: str, topic: str) -> bool:
-    return bool(lexicon(topic).topic_words.intersection(words(text)))
+def on_topic(text: str, topic: Topic) -> bool:
+    return bool(lexicon_of(topic).topic_words.intersection(words(text)))
 
 
 def update_person(view: PersonUpdateView, rng: random.Random) -> SocialUpdate:
@@ -79,10 +80,10 @@ def update_person(view: PersonUpdateView, rng: random.Random) -> SocialUpdate:
         parts.append("talks a lot")
     if activity:
         parts.append(f"says they are {activity}")
-    for topic in TOPICS:
-        s = line_score(text, lexicon(topic))
+    for topic in view.topics:
+        s = line_score(text, lexicon_of(topic))
         if s is not None and abs(s) >= 0.3:
-            parts.append(f"sounds {'for' if s > 0 else 'against'} the {topic}")
+            parts.append(f"sounds {'for' if s > 0 else 'against'} the {topic.name}")
     parts.append(f"last said «{short(text, 80)}»")
     return SocialUpdate(summary="; ".join(parts), sentiment=round(sentiment, 2), activity=activity)
 
@@ -90,7 +91,7 @@ def update_person(view: PersonUpdateView, rng: random.Random) -> SocialUpdate:
 def opinions(view: OpinionView, rng: random.Random) -> OpinionOut:
     """The agent's own stance per topic from its convictions and what it heard."""
     out = {}
-    for topic in TOPICS:
-        lines = [*view.traits, *view.heard.get(topic, ())]
-        out[topic] = round(stance_of(lines, topic), 4)
+    for topic in view.topics:
+        lines = [*view.traits, *view.heard.get(topic.name, ())]
+        out[topic.name] = round(stance_of(lines, topic), 4)
     return OpinionOut(opinions=out)

@@ -1,8 +1,10 @@
 """An agent's stance towards a topic, read from the *content* of lines it heard or read.
 
-``stance_of(lines, topic)`` scores each line with the weighted cue phrases of the
-inspectable lexicon ``lexicons/<topic>_stance.txt`` and returns a value in [-1, 1]
-(+1 = for the tax / keeping the law, -1 = against). Who said a line never enters: the
+``stance_of(lines, topic)`` scores each line with the weighted cue phrases of a lexicon
+and returns a value in [-1, 1] (+1 = for, -1 = against). The lexicon is either a topic the
+village handed its agents (:class:`agent_runtime.config.topics.Topic`, an experiment's
+words: the agent's own Identity), or one of the modules' own personality lexicons
+(``lexicons/<name>_stance.txt``: talkative, warmth). Who said a line never enters: the
 function gets text only.
 
 Scoring, in full:
@@ -18,13 +20,14 @@ Scoring, in full:
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["Lexicon", "lexicon", "line_score", "stance_of"]
+from agent_runtime.config.topics import Topic, parse_lexicon, words
+
+__all__ = ["Lexicon", "lexicon", "lexicon_of", "line_score", "stance_of", "words"]
 
 NEGATIONS = frozenset(
     {
@@ -34,7 +37,6 @@ NEGATIONS = frozenset(
     }
 )  # fmt: skip
 NEGATION_WINDOW = 3
-_WORD = re.compile(r"[a-z0-9']+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,48 +46,29 @@ class Lexicon:
     cues: tuple[tuple[tuple[str, ...], float], ...]  # longest phrase first
 
 
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower().replace("\u2019", "'"))
-
-
-def lexicon_path(topic: str) -> Path:
+def lexicon_path(name: str) -> Path:
     return Path(
         str(
             resources.files("modules.heuristics")
             .joinpath("lexicons")
-            .joinpath(f"{topic}_stance.txt")
+            .joinpath(f"{name}_stance.txt")
         )
     )
 
 
-def parse_lexicon(topic: str, text: str) -> Lexicon:
-    topic_words: set[str] = set()
-    cues: list[tuple[tuple[str, ...], float]] = []
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("@topic"):
-            topic_words.update(words(line.removeprefix("@topic")))
-            continue
-        weight, _, phrase = line.partition(" ")
-        try:
-            w = float(weight)
-        except ValueError as e:
-            raise ValueError(
-                f"{topic}_stance.txt line {n}: weight {weight!r} is not a number"
-            ) from e
-        ws = tuple(words(phrase))
-        if not ws:
-            raise ValueError(f"{topic}_stance.txt line {n}: empty phrase")
-        cues.append((ws, w))
-    cues.sort(key=lambda c: -len(c[0]))
-    return Lexicon(topic, frozenset(topic_words), tuple(cues))
-
-
 @functools.cache
-def lexicon(topic: str = "tax") -> Lexicon:
-    return parse_lexicon(topic, lexicon_path(topic).read_text("utf-8"))
+def lexicon(name: str) -> Lexicon:
+    """One of the modules' own lexicons (``lexicons/<name>_stance.txt``)."""
+    path = lexicon_path(name)
+    mentions, cues = parse_lexicon(path.read_text("utf-8"), path.name)
+    return Lexicon(name, frozenset(mentions), tuple((c.phrase, c.weight) for c in cues))
+
+
+@functools.lru_cache(maxsize=64)
+def lexicon_of(topic: Topic) -> Lexicon:
+    """The stance lexicon of a topic the village handed its agents."""
+    cues = tuple(sorted(((c.phrase, c.weight) for c in topic.cues), key=lambda c: -len(c[0])))
+    return Lexicon(topic.name, frozenset(topic.mentions), cues)
 
 
 def _negated(tokens: Sequence[str], start: int) -> bool:
@@ -118,9 +101,10 @@ def _line_score(line: str, lex: Lexicon) -> float | None:
     return max(-1.0, min(1.0, total))
 
 
-def stance_of(lines: Sequence[str], topic: str = "tax") -> float:
-    """Stance in [-1, 1] from the content of ``lines`` (0 when nothing on topic was said)."""
-    lex = lexicon(topic)
+def stance_of(lines: Sequence[str], topic: Topic | str) -> float:
+    """Stance in [-1, 1] from the content of ``lines`` (0 when nothing on topic was said):
+    towards a village's ``topic``, or by the modules' own lexicon of that name."""
+    lex = lexicon(topic) if isinstance(topic, str) else lexicon_of(topic)
     scores = [s for s in (line_score(line, lex) for line in lines) if s is not None]
     if not scores:
         return 0.0

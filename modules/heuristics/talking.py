@@ -3,15 +3,19 @@
 The controller says *what* to communicate as an :class:`UtteranceGoal` (greet, answer,
 agree_give, refuse, have_none, inform_activity, opinion, free); this renders it, then
 colours it with the speaker's own warmth (its own traits); a greeting to someone it
-remembers (its own memories about them) is a greeting again. Nothing is parsed back.
+remembers (its own memories about them) is a greeting again. An opinion is said in the
+lines of the topic its village handed it (``TalkView.topics``: an experiment's words, not
+the module's). Nothing is parsed back.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from agent_runtime.config.topics import Topic
 from agent_runtime.state.sections import UtteranceGoal, UtteranceKind
 from modules.heuristics.traits import warmth
 from modules.views import TalkView
@@ -28,33 +32,6 @@ _COLD_WORDS = (
     "No way I do more.",
 )
 
-#: opinion sentences per topic, strongest first; each is read the same way by stance_of
-_OPINIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "tax": (
-        (
-            "Paying the tax is fair, it is for the common good.",
-            "I support the tax, the community needs it.",
-            "I think we should keep the law and pay our taxes.",
-        ),
-        (
-            "Honestly, the tax is too high and unfair.",
-            "I am against the tax, it is a burden on all of us.",
-            "We should lower the tax, it is a waste.",
-        ),
-    ),
-    "religion": (
-        (
-            "Praise the Flying Spaghetti Monster, I am a Pastafarian!",
-            "The Flying Spaghetti Monster watches over all of us.",
-            "I keep thinking about pasta and spaghetti, there is something to it.",
-        ),
-        (
-            "That new religion is nonsense to me.",
-            "I am not interested in any church, leave me out.",
-        ),
-    ),
-}
-
 
 class UtteranceOut(BaseModel):
     text: str = Field(
@@ -67,13 +44,21 @@ def _item(goal: UtteranceGoal) -> str:
     return (goal.item or "that").replace("_", " ")
 
 
-def opinion_line(topic: str, stance: float, rng: random.Random) -> str:
-    pro, con = _OPINIONS.get(topic, ((f"I am for the {topic}.",), (f"I am against the {topic}.",)))
+def opinion_line(name: str, stance: float, rng: random.Random, topics: Sequence[Topic] = ()) -> str:
+    """A line for (``stance`` >= 0) or against the topic ``name``: one of the lines its
+    village's topic gives, else a plain one."""
+    topic = next((t for t in topics if t.name == name), None)
+    pro = topic.say_for if topic is not None and topic.say_for else (f"I am for the {name}.",)
+    con = (
+        topic.say_against
+        if topic is not None and topic.say_against
+        else (f"I am against the {name}.",)
+    )
     return rng.choice(pro if stance >= 0 else con)
 
 
-def render(goal: UtteranceGoal, rng: random.Random) -> str:
-    """The plain words for ``goal``."""
+def render(goal: UtteranceGoal, rng: random.Random, topics: Sequence[Topic] = ()) -> str:
+    """The plain words for ``goal`` (an opinion in the words of its village's ``topics``)."""
     to = goal.to
     hello = f"{to}, " if to else ""
     match goal.kind:
@@ -92,7 +77,7 @@ def render(goal: UtteranceGoal, rng: random.Random) -> str:
         case UtteranceKind.ANSWER:
             return f"Got it, {to}." if to else "Got it."
         case UtteranceKind.OPINION:
-            line = opinion_line(goal.topic or "tax", goal.stance or 0.0, rng)
+            line = opinion_line(goal.topic or "that", goal.stance or 0.0, rng, topics)
             lead = line if line.startswith("I ") else line[0].lower() + line[1:]
             return f"{hello}{lead}" if to else line
         case UtteranceKind.FREE:
@@ -112,7 +97,7 @@ def with_tone(text: str, traits: tuple[str, ...], rng: random.Random) -> str:
 
 def speak(view: TalkView, rng: random.Random) -> UtteranceOut:
     """The heuristic talking policy: ``(view, rng) -> UtteranceOut``."""
-    words = render(view.say, rng)
+    words = render(view.say, rng, view.topics)
     if view.say.kind == UtteranceKind.GREET and view.say.to and view.memories:
         words = words.replace(f"Hi {view.say.to}!", f"Good to see you again, {view.say.to}!", 1)
     if view.say.kind not in (UtteranceKind.FREE, UtteranceKind.OPINION):

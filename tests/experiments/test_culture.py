@@ -8,6 +8,8 @@ import random
 
 import pytest
 
+from agent_runtime.config.loader import parse_config
+from agent_runtime.config.topics import Topic
 from experiments.culture.memes import group_memes, memes_over_time, parse_keywords, topics_of
 from experiments.culture.population import RURAL, Population, agent_specs, populate, scaled
 from experiments.culture.religion import (
@@ -20,6 +22,8 @@ from experiments.culture.religion import (
     level_of,
     union_area,
 )
+from experiments.registry import default_config
+from experiments.spec import load_experiment_file
 from modules.heuristics.controller import OPINION_MIN
 from modules.heuristics.stance import stance_of
 from modules.heuristics.talking import opinion_line
@@ -145,22 +149,33 @@ def test_population_at_the_papers_scale_and_scaled() -> None:
     assert s.town_radius == pytest.approx(50 * math.sqrt(0.1))
 
 
+def village_topics(experiment: str) -> dict[str, Topic]:
+    """The topics an experiment's village hands every agent (its ``village.topics``)."""
+    exp = load_experiment_file(default_config(experiment))
+    return {t.name: t for t in parse_config(exp.village).topics}
+
+
 def test_heuristic_conversion_comes_from_heard_words_only() -> None:
-    """The modules' heuristic: a priest's own traits give it a strong religion stance; a
-    listener's stance moves only with the words it heard (content), and once strong enough
-    its opinion line is what the metrics count as a conversion."""
-    assert stance_of(PRIEST, "religion") >= 0.5
+    """The modules' heuristic with the faith the culture village hands its agents: a priest's
+    own traits give it a strong religion stance; a listener's stance moves only with the
+    words it heard (content), and once strong enough its opinion line (the topic's words) is
+    what the metrics count as a conversion."""
+    topics = village_topics("culture")
+    assert set(topics) == {"religion"}  # the culture village talks about its faith only
+    rel, given = topics["religion"], tuple(topics.values())
+    assert stance_of(PRIEST, rel) >= 0.5
     plain = ("You are calm.", "You are a farmer.")
-    assert stance_of(plain, "religion") == 0.0
+    assert stance_of(plain, rel) == 0.0
     heard = "Praise the Flying Spaghetti Monster, I am a Pastafarian!"
-    moved = stance_of([*plain, heard], "religion")
+    moved = stance_of([*plain, heard], rel)
     assert moved >= OPINION_MIN
-    assert stance_of([*plain, "Hi! I'm trying to mine stone."], "religion") == 0.0
-    lines = {opinion_line("religion", moved, random.Random(i)) for i in range(30)}
+    assert stance_of([*plain, "Hi! I'm trying to mine stone."], rel) == 0.0
+    lines = {opinion_line("religion", moved, random.Random(i), given) for i in range(30)}
     assert {level_of(x) for x in lines} <= {INDIRECT, DIRECT} and len(lines) >= 2
-    against = {opinion_line("religion", -0.6, random.Random(i)) for i in range(30)}
+    against = {opinion_line("religion", -0.6, random.Random(i), given) for i in range(30)}
     assert {level_of(x) for x in against} == {NONE}  # rejecting it is no conversion
-    assert stance_of([heard], "tax") == 0.0  # the tax topic does not hear it
+    tax = village_topics("tax")["tax"]
+    assert stance_of([heard], tax) == 0.0  # the tax topic does not hear it
 
 
 def test_the_shipped_file_is_the_papers_protocol() -> None:

@@ -10,7 +10,11 @@ import random
 
 import pytest
 
+from agent_runtime.config.loader import parse_config
+from agent_runtime.config.topics import Topic
 from agent_runtime.prompts import render
+from experiments.registry import default_config
+from experiments.spec import load_experiment_file
 from experiments.specialization.roles import PROMPT as ROLE_PROMPT
 from experiments.specialization.roles import RoleView, heuristic_role, normalise_role
 from experiments.tax.announcements import (
@@ -48,9 +52,18 @@ def c0() -> Constitution:
     return Constitution(version=0, text=render_constitution(TEMPLATE, 0.2), tax_rate=0.2)
 
 
+def tax_topic() -> Topic:
+    """The tax topic the tax experiment's village hands every agent (village.topics)."""
+    exp = load_experiment_file(default_config("tax"))
+    return next(t for t in parse_config(exp.village).topics if t.name == "tax")
+
+
+TAX = tax_topic()
+
+
 def view(name: str = "Ann", **kw: object) -> MemberView:
     base: dict[str, object] = {"name": name, "traits": ("You farm.",),
-                               "constitution": constitution_text(c0().text)}
+                               "constitution": constitution_text(c0().text), "topic": TAX}
     base.update(kw)
     return MemberView.model_validate(base)
 
@@ -132,7 +145,7 @@ def test_announcements_are_read_by_the_agents_parser() -> None:
     assert opened is not None and opened.state == RequestState.OPEN
     assert opened.rate == pytest.approx(0.2) and opened.chests == tuple(chests)
     assert opened.window_s == pytest.approx(0.6) and opened.season == 3
-    closed = read_request(season_close_text(3))
+    closed = read_request(season_close_text(3), TAX.request_words)  # the village's tax words
     assert closed is not None and closed.state == RequestState.CLOSED
     rule = read_request(constitution_text(render_constitution(
         "Every member deposits {rate_pct}% of their inventory into the community chests "

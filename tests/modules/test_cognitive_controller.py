@@ -31,7 +31,7 @@ from agent_runtime.world import WALK_BLOCKS_PER_S, Observation, SkillCall, Skill
 from modules.controller.decisions import ControllerOut
 from modules.controller.module import CognitiveController
 from modules.heuristics.controller import decide, inventory
-from tests.modules.helpers import NOW, bview
+from tests.modules.helpers import NOW, bview, topic
 
 
 def rng(seed: int = 0) -> random.Random:
@@ -119,11 +119,16 @@ def test_pays_its_own_share_of_a_perceived_request_into_the_named_chest() -> Non
     assert out2.skill == "deposit" and out2.args["item"] == "bread" and out2.args["count"] == 1
 
 
+#: Ann in a village that talks about the tax (the tax experiment's topic, in her Identity)
+IN_TAX_VILLAGE = Identity(name="Ann", community_goal="Thrive.", topics=(topic("tax"),))
+
+
 def test_the_share_follows_the_agents_own_opinion() -> None:
     conv = Conversation(lines=(Utterance(speaker="Mayor", text=OPEN, at=NOW - 2),))
     counts = {}
     for opinion in (-1.0, 0.0, 1.0):
         v = bview(
+            identity=IN_TAX_VILLAGE,
             perception=inv({"cobblestone": 40}),
             conversation=conv,
             social=Social(opinions={"tax": opinion}),
@@ -140,8 +145,8 @@ def test_a_closed_or_old_request_is_not_paid() -> None:
             Utterance(speaker="Mayor", text="Tax season 3 is closed.", at=NOW - 1),
         )
     )
-    out = decide(bview(perception=inv({"oak_log": 10}), conversation=closed), random.Random(0))
-    assert out.kind is not IntentKind.DEPOSIT
+    v = bview(identity=IN_TAX_VILLAGE, perception=inv({"oak_log": 10}), conversation=closed)
+    assert decide(v, random.Random(0)).kind is not IntentKind.DEPOSIT
     old = Conversation(lines=(Utterance(speaker="Mayor", text=OPEN, at=NOW - 300),))
     out = decide(bview(perception=inv({"oak_log": 10}), conversation=old), random.Random(0))
     assert out.kind is not IntentKind.DEPOSIT

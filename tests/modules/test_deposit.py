@@ -15,7 +15,7 @@ from agent_runtime.state.sections import (
 )
 from agent_runtime.world import Observation, Vec3
 from modules.heuristics.deposit import deposit_due, open_request, share_of
-from tests.modules.helpers import NOW, bview
+from tests.modules.helpers import NOW, bview, topic
 
 OPEN = (
     "Tax season 2 is open for 20 seconds: deposit 20% of your inventory into the community chests."
@@ -62,6 +62,36 @@ def test_the_chest_from_its_own_location_memory_nearest_first() -> None:
     )
     due = deposit_due(v)
     assert due is not None and due[2] == (30, 64, 0)
+
+
+def _owed(opinions: dict[str, float], topics: bool) -> int:
+    ident = Identity(name="Ann", topics=(topic("tax"),) if topics else ())
+    v = bview(
+        identity=ident,
+        conversation=heard((OPEN, NOW - 1)),
+        social=Social(opinions=opinions),
+        perception=Perception(observation=Observation(inventory={"wheat": 20})),
+    )
+    due = deposit_due(v)
+    assert due is not None
+    return due[1]
+
+
+def test_the_opinion_on_the_topic_the_request_is_about() -> None:
+    """Its opinion on the topic its village handed it, which the request mentions, scales
+    the share; without the topic (a plain village) no opinion enters."""
+    assert _owed({"tax": -1.0}, topics=True) == 1 < _owed({"tax": 0.0}, topics=True) == 4
+    assert _owed({"tax": 1.0}, topics=True) == 7
+    assert _owed({"tax": -1.0}, topics=False) == 4
+
+
+def test_a_close_in_a_topics_words_is_read_with_the_topic() -> None:
+    """ "Tax season 2 is closed." asks nothing in plain English: it closes the open request
+    only for an agent whose village talks about the tax (its request words)."""
+    closed = heard((OPEN, NOW - 5), ("Tax season 2 is closed.", NOW - 1))
+    with_tax = Identity(name="Ann", topics=(topic("tax"),))
+    assert open_request(bview(identity=with_tax, conversation=closed)) is None
+    assert open_request(bview(conversation=closed)) is not None
 
 
 def test_share_moves_with_opinion_and_stays_a_share() -> None:

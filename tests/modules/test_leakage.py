@@ -10,6 +10,10 @@ in two worlds that differ ONLY in what Ann cannot perceive:
 - a law not yet announced (the ledger's next constitution);
 - items in a chest Ann has not opened (the body knows them, its observation does not).
 
+What her village talks about (its ``topics``: the tax experiment's words, handed to every
+agent in its Identity) is given to her; a topic the village did not give is not read by
+any policy (``test_a_topic_the_village_did_not_give_is_read_by_no_policy``).
+
 Every module's output (what it writes, publishes, says, does) must be identical with the
 same seeds. Then, per module, one world that differs in something Ann DID perceive must
 change that module's output: the rule is not satisfied by policies that ignore everything.
@@ -58,6 +62,7 @@ from agent_runtime.world import (
     SkillOutcome,
     Vec3,
 )
+from modules import social_awareness
 from modules.action_awareness import ActionAwareness
 from modules.controller.asking import situation
 from modules.controller.module import CognitiveController
@@ -70,6 +75,8 @@ from modules.reflection_module import ReflectionModule
 from modules.skill_execution import SkillExecution
 from modules.social_awareness import SocialAwareness
 from modules.talking import Talking
+from modules.views import opinion_view
+from tests.modules.helpers import TOPIC_FILES
 
 NOW = 1_700_000_000.0
 SEED = 3  # the same rng seed in every world
@@ -101,6 +108,8 @@ class World:
         "Honestly, the tax is too high and unfair.",
     )
     delivered: int = 2  # what the deposit really moved (Ann's body reports it)
+    # given to Ann: the topic files her village lists (``topics:``), as every agent gets them
+    topics: tuple[str, ...] = ("tax",)
     # NOT perceivable by Ann
     bob_traits: tuple[str, ...] = ("You are outgoing and love the tax.",)
     bob_role: str | None = "influencer"
@@ -188,14 +197,15 @@ async def run_world(
         agents=[
             {"name": "Ann", "traits": list(w.ann_traits), "inventory": w.ann_inventory},
             {"name": "Bob", "traits": list(w.bob_traits), "role": w.bob_role},
-        ]
+        ],
+        topics=[str(TOPIC_FILES[t]) for t in w.topics],
     )
     async with local_services(cfg) as svc:
         svc.clock = FrozenClock(started=NOW - 100)
         st = svc.store.agent("Ann")
         st.set(
             "identity",
-            Identity(name="Ann", traits=w.ann_traits, community_goal="Thrive."),
+            Identity(name="Ann", traits=w.ann_traits, community_goal="Thrive.", topics=cfg.topics),
             writer="runtime",
         )
         body, shared = WorldBody(w), dict[str, object]()
@@ -367,6 +377,45 @@ async def test_the_leakage_test_catches_a_leak() -> None:
     a, b = await run_world(A, LeakyPerception), await run_world(B, LeakyPerception)
     assert a["cognitive_controller"] != b["cognitive_controller"]
     assert a["skill_execution"] != b["skill_execution"]
+
+
+# --- topics: what the village talks about is data the village hands over --------------------
+
+NO_TOPICS = dataclasses.replace(A, topics=())  # a plain village: the same moment, no topic
+
+
+async def test_a_topic_the_village_did_not_give_is_read_by_no_policy() -> None:
+    """Bob says the same words against the tax, but Ann's village names no topic: no policy
+    reads a stance on the tax from them (no opinion, no "sounds against the tax" in her
+    impression of Bob, no voiced opinion), and her deposit is the announced 20% of her
+    15 items, not lowered by an opinion she was never given the words for."""
+    got = await run_world(NO_TOPICS)
+    people, opinions = got["social_awareness"]
+    assert opinions == {}
+    assert "the tax" not in people["Bob"][0].split("last said")[0]
+    assert not any("tax" in m["message"] for m in got["talking"][1])
+    assert got["cognitive_controller"]["kind"] == "deposit"
+    deposits = [c for c in got["skill_execution"] if c.skill == "deposit"]
+    assert sum(int(c.args["count"]) for c in deposits[:1]) == 2  # oak_log's quota of 3 items
+
+
+async def test_the_topic_check_catches_a_policy_reading_a_topic_from_elsewhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Reproduced leak: the opinion policy's view gets the tax topic from the experiment's
+    file instead of Ann's Identity. In the plain village she then holds an opinion on the
+    tax (0.0: the lines she heard were not kept as on a topic), which the check above
+    rejects."""
+    from agent_runtime.config.loader import load_topic
+
+    tax = load_topic(TOPIC_FILES["tax"])
+
+    def leaky(ident: Identity, social: Social) -> Any:
+        return opinion_view(ident, social).model_copy(update={"topics": (tax,)})
+
+    monkeypatch.setattr(social_awareness, "opinion_view", leaky)
+    opinions = (await run_world(NO_TOPICS))["social_awareness"][1]
+    assert opinions != {} and "tax" in opinions
 
 
 # --- asking for food and giving it (the chef scenario) -------------------------------------

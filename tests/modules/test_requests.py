@@ -51,7 +51,8 @@ def test_other_wordings() -> None:
     )
     assert r is not None and r.state is RequestState.OPEN and r.rate == pytest.approx(0.25)
     assert r.chests == ((1, 64, 2),)
-    r2 = read_request("Tax season 4 is over.")
+    assert read_request("Tax season 4 is over.") is None  # no plain word asks for anything
+    r2 = read_request("Tax season 4 is over.", ("tax",))  # the tax topic's request words
     assert r2 is not None and r2.state is RequestState.CLOSED and r2.season == 4
     r3 = read_request("Deposits open for 2 minutes, 10% please")
     assert r3 is not None and r3.window_s == 120.0

@@ -8,16 +8,18 @@ import random
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.bus import topics
 from agent_runtime.module import Schedule
-from agent_runtime.state.sections import PersonView, Social
+from agent_runtime.state.sections import Identity, PersonView, Social
 from modules.heuristics.social import opinions, update_person
 from modules.social_awareness import SocialAwareness
 from modules.views import OpinionView, PersonUpdateView
-from tests.modules.helpers import agent_state
+from tests.modules.helpers import agent_state, topic
+
+TAX = (topic("tax"),)  # the tax experiment's topic, as its village hands it to every agent
 
 
 def upd(text: str, interactions: int = 0) -> PersonUpdateView:
     return PersonUpdateView(
-        me="Ann", person=PersonView(name="Bob", interactions=interactions), heard=text
+        me="Ann", person=PersonView(name="Bob", interactions=interactions), heard=text, topics=TAX
     )
 
 
@@ -34,23 +36,35 @@ def test_perceived_traits_come_from_speech() -> None:
     )
     assert "talks a lot" in s.summary and "against the tax" in s.summary
     assert "mine iron" in s.activity
+    plain = upd("The tax is unfair and too high.").model_copy(update={"topics": ()})
+    assert "tax" not in update_person(plain, random.Random(0)).summary.split("last said")[0]
 
 
 def test_opinion_from_own_traits_and_heard_content() -> None:
     rng = random.Random(0)
-    assert opinions(OpinionView(), rng).opinions["tax"] == 0.0
-    anti = OpinionView(traits=("You think taxes are unfair.",))
+    assert opinions(OpinionView(topics=TAX), rng).opinions["tax"] == 0.0
+    anti = OpinionView(traits=("You think taxes are unfair.",), topics=TAX)
     assert opinions(anti, rng).opinions["tax"] < 0
     swayed = OpinionView(
         traits=("You think taxes are unfair.",),
         heard={"tax": ("Paying the tax is fair, it is for the common good.",) * 4},
+        topics=TAX,
     )
     assert opinions(swayed, rng).opinions["tax"] > 0
 
 
+def test_no_opinion_on_a_topic_the_village_did_not_give() -> None:
+    """A plain village hands no topic: the same convictions and lines give no opinion."""
+    view = OpinionView(
+        traits=("You think taxes are unfair.",),
+        heard={"tax": ("Paying the tax is fair, it is for the common good.",) * 4},
+    )
+    assert opinions(view, random.Random(0)).opinions == {}
+
+
 async def test_social_module_tracks_speakers_and_opinions() -> None:
     async with local_services() as svc:
-        st = agent_state(svc)
+        st = agent_state(svc, identity=Identity(name="Ann", topics=TAX))
         sa = SocialAwareness(Schedule(cadence=4.0, triggers=frozenset({"topic:heard"})))
         ctx = module_context(svc, sa, agent="Ann")
         heard = topics.agent(svc.run_id, "Ann", "heard")

@@ -1,10 +1,20 @@
-"""stance_of: the stance towards the tax read from the content of lines, not the speaker."""
+"""stance_of: the stance towards a topic the village handed its agents (here the tax
+experiment's) read from the content of lines, not the speaker."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
-from modules.heuristics.stance import lexicon, line_score, parse_lexicon, stance_of
+from agent_runtime.config.topics import parse_lexicon
+from modules.heuristics.stance import lexicon, lexicon_of, line_score
+from modules.heuristics.stance import stance_of as stance_on
+from tests.modules.helpers import topic
+
+
+def stance_of(lines: Sequence[str]) -> float:
+    return stance_on(lines, topic("tax"))
 
 
 def test_for_and_against_have_opposite_signs() -> None:
@@ -35,7 +45,7 @@ def test_result_is_bounded() -> None:
 
 
 def test_longest_phrase_wins_and_is_not_double_counted() -> None:
-    lex = lexicon("tax")
+    lex = lexicon_of(topic("tax"))
     # "pay the tax" (+1.0) is matched, not also "tax"-less shorter cues inside it
     assert line_score("I pay the tax", lex) == pytest.approx(1.0)
     assert line_score("I don't pay the tax", lex) == pytest.approx(-1.0)
@@ -47,5 +57,13 @@ def test_speaker_does_not_enter() -> None:
 
 
 def test_lexicon_file_errors_name_the_line() -> None:
-    with pytest.raises(ValueError, match="line 2"):
-        parse_lexicon("tax", "@topic tax\nheavy tax\n")
+    with pytest.raises(ValueError, match=r"tax_stance\.txt line 2"):
+        parse_lexicon("@topic tax\nheavy tax\n", "tax_stance.txt")
+
+
+def test_the_modules_own_lexicons_are_personality_only() -> None:
+    """The modules keep only their own (personality) lexicons; an experiment's topic is
+    data its village hands over."""
+    assert lexicon("warmth").cues and lexicon("talkative").cues
+    with pytest.raises(FileNotFoundError):
+        lexicon("tax")

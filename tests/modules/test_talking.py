@@ -27,6 +27,7 @@ from modules.heuristics.stance import stance_of
 from modules.heuristics.talking import render, speak
 from modules.talking import Talking
 from modules.views import TalkView
+from tests.modules.helpers import topic
 
 TRIGGERED = Schedule(cadence=None, triggers=frozenset({"topic:decision", "topic:heard"}))
 
@@ -135,8 +136,16 @@ def test_every_goal_kind_renders_and_refusals_never_promise() -> None:
 def test_opinions_are_voiced_as_content_that_reads_back_the_same_way() -> None:
     rng = random.Random(3)
     for stance in (-0.8, 0.8):
-        line = render(UtteranceGoal(kind=UtteranceKind.OPINION, topic="tax", stance=stance), rng)
-        assert stance_of([line]) * stance > 0
+        goal = UtteranceGoal(kind=UtteranceKind.OPINION, topic="tax", stance=stance)
+        line = render(goal, rng, (topic("tax"),))
+        assert line in (*topic("tax").say_for, *topic("tax").say_against)
+        assert stance_of([line], topic("tax")) * stance > 0
+
+
+def test_an_opinion_on_a_topic_the_village_did_not_give_is_plain() -> None:
+    """Without the village's topic the talker has no words of its own for it."""
+    goal = UtteranceGoal(kind=UtteranceKind.OPINION, topic="tax", stance=0.8)
+    assert render(goal, random.Random(3)) == "I am for the tax."
 
 
 def test_tone_comes_from_the_speakers_own_traits() -> None:
