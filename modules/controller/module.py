@@ -54,7 +54,7 @@ from modules.base import remember
 from modules.controller.asking import DEFAULT_MAX_INTERVAL_S, FOLLOWABLE, AskGate, Situation
 from modules.controller.commitment import Ledger
 from modules.controller.decisions import ControllerChoice, ControllerOut, skill_list, to_decision
-from modules.controller.plan_steps import next_plan_step
+from modules.controller.plan_steps import next_plan_step, plan_ran_out
 from modules.controller.prompt import PROMPT_VIEW_CHARS, heuristic_choice, prompt_view
 from modules.controller.reflexes import KEEP_GOING_S, keep_busy, keep_going, reflex
 from modules.controller.rounds import Round, without_done
@@ -85,6 +85,12 @@ FOLLOW_PLAN_STEPS = 12
 #: asked again at least this often (agent's seconds). (Asked at every 10 s ceiling, the model
 #: answered "continue" 62 of 62 times in the cost bench of 2026-11-27, part G.)
 STANDING_ASK_S = 30.0
+#: when the standing decision's skill succeeded and the plan's steps ran out, the controller
+#: waits this long (agent's seconds after the skill ended, and never past the gate's ceiling)
+#: for the planning module, woken by the same skill event, to write the next steps, and
+#: follows the first of them; then it asks. (Asked at once, 43 of the 175 skill-end calls of
+#: the cost bench of 2026-11-27, part H run 1, came when the plan had run out.)
+PLAN_WAIT_S = 5.0
 
 
 class CognitiveController(Module):
@@ -113,6 +119,7 @@ class CognitiveController(Module):
         #: the model's last call (agent's seconds; 0: the model answers every ceiling)
         self.standing_ask_s = standing_ask_s
         self._asked_at = 0.0  # clock time of the model's last call
+        self.waited = 0  # steps held for the plan's next steps under a standing decision
         self.deadline_s = deadline_s
         self.prompt_chars = prompt_chars
         #: None = the model is asked on every step (the behaviour before issue 30)
@@ -271,6 +278,9 @@ class CognitiveController(Module):
           start the step of the plan the agent would do now (:func:`next_plan_step`; after a
           skill off the plan, such as a recovery, that is the plan's current step again),
           labelled ``<model's brain>+plan``;
+        - the plan's steps ran out with that success: wait for the planning module's next
+          steps (:data:`PLAN_WAIT_S`, within the ceiling; the step holds, no decision), then
+          follow the first;
         - only the ceiling passed while a skill runs, within ``standing_ask_s`` of the
           model's last call: keep the course (a ``continue`` labelled the same way).
 
@@ -304,6 +314,15 @@ class CognitiveController(Module):
             return "a skill runs"
         target = next_plan_step(view.plan, act)
         if target is None:
+            assert self.gate.last is not None  # the standing decision's call set it
+            if (
+                plan_ran_out(view.plan, act)
+                and view.now - out.ended_at < view.seconds(PLAN_WAIT_S)
+                and view.now - self.gate.last.at < view.seconds(self.gate.max_interval_s)
+            ):
+                self.gate.hold()  # the next steps are being written: follow the first
+                self.waited += 1
+                return None
             return "no plan step with a skill"
         index, text, step = target
         call = ControllerOut(

@@ -530,3 +530,40 @@ def test_the_simulated_models_recovery_and_goal_steps_stand_while_the_plan_has_a
     assert rec.kind is IntentKind.RECOVER and rec.skill is not None and rec.follow_plan
     bare = bview(perception=FED, plan=Plan(goal="wood"), goals=Goals(current="wood"))
     assert not heuristic_choice(bare, random.Random(0)).follow_plan
+
+
+async def test_a_standing_decision_waits_briefly_for_the_plans_next_steps() -> None:
+    """Issue 30, part H: when the standing decision's skill succeeded and the plan's steps ran
+    out, the planning module (woken by the same skill event) is writing the next ones: the
+    controller holds (no call, no decision) for up to ``PLAN_WAIT_S`` and follows the first
+    new step; when none comes in time, the model is asked."""
+    from modules.controller.module import PLAN_WAIT_S
+
+    async with standing(follow_plan_steps=6) as (cc, ctx, model, st, seen):
+        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=2), writer="planning")
+        await cc.step(ctx)  # the model: chop oaks (off the plan's sticks), standing
+        assert len(model.calls) == 1 and cc.gate is not None
+        _step_done(ctx, cc, 3)  # done, and the plan ran out (current 3 of 3 steps)
+        before = st.get("decision", Decision)
+        await cc.step(ctx)
+        assert len(model.calls) == 1 and cc.waited == 1
+        assert st.get("decision", Decision) == before  # nothing decided meanwhile
+        await cc.step(ctx)  # still no steps: still waiting
+        assert len(model.calls) == 1 and cc.waited == 2
+        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
+        await cc.step(ctx)  # the next steps: the first starts on the standing decision
+        d = st.get("decision", Decision)
+        assert len(model.calls) == 1 and cc.gate.followed == 1
+        assert d.brain == "llm:m+plan" and d.skill is not None and d.skill.skill == "collect"
+        # the plan runs out again, and planning writes nothing in time: the model is asked
+        _step_done(ctx, cc, 3)
+        out = st.get("action", Action).last_outcome
+        assert out is not None
+        late = out.model_copy(update={"ended_at": out.ended_at - 2 * PLAN_WAIT_S})
+        st.set(
+            "action", Action(last_outcome=late, started_at=out.ended_at), writer="skill_execution"
+        )
+        await cc.step(ctx)
+        assert len(model.calls) == 2 and cc.waited == 2
+        asked = [e for e in seen if e["type"] == "controller_asked"]
+        assert asked[-1]["not_followed"] == "no plan step with a skill"
