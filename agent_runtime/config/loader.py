@@ -104,6 +104,8 @@ def load_topic(path: Path, where: str = "topics") -> Topic:
         raise ConfigError(label, [FieldProblem("lexicon", f"cannot read {lex}: {why}")]) from None
     except ValueError as err:
         raise ConfigError(label, [FieldProblem("lexicon", str(err))]) from None
+    if not cues:
+        raise ConfigError(label, [FieldProblem("lexicon", f"{lex.name} has no cue")])
     fields = spec.model_dump(exclude={"lexicon"})
     try:
         return Topic.model_validate({**fields, "mentions": mentions, "cues": cues})
