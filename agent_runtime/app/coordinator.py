@@ -190,6 +190,7 @@ async def coordinate(
     follow_events: bool = False,
     progress: Callable[[dict[str, Any]], None] | None = None,
     cluster: ClusterSpec | None = None,
+    measure_after: float | None = None,
 ) -> AsyncIterator[Coordination]:
     """Open the coordinating village of ``cfg`` and ``workers`` workers that load ``config``
     (the same village: file, seed, ``agents`` limit and ``llm`` override as given to
@@ -202,7 +203,9 @@ async def coordinate(
     workers run as actors of that cluster (``--cluster``), else as child processes; either
     way a worker that runs again is a ``worker_restarted`` event with the seconds it took. On
     a cluster each embedded world shard's server is an actor too (restarted by Ray on the same
-    ports: ``service_restarted`` with ``shard``; agent_runtime/app/launchers/world_shards.py)."""
+    ports: ``service_restarted`` with ``shard``; agent_runtime/app/launchers/world_shards.py).
+    ``measure_after``: benchmarks; each worker forgets its lags of the first seconds after
+    its agents run (``piano worker --measure-after``)."""
     from agent_runtime.app.shards import shard_addresses
     from agent_runtime.app.village import Village
     from modules.memory.encoder import HashingEncoder
@@ -246,6 +249,7 @@ async def coordinate(
             shards=shard_addresses(village.world),
             agents=agents,
             llm=llm,
+            measure_after=measure_after,
             # the Redis and broker passwords when they listen beyond loopback (by environment)
             secrets=village.options.credentials.env() if village.options.credentials else {},
         )

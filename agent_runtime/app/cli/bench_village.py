@@ -7,12 +7,18 @@ runs it for ``--duration`` seconds after every body joined and prints one JSON o
 kicks and disconnects, agents unresponsive at the end and at any progress record, the
 scheduling lag, shard transfers, bots per shard and each server's CPU. ``--shards 1`` is the
 single-world baseline on the same code path.
+
+``--workers N`` (N > 1) and ``--cluster ray[...]`` run the same village the way
+``piano run --workers/--cluster`` does (:mod:`.bench_village_workers`): the agents on N
+worker processes or Ray actors, the figures from the workers. ``--ray-nodes K`` with
+``--cluster ray`` starts a local Ray of K nodes on 127.0.0.1 for the run.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import tempfile
@@ -21,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.app.bench_output import Measurement, add_json_out, emit
+from agent_runtime.app.launchers import CLUSTER_HELP, ClusterSpec, parse_cluster
 from agent_runtime.app.proc_tree import TreeUsage
 
 
@@ -44,6 +51,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     )
     p.add_argument(
         "--region", type=int, default=400, help="blocks of x per shard (>= 128: a whole town)"
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="agents on this many worker processes (or actors), as piano run --workers N; "
+        "1: every agent in this process",
+    )
+    p.add_argument("--cluster", help=f"{CLUSTER_HELP}; with it --workers is at least 2")
+    p.add_argument(
+        "--ray-nodes",
+        type=int,
+        default=1,
+        help="with --cluster ray: start a local Ray of this many nodes on 127.0.0.1",
     )
     add_json_out(p)
 
@@ -163,12 +184,45 @@ async def _send_across(v: Any, count: int) -> None:
         )
 
 
+def where(args: argparse.Namespace) -> ClusterSpec | None:
+    """The ``--cluster`` asked for (``ValueError`` names what is wrong); with one, at least
+    two workers (``args.workers`` raised), as ``piano run`` does."""
+    if args.workers < 1 or args.ray_nodes < 1:
+        raise ValueError("need --workers >= 1 and --ray-nodes >= 1")
+    cluster = parse_cluster(args.cluster) if args.cluster else None
+    if args.ray_nodes > 1 and (cluster is None or cluster.address is not None):
+        raise ValueError("--ray-nodes starts a local Ray: use it with --cluster ray")
+    if cluster is not None:
+        args.workers = max(2, args.workers)
+    return cluster
+
+
 def run(args: argparse.Namespace) -> int:
     if args.agents < 1 or args.shards < 1 or args.duration <= 0 or args.region < 128:
         print(
             json.dumps({"error": "need --agents, --shards >= 1, --duration > 0, --region >= 128"})
         )
         return 2
+    try:
+        cluster = where(args)
+    except ValueError as err:
+        print(json.dumps({"error": str(err)}))
+        return 2
+    if args.cross and args.workers > 1:
+        print(json.dumps({"error": "--cross needs the one-process village (--workers 1)"}))
+        return 2
     since = Measurement()
-    emit(asyncio.run(_bench(args)), args, since)
+    if args.workers == 1:
+        emit(asyncio.run(_bench(args)), args, since)
+        return 0
+    from agent_runtime.app.cli.bench_village_workers import bench_village_workers
+
+    cfg = village_config(args.agents, args.shards, args.seed, args.bots_per_process, args.region)
+    with contextlib.ExitStack() as stack:
+        if args.ray_nodes > 1:
+            from agent_runtime.app.launchers.local_cluster import local_ray_cluster
+
+            cluster = stack.enter_context(local_ray_cluster(args.ray_nodes))
+        result = asyncio.run(bench_village_workers(args, cfg, cluster))
+    emit(result, args, since)
     return 0

@@ -1,0 +1,148 @@
+"""``piano bench village --workers N [--cluster ray[...]]``: the bench's village with its
+agents on N workers, through the path ``piano run --workers/--cluster`` takes
+(:func:`agent_runtime.app.coordinator.coordinate`: the coordinator owns Redis, the broker and
+the world shards; the workers are child processes, or Ray actors on a cluster, whose shard
+servers are then actors too).
+
+Figures come from the workers: decisions and skills per agent-minute from their
+``run/progress`` records (each worker's growth over its own clock between its first and last
+record of the measured window, summed), unresponsive agents at the end and at the peak of
+the coordinator's progress records, module errors in the window, kicks and disconnects from
+their bodies' ``body_event`` records stamped in the window, scheduling lag p50/p90/p99 from
+each worker's ``metrics.json`` (the worst worker's; lags of each worker's first second after
+its agents run dropped), restarts of workers (the pool's) and of shard servers
+(``service_restarted``), and the whole machine's CPU over the window (on a 2-core machine
+shared by every process of the run, Ray's included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import yaml
+
+from agent_runtime.app.cli.bench_counts import count_errors
+from agent_runtime.app.cli.bench_workers import _delta, _rates
+from agent_runtime.app.launchers import ClusterSpec
+from agent_runtime.clock import wall_time
+from agent_runtime.config.models import VillageConfig
+
+__all__ = ["bench_village_workers", "body_events"]
+
+#: each worker forgets the lags of this many seconds after its agents run
+MEASURE_AFTER_S = 1.0
+
+
+def _records(path: Path) -> Iterator[dict[str, Any]]:
+    if not path.exists():
+        return
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            with contextlib.suppress(ValueError):
+                yield json.loads(line)
+
+
+def body_events(records: Any, kind: str, since: float, until: float) -> int:
+    """``body_event`` records of ``kind`` (kicked, disconnected, ...) stamped in [since, until]."""
+    return sum(
+        1
+        for r in records
+        if r.get("type") == "body_event"
+        and r.get("kind") == kind
+        and since <= float(r.get("t", 0)) <= until
+    )
+
+
+def _busy_seconds() -> float:
+    t = psutil.cpu_times()
+    return float(t.user + t.nice + t.system + getattr(t, "irq", 0.0) + getattr(t, "softirq", 0.0))
+
+
+async def bench_village_workers(
+    args: argparse.Namespace, cfg: VillageConfig, cluster: ClusterSpec | None
+) -> dict[str, Any]:
+    from agent_runtime.app.coordinator import coordinate, village_agents
+    from agent_runtime.app.village import VillageOptions
+
+    peak_unresponsive = 0
+    measuring = False
+
+    def progress(info: dict[str, Any]) -> None:
+        nonlocal peak_unresponsive
+        if measuring:
+            peak_unresponsive = max(peak_unresponsive, int(info.get("unresponsive", 0)))
+
+    with tempfile.TemporaryDirectory(prefix="piano-bench-village-") as tmp:
+        config = Path(tmp) / "bench.yaml"  # the file every worker loads
+        data = cfg.model_dump(mode="json", exclude_defaults=True)
+        data.setdefault("run", {})["duration"] = None  # the workers run until stopped
+        config.write_text(yaml.safe_dump(data, sort_keys=False))
+        run_dir = Path(tmp) / "run"
+        opts = VillageOptions(run_dir=run_dir, run_id="bench-village")
+        opts.web_port = None
+        t0 = time.monotonic()
+        async with coordinate(
+            cfg, opts, workers=args.workers, config=config, cluster=cluster,
+            progress=progress, measure_after=MEASURE_AFTER_S,
+        ) as coord:  # fmt: skip
+            village = coord.village
+            assert village.world is not None
+            agents = village_agents(cfg, village.world, None)
+            await coord.ready(agents, within=180 + 3 * len(agents))
+            joined_s = time.monotonic() - t0
+            first = copy.deepcopy(coord.latest)
+            a_wall, a_t, a_busy = wall_time(), time.monotonic(), _busy_seconds()
+            measuring = True
+            reason = await village.run(args.duration)
+            measuring = False
+            last = copy.deepcopy(coord.latest)
+            b_wall, b_t, b_busy = wall_time(), time.monotonic(), _busy_seconds()
+            unresponsive = sum(int(p.get("unresponsive", 0)) for p in last.values())
+            server_restarts = village.events.counts.get("service_restarted", 0)
+            bots = village.world.router.counts() if village.world.router is not None else {}
+        merged = coord.metrics
+        records = list(_records(run_dir / "events.workers.jsonl"))
+    wall = b_t - a_t
+    dec, skills = _rates(first, last, "decisions", "skills")
+    lag = merged.get("sched_lag_ms") or {}
+    n = len(agents)
+    return {
+        "bench": "village",
+        "launcher": merged["workers"]["launcher"],
+        "cluster": str(cluster) if cluster is not None else None,
+        "ray_nodes": getattr(args, "ray_nodes", None) if cluster is not None else None,
+        "workers": args.workers,
+        "agents": n,
+        "shards": args.shards,
+        "bots_per_shard": bots,
+        "join_all_seconds": round(joined_s, 1),
+        "measured_seconds": round(wall, 1),
+        "stop_reason": reason,
+        "decisions": _delta(first, last, "decisions"),
+        "decisions_per_agent_minute": round(60 * dec / n, 3),
+        "skills_per_agent_minute": round(60 * skills / n, 3),
+        "sched_lag_ms": {k: lag.get(k) for k in ("p50", "p90", "p99")},  # the worst worker's
+        "sched_lag_ms_per_worker": [w.get("sched_lag_ms") for w in merged.get("per_worker", [])],
+        "kicks": body_events(records, "kicked", a_wall, b_wall),
+        "kicks_whole_run": body_events(records, "kicked", 0.0, float("inf")),
+        "disconnects": body_events(records, "disconnected", a_wall, b_wall),
+        "unresponsive_agents_end": unresponsive,
+        "unresponsive_agents_peak": max(peak_unresponsive, unresponsive),
+        "errors": _delta(first, last, "errors"),
+        "errors_by_kind": count_errors(records, a_wall, b_wall),
+        "worker_restarts": merged["workers"]["restarts"],
+        "server_restarts": server_restarts,
+        # every process on the machine (the run's and anything beside it), % of one core
+        "machine_cpu_percent": round(100 * (b_busy - a_busy) / wall, 1),
+        "machine_cores": os.cpu_count(),
+    }
