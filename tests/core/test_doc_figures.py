@@ -231,3 +231,39 @@ def test_every_figure_block_renders_from_a_committed_file_in_a_results_folder() 
         sorted(str(s.relative_to(ROOT)) for s in sources if str(s.relative_to(ROOT)) not in listed)
         == []
     )
+
+
+def _village_run(launcher: str, rate: float, p99: float, kicks: int = 0) -> dict[str, object]:
+    return {
+        "bench": "village", "launcher": launcher, "ray_nodes": 2 if launcher == "ray" else None,
+        "workers": 2, "agents": 100, "shards": 2, "decisions_per_agent_minute": rate,
+        "sched_lag_ms": {"p50": 6.4, "p90": 58.0, "p99": p99}, "kicks": kicks,
+        "unresponsive_agents_end": 0, "unresponsive_agents_peak": 1, "errors": 0,
+        "worker_restarts": 0, "server_restarts": 0, "machine_cpu_percent": 197.5,
+        "provenance": {"date": "2026-11-27T10:20:00Z", "load_average_before": [1.5],
+                       "load_average_after": [2.1]},
+    }  # fmt: skip
+
+
+def test_the_village_table_compares_each_run_with_the_first_and_follows_its_files(
+    tmp_path: Path,
+) -> None:
+    names = ("village-workers.json", "village-ray.json")
+    (tmp_path / names[0]).write_text(json.dumps(_village_run("process", 4.0, 200.0)))
+    (tmp_path / names[1]).write_text(json.dumps(_village_run("ray", 3.0, 260.0, kicks=2)))
+    doc = _doc(tmp_path, "", f"village-runs {names[0]} with={names[1]}")
+    assert render_docs(tmp_path, RENDERERS, write=True) == (1, [])
+    rows = [ln for ln in doc.read_text().splitlines() if ln.startswith("| 2026-")]
+    assert len(rows) == 2
+    assert "| process | 100 / 2 / 2 | 4.00 | 6.4 / 58 / 200 | - | 0 | 0 (1) | 0 | 0 / 0 " in rows[0]
+    assert "| ray, 2 nodes | 100 / 2 / 2 | 3.00 | 6.4 / 58 / 260 | 75% / 130% | 2 |" in rows[1]
+    assert rows[1].endswith("| 197.5 | 1.5 -> 2.1 |")
+
+    run = json.loads((tmp_path / names[1]).read_text())
+    run["sched_lag_ms"]["p99"] = 100.0  # a figure of the second file changes
+    (tmp_path / names[1]).write_text(json.dumps(run))
+    _, problems = render_docs(tmp_path, RENDERERS, write=False)
+    assert len(problems) == 1 and "75% / 50%" in problems[0].reason
+    (tmp_path / names[0]).write_text(json.dumps({"bench": "runtime"}))
+    _, problems = render_docs(tmp_path, RENDERERS, write=False)
+    assert len(problems) == 1 and "not a `piano bench village` result" in problems[0].reason

@@ -21,6 +21,7 @@ from agent_runtime.app.report_sections import render_report_section
 from agent_runtime.app.runtime_detail import render_runtime_detail
 from agent_runtime.app.runtime_table import render_runtime_runs
 from agent_runtime.app.skills_table import render_skill_climbs, render_skill_steps
+from agent_runtime.app.village_table import render_village_runs
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -62,6 +63,7 @@ RENDERERS: dict[str, Renderer] = {
     "bodies-runs": render_bodies_runs,  # piano bench bodies --json-out, one row each
     "skill-steps": render_skill_steps,  # piano bench skills --json-out, agents=N
     "skill-climbs": render_skill_climbs,  # the same, its tech-tree climbs
+    "village-runs": render_village_runs,  # piano bench village --json-out, one row each
 }
 
 

@@ -1,0 +1,82 @@
+"""``piano bench village`` results side by side, as a Markdown table for the docs.
+
+Registered as the ``village-runs`` renderer of ``piano docs``
+(:mod:`agent_runtime.app.doc_figures`): ``<!-- figures: village-runs A.json with=B.json -->``
+gives one row per result file, in that order, and each row after the first says its
+decisions per agent-minute and lag p99 as a share of the first row's (the comparison the
+cluster's target is stated in).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agent_runtime.app.doc_figures import result_files
+
+__all__ = ["render_village_runs"]
+
+_HEAD = (
+    "| run (UTC) | launcher | agents / workers / shards | decisions per agent-minute "
+    "| lag p50 / p90 / p99 (ms, worst worker) | vs first row: decisions / p99 | kicks "
+    "| unresponsive end (peak) | errors | restarts workers / servers | machine CPU % "
+    "| load before -> after |"
+)
+
+
+def _launcher(r: Mapping[str, Any]) -> str:
+    launcher = str(r.get("launcher", "one process"))
+    if launcher == "ray" and r.get("ray_nodes"):
+        return f"ray, {r['ray_nodes']} nodes"
+    return launcher
+
+
+def _per_agent_minute(r: Mapping[str, Any]) -> float:
+    if "decisions_per_agent_minute" in r:
+        return float(r["decisions_per_agent_minute"])
+    return float(r["decisions"]) * 60 / int(r["agents"]) / float(r["measured_seconds"])
+
+
+def _share(value: float, first: float) -> str:
+    return f"{100 * value / first:.0f}%" if first else "-"
+
+
+def _row(r: Mapping[str, Any], first: Mapping[str, Any] | None) -> str:
+    prov = r.get("provenance", {})
+    when = str(prov.get("date", "?"))
+    before = (prov.get("load_average_before") or ["?"])[0]
+    after = (prov.get("load_average_after") or ["?"])[0]
+    lag = r["sched_lag_ms"]
+    rate = _per_agent_minute(r)
+    vs = "-"
+    if first is not None:
+        vs = (
+            f"{_share(rate, _per_agent_minute(first))} / "
+            f"{_share(float(lag['p99']), float(first['sched_lag_ms']['p99']))}"
+        )
+    unresponsive = r.get("unresponsive_agents_end", 0)
+    peak = r.get("unresponsive_agents_peak", unresponsive)
+    errors = r.get("errors", r.get("module_errors", 0))
+    return (
+        f"| {when[:10]} {when[11:16]} | {_launcher(r)} "
+        f"| {r['agents']} / {r.get('workers', 1)} / {r['shards']} | {rate:.2f} "
+        f"| {lag['p50']:g} / {lag['p90']:g} / {lag['p99']:g} | {vs} | {r['kicks']} "
+        f"| {unresponsive} ({peak}) | {errors} "
+        f"| {r.get('worker_restarts', 0)} / {r.get('server_restarts', 0)} "
+        f"| {r.get('machine_cpu_percent', '-')} | {before} -> {after} |"
+    )
+
+
+def render_village_runs(source: Path, options: Mapping[str, str]) -> str:
+    """One row per result file (``source``, then ``with=B.json,C.json`` beside it)."""
+    rows = [_HEAD, "|" + "---|" * (_HEAD.count(" | ") + 1)]
+    first: dict[str, Any] | None = None
+    for f in result_files(source, options):
+        r: dict[str, Any] = json.loads(f.read_text())
+        if r.get("bench") != "village":
+            raise ValueError(f"{f.name}: not a `piano bench village` result")
+        rows.append(_row(r, first))
+        first = first or r
+    return "\n".join(rows) + "\n"
