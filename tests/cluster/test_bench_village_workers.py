@@ -109,6 +109,8 @@ async def test_a_short_village_on_two_worker_processes_reports_the_workers_figur
     assert all(isinstance(v, float) for v in got["sched_lag_ms"].values())
     assert len(got["sched_lag_ms_per_worker"]) == 2
     assert got["measured_seconds"] >= 20
+    # this process, 2 workers, 2 shard servers, Redis, the broker, the bodies' hosts
+    assert got["all_processes"]["processes"] >= 7 and got["all_processes"]["cpu_percent"] > 0
     for zero in ("kicks", "unresponsive_agents_end", "unresponsive_agents_peak", "errors",
                  "worker_restarts", "server_restarts"):  # fmt: skip
         assert got[zero] == 0, (zero, got)

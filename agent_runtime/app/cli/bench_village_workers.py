@@ -12,7 +12,8 @@ their bodies' ``body_event`` records stamped in the window, scheduling lag p50/p
 each worker's ``metrics.json`` (the worst worker's; lags of each worker's first second after
 its agents run dropped), restarts of workers (the pool's) and of shard servers
 (``service_restarted``), and the whole machine's CPU over the window (on a 2-core machine
-shared by every process of the run, Ray's included).
+shared by every process of the run, Ray's included) and, as the one-process bench reports
+them, the CPU and memory of the run's own processes (:mod:`.run_usage`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import yaml
 
 from agent_runtime.app.cli.bench_counts import count_errors
 from agent_runtime.app.cli.bench_workers import _delta, _rates
+from agent_runtime.app.cli.run_usage import RunUsage
 from agent_runtime.app.launchers import ClusterSpec
 from agent_runtime.clock import wall_time
 from agent_runtime.config.models import VillageConfig
@@ -68,6 +70,19 @@ def _busy_seconds() -> float:
     return float(t.user + t.nice + t.system + getattr(t, "irq", 0.0) + getattr(t, "softirq", 0.0))
 
 
+def _roots(coord: Any) -> list[int]:
+    """This process, the workers' and the shard servers' pids (wherever they run)."""
+    roots = [os.getpid()]
+    if coord.pool is not None:
+        roots += [p for p in coord.pool.pids() if p]
+    router = coord.village.world.router if coord.village.world is not None else None
+    for shard in router.shards if router is not None else []:
+        pid = getattr(shard.world.server, "pid", None)
+        if isinstance(pid, int):
+            roots.append(pid)
+    return roots
+
+
 async def bench_village_workers(
     args: argparse.Namespace, cfg: VillageConfig, cluster: ClusterSpec | None
 ) -> dict[str, Any]:
@@ -101,12 +116,14 @@ async def bench_village_workers(
             await coord.ready(agents, within=180 + 3 * len(agents))
             joined_s = time.monotonic() - t0
             first = copy.deepcopy(coord.latest)
+            usage = RunUsage(_roots(coord))
             a_wall, a_t, a_busy = wall_time(), time.monotonic(), _busy_seconds()
             measuring = True
             reason = await village.run(args.duration)
             measuring = False
             last = copy.deepcopy(coord.latest)
             b_wall, b_t, b_busy = wall_time(), time.monotonic(), _busy_seconds()
+            tree = usage.result(_roots(coord))
             unresponsive = sum(int(p.get("unresponsive", 0)) for p in last.values())
             server_restarts = village.events.counts.get("service_restarted", 0)
             bots = village.world.router.counts() if village.world.router is not None else {}
@@ -145,4 +162,9 @@ async def bench_village_workers(
         # every process on the machine (the run's and anything beside it), % of one core
         "machine_cpu_percent": round(100 * (b_busy - a_busy) / wall, 1),
         "machine_cores": os.cpu_count(),
+        # the run's processes (this one, the workers, the shard servers and all they
+        # started; not Ray's own), CPU as % of one core, as the one-process bench reports
+        "all_processes": tree,
+        "cpu_cores_per_agent": round(float(tree["cpu_percent"]) / 100 / n, 4),
+        "rss_mb_per_agent": round(float(tree["rss_mb"]) / n, 2),
     }
