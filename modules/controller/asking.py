@@ -22,13 +22,16 @@ own last decision) and says why the model should be asked now, or nothing:
 - ``ceiling``: ``max_interval_s`` passed since the last call.
 
 A model's decision may be *standing* (``follow_plan``): when the skill it started succeeds
-and the only news is that (``skill_ended``, ``idle``, ``plan_step``: the plan moved on to a
-step with a skill), the controller starts that step without a call, at most
-``follow_plan_steps`` times a decision (:meth:`AskGate.follow`; the ceiling counts from
-there, so the agent still decides at least every ``max_interval_s``). A later answer that
-only keeps the course (no skill, nothing to say: asked at the ceiling while the step runs)
-leaves the standing decision as it was. (Reset by such answers, 57 of the cost bench's 371
-controller calls of 2026-11-27 came at the end of a step a standing decision covered.)
+and the only news is that (``skill_ended``, ``idle``, ``plan_step``), the controller starts
+the step of the plan the agent would do now without a call (also after a skill off the plan,
+such as a recovery: the plan's step again), at most ``follow_plan_steps`` times a decision
+(:meth:`AskGate.follow`; the ceiling counts from there, so the agent still decides at least
+every ``max_interval_s``); when the plan's steps ran out with that success, it waits briefly
+for the planning module's next ones. While the skill runs and only the ceiling passed, the
+standing decision keeps the course itself for a while (:meth:`AskGate.keep`). A later answer
+that only keeps the course (no skill, nothing to say: asked at the ceiling while the step
+runs) leaves the standing decision as it was. (Reset by such answers, 57 of the cost bench's
+371 controller calls of 2026-11-27 came at the end of a step a standing decision covered.)
 
 (Measured on the 5-agent bench village, 2026-11-26: asked on plan-step changes, lines to
 everyone and players in view while a skill ran, the model answered "continue" 63 of 66,
