@@ -8,8 +8,6 @@ import random
 
 import pytest
 
-from agent_runtime.config.loader import parse_config
-from agent_runtime.config.topics import Topic
 from experiments.culture.memes import group_memes, memes_over_time, parse_keywords, topics_of
 from experiments.culture.population import RURAL, Population, agent_specs, populate, scaled
 from experiments.culture.religion import (
@@ -22,11 +20,10 @@ from experiments.culture.religion import (
     level_of,
     union_area,
 )
-from experiments.registry import default_config
-from experiments.spec import load_experiment_file
 from modules.heuristics.controller import OPINION_MIN
 from modules.heuristics.stance import stance_of
 from modules.heuristics.talking import opinion_line
+from tests.experiments.village_topics import village_topics
 
 PRIEST = ("You are a devout Pastafarian priest of the Flying Spaghetti Monster.",)
 
@@ -147,12 +144,6 @@ def test_population_at_the_papers_scale_and_scaled() -> None:
     assert (s.agents, s.towns, s.per_town, s.priests) == (50, 6, 3, 2)
     assert s.area[0] == pytest.approx(1000 * math.sqrt(0.1))
     assert s.town_radius == pytest.approx(50 * math.sqrt(0.1))
-
-
-def village_topics(experiment: str) -> dict[str, Topic]:
-    """The topics an experiment's village hands every agent (its ``village.topics``)."""
-    exp = load_experiment_file(default_config(experiment))
-    return {t.name: t for t in parse_config(exp.village).topics}
 
 
 def test_heuristic_conversion_comes_from_heard_words_only() -> None:

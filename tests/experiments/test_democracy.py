@@ -10,11 +10,7 @@ import random
 
 import pytest
 
-from agent_runtime.config.loader import parse_config
-from agent_runtime.config.topics import Topic
 from agent_runtime.prompts import render
-from experiments.registry import default_config
-from experiments.spec import load_experiment_file
 from experiments.specialization.roles import PROMPT as ROLE_PROMPT
 from experiments.specialization.roles import RoleView, heuristic_role, normalise_role
 from experiments.tax.announcements import (
@@ -41,6 +37,7 @@ from experiments.tax.democracy import (
     vote_heuristic,
 )
 from modules.heuristics.requests import RequestState, read_positions, read_rate, read_request
+from tests.experiments.village_topics import village_topics
 
 TEMPLATE = "Every member deposits {rate_pct}% of their inventory into the community chests."
 ANTI = ("You believe taxes are too high and that people should keep what they earn.",)
@@ -52,13 +49,7 @@ def c0() -> Constitution:
     return Constitution(version=0, text=render_constitution(TEMPLATE, 0.2), tax_rate=0.2)
 
 
-def tax_topic() -> Topic:
-    """The tax topic the tax experiment's village hands every agent (village.topics)."""
-    exp = load_experiment_file(default_config("tax"))
-    return next(t for t in parse_config(exp.village).topics if t.name == "tax")
-
-
-TAX = tax_topic()
+TAX = village_topics("tax")["tax"]  # the tax topic its village hands every agent
 
 
 def view(name: str = "Ann", **kw: object) -> MemberView:

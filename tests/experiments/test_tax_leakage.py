@@ -47,6 +47,7 @@ from experiments.tax.democracy import (
 from experiments.tax.roster import Member
 from experiments.tax.views import member_view
 from modules.memory import MemoryRecord, stream_prefix
+from tests.experiments.village_topics import village_topics
 
 TEMPLATE = "Every member deposits {rate_pct}% of their inventory into the community chests."
 ANTI = ("You believe taxes are too high and that people should keep what they earn.",)
@@ -54,6 +55,7 @@ PRO = ("You believe taxes are fair and pay for the public good.",)
 AMENDMENTS = ("The tax becomes 10% of each member's inventory in every tax season.",
               "The tax becomes 30% of each member's inventory in every tax season.")
 RUN = "leak"
+TOPICS = tuple(village_topics("tax").values())  # what the tax village hands every agent
 
 
 @dataclass
@@ -96,8 +98,8 @@ def world(bob: tuple[str, ...], cy: tuple[str, ...], law: float | None,
               Member("Cy", "constituent", "miner", cy)]
     told = constitution_text(v0.text)
     ann = FakeState({
-        # her own config: the runtime writes it at start
-        "identity": Identity(name="Ann", traits=("You are a farmer.",)),
+        # her own config and her village's topics: the runtime writes them at start
+        "identity": Identity(name="Ann", traits=("You are a farmer.",), topics=TOPICS),
         "goals": Goals(current="Harvest the wheat"),
         # what she heard (the talking module keeps it) and her own opinion
         "conversation": Conversation(
