@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from agent_runtime.world import SkillCall
 from modules.memory.encoder import HashingEncoder
 from tests.bodies.conftest import next_event
 from tests.core.helpers import wait_until
+from tests.jsonl import records
 
 pytestmark = [pytest.mark.minecraft, pytest.mark.services]
 
@@ -32,7 +32,7 @@ def village(agents: list[dict[str, Any]], **modules: Any) -> Any:
 
 
 def events_of(run: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in (run / "events.jsonl").read_text().splitlines()]
+    return records(run / "events.jsonl")
 
 
 async def test_two_agents_meet_talk_and_one_gathers_wood(tmp_path: Path, run_id: str) -> None:

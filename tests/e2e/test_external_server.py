@@ -23,6 +23,8 @@ import psutil
 import pytest
 import yaml
 
+from tests.jsonl import records
+
 pytestmark = [pytest.mark.services, pytest.mark.minecraft]
 
 PIANO = [sys.executable, "-m", "agent_runtime.app.cli.main"]
@@ -74,17 +76,7 @@ async def _piano_server(tmp_path: Path) -> AsyncIterator[int]:
 
 
 def _events(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    lines = path.read_text().splitlines()
-    out = []
-    for i, line in enumerate(lines):
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:  # the last line may be half written
-            if i < len(lines) - 1:
-                raise
-    return out
+    return records(path)
 
 
 def _acted(events: list[dict[str, Any]]) -> bool:

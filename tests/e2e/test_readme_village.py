@@ -26,6 +26,7 @@ import yaml
 
 from agent_runtime.services import RedisServer
 from bots.node import BOTS_DIR, node_executable
+from tests.jsonl import records
 
 pytestmark = [pytest.mark.services, pytest.mark.minecraft, pytest.mark.slow]
 
@@ -70,10 +71,7 @@ def _player_files(world: Path, names: list[str]) -> dict[str, dict[str, int]]:
 
 
 def _events(run: Path) -> list[dict[str, Any]]:
-    path = run / "events.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    return records(run / "events.jsonl")
 
 
 async def _memories(run: Path, run_id: str, names: list[str]) -> dict[str, int]:

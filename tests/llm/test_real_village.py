@@ -22,6 +22,7 @@ import pytest
 from agent_runtime.app.village import Village, VillageOptions
 from agent_runtime.config.loader import parse_config
 from modules.memory.encoder import HashingEncoder
+from tests.jsonl import records
 from tests.llm.llama import MODEL
 
 pytestmark = [
@@ -40,7 +41,7 @@ AGENTS = ("Ann", "Bob")
 
 
 def _events(run_dir: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in (run_dir / "events.jsonl").read_text().splitlines() if x]
+    return records(run_dir / "events.jsonl")
 
 
 async def test_two_agents_decide_on_the_real_server(
