@@ -19,9 +19,11 @@ them, the CPU and memory of the run's own processes (:mod:`.run_usage`).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import copy
 import json
+import logging
 import os
 import tempfile
 import time
@@ -40,6 +42,8 @@ from agent_runtime.clock import wall_time
 from agent_runtime.config.models import VillageConfig
 
 __all__ = ["bench_village_workers", "body_events"]
+
+log = logging.getLogger(__name__)
 
 #: each worker forgets the lags of this many seconds after its agents run
 MEASURE_AFTER_S = 1.0
@@ -68,6 +72,19 @@ def body_events(records: Any, kind: str, since: float, until: float) -> int:
 def _busy_seconds() -> float:
     t = psutil.cpu_times()
     return float(t.user + t.nice + t.system + getattr(t, "irq", 0.0) + getattr(t, "softirq", 0.0))
+
+
+async def _players(world: Any) -> dict[str, int | None]:
+    """Players on each shard's server (the workers' bodies), from its admin API."""
+    out: dict[str, int | None] = {}
+    for shard in world.router.shards if world.router is not None else []:
+        try:
+            async with asyncio.timeout(10):
+                out[shard.name] = len(await shard.world.admin.players())
+        except Exception:  # a figure of the report, not the run
+            log.warning("players of %s: no answer", shard.name, exc_info=True)
+            out[shard.name] = None
+    return out
 
 
 def _roots(coord: Any) -> list[int]:
@@ -115,6 +132,10 @@ async def bench_village_workers(
             agents = village_agents(cfg, village.world, None)
             await coord.ready(agents, within=180 + 3 * len(agents))
             joined_s = time.monotonic() - t0
+            async with asyncio.timeout(60):  # the window starts at every worker's record
+                while len(coord.latest) < coord.workers:
+                    coord._arrived.clear()
+                    await coord._arrived.wait()
             first = copy.deepcopy(coord.latest)
             usage = RunUsage(_roots(coord))
             a_wall, a_t, a_busy = wall_time(), time.monotonic(), _busy_seconds()
@@ -126,7 +147,7 @@ async def bench_village_workers(
             tree = usage.result(_roots(coord))
             unresponsive = sum(int(p.get("unresponsive", 0)) for p in last.values())
             server_restarts = village.events.counts.get("service_restarted", 0)
-            bots = village.world.router.counts() if village.world.router is not None else {}
+            bots = await _players(village.world)
         merged = coord.metrics
         records = list(_records(run_dir / "events.workers.jsonl"))
     wall = b_t - a_t
@@ -141,7 +162,7 @@ async def bench_village_workers(
         "workers": args.workers,
         "agents": n,
         "shards": args.shards,
-        "bots_per_shard": bots,
+        "bots_per_shard": bots,  # players on each server at the end
         "join_all_seconds": round(joined_s, 1),
         "measured_seconds": round(wall, 1),
         "stop_reason": reason,
