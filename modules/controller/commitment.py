@@ -37,6 +37,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from agent_runtime.bottleneck import BottleneckView
+from agent_runtime.state.sections import Decision, IntentKind, UtteranceKind
 from agent_runtime.world import SKILL_TIMEOUTS, SkillCall
 from modules.action_awareness import observed_of
 from modules.heuristics.deposit import open_request
@@ -63,6 +64,7 @@ LOW_HEALTH, LOW_FOOD = 6.0, 6.0
 DANGER_SKILLS = ("eat", "explore", "go_to")  # skills that answer low health or food
 ABANDON_AFTER_S = 180.0  # agent's seconds: a preempted skill not resumed by then is abandoned
 MAX_PREEMPTED = 3  # preempted skills held at once; the oldest beyond this is abandoned
+REPEAT_SPEECH_S = 10.0  # the same utterance goal is not sent again within this time
 
 Verdict = Literal["preempt", "end_wait", "cancel"]
 
@@ -243,3 +245,60 @@ class Ledger:
                  preempted_for=p.reason)  # fmt: skip
             return rest, p
         return None
+
+    def commit(
+        self,
+        view: BottleneckView,
+        new: Decision,
+        old: Decision,
+        emit: Emit,
+        *,
+        replaceable: SkillCall | None = None,
+        keep: bool = False,
+    ) -> Decision | None:
+        """The decision to publish when the controller decided ``new`` after ``old``: keep
+        the running skill (or the one decided and on its way to the body) unless a perceived
+        reason warrants replacing it (or it is the ``replaceable`` filler); with nothing
+        running, resume a preempted skill unless the new one is urgent; drop what would only
+        repeat the previous decision. None = nothing to publish (with ``keep``, a decision to
+        carry on is published too)."""
+        recent = view.now - old.updated_at < view.seconds(REPEAT_SPEECH_S)
+        running: SkillCall | None
+        if recent and old.skill is not None and view.action.started_at < old.updated_at:
+            running, started = old.skill, old.updated_at  # decided, not started yet
+        else:
+            running, started = view.action.running, view.action.started_at
+        call = new.skill
+        if running is None:
+            got = self.resume(view, call, emit)
+            if got is not None:
+                rest, held = got
+                new = new.model_copy(
+                    update={
+                        "skill": rest,
+                        "kind": IntentKind.WORK,
+                        "intent": f"go back to {rest.describe()}",
+                        "reason": f"resuming what {held.reason.replace('_', ' ')} interrupted",
+                        "target": None,
+                        "item": None,
+                        "count": None,
+                        "say": None
+                        if new.say is not None and new.say.kind is UtteranceKind.AGREE_GIVE
+                        else new.say,
+                    }
+                )
+        elif call is not None:
+            filler = replaceable is not None and running == replaceable
+            if call == running or not self.replace(
+                view, running, started, call, new.id, emit, filler=filler
+            ):
+                promise = new.say is not None and new.say.kind is UtteranceKind.AGREE_GIVE
+                say = None if promise else new.say  # no promise of a gift it does not give
+                new = new.model_copy(
+                    update={"skill": None, "kind": IntentKind.CONTINUE, "say": say}
+                )
+        if new.say is not None and old.say == new.say and recent:
+            new = new.model_copy(update={"say": None})
+        if new.skill is None and new.say is None and not keep:
+            return None
+        return new

@@ -48,7 +48,7 @@ from agent_runtime.llm.turns import EndpointTurns
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.policy import LLMPolicy, Policy
-from agent_runtime.state.sections import Decision, IntentKind, UtteranceKind
+from agent_runtime.state.sections import Decision, IntentKind
 from agent_runtime.world import SkillCall
 from modules.base import remember
 from modules.controller.asking import DEFAULT_MAX_INTERVAL_S, FOLLOWABLE, AskGate, Situation
@@ -64,7 +64,6 @@ from modules.policies import HEURISTIC, decide, module_policy
 
 __all__ = ["CognitiveController", "ControllerChoice", "ControllerOut", "skill_list", "to_decision"]
 
-REPEAT_SPEECH_S = 10.0  # the same utterance goal is not sent again within this time
 REFLEX_POLL_S = 0.5  # agent's seconds between reflex checks while the model thinks
 #: agent's seconds a call may take before the controller says it keeps going meanwhile
 THINK_GRACE_S = 3.0
@@ -409,65 +408,12 @@ class CognitiveController(Module):
             decision = to_decision(fallback, HEURISTIC, previous, view.now)
         if decision is None:
             return None
-        decision = self._commit(ctx, view, decision, previous, replaceable, keep=keep)
+        decision = self.ledger.commit(
+            view, decision, previous, ctx.emit, replaceable=replaceable, keep=keep
+        )
         if decision is not None:
             await self._publish(ctx, decision, reflex=reflex)
         return decision
-
-    def _commit(
-        self,
-        ctx: ModuleContext,
-        view: BottleneckView,
-        new: Decision,
-        old: Decision,
-        replaceable: SkillCall | None = None,
-        *,
-        keep: bool = False,
-    ) -> Decision | None:
-        """Keep the running skill (or the one decided and on its way to the body) unless a
-        perceived reason warrants replacing it (or it is the ``replaceable`` filler); with
-        nothing running, resume a preempted skill unless the new one is urgent; drop what
-        would only repeat the previous decision. None = nothing to publish."""
-        recent = view.now - old.updated_at < view.seconds(REPEAT_SPEECH_S)
-        running: SkillCall | None
-        if recent and old.skill is not None and view.action.started_at < old.updated_at:
-            running, started = old.skill, old.updated_at  # decided, not started yet
-        else:
-            running, started = view.action.running, view.action.started_at
-        call = new.skill
-        if running is None:
-            got = self.ledger.resume(view, call, ctx.emit)
-            if got is not None:
-                rest, held = got
-                new = new.model_copy(
-                    update={
-                        "skill": rest,
-                        "kind": IntentKind.WORK,
-                        "intent": f"go back to {rest.describe()}",
-                        "reason": f"resuming what {held.reason.replace('_', ' ')} interrupted",
-                        "target": None,
-                        "item": None,
-                        "count": None,
-                        "say": None
-                        if new.say is not None and new.say.kind is UtteranceKind.AGREE_GIVE
-                        else new.say,
-                    }
-                )
-        elif call is not None:
-            filler = replaceable is not None and running == replaceable
-            if call == running or not self.ledger.replace(
-                view, running, started, call, new.id, ctx.emit, filler=filler
-            ):
-                promise = new.say is not None and new.say.kind is UtteranceKind.AGREE_GIVE
-                say = None if promise else new.say  # no promise of a gift it does not give
-                new = new.model_copy(
-                    update={"skill": None, "kind": IntentKind.CONTINUE, "say": say}
-                )
-        if new.say is not None and old.say == new.say and recent:
-            new = new.model_copy(update={"say": None})
-        if new.skill is None and new.say is None and not keep:
-            return None
-        return new
 
     async def _publish(self, ctx: ModuleContext, decision: Decision, *, reflex: bool) -> None:
         self._decisions += 1

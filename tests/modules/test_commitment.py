@@ -242,7 +242,7 @@ async def test_a_goal_change_does_not_abort_a_running_collect() -> None:
         )
         view = cc.view(ctx)
         new = Decision(id="n", kind=IntentKind.WORK, skill=OTHER, updated_at=view.now)
-        kept = cc._commit(ctx, view, new, Decision())
+        kept = cc.ledger.commit(view, new, Decision(), ctx.emit)
         assert kept is None  # nothing to publish: the collect goes on
         await cc.step(ctx)  # the heuristic, after the goal change, keeps the collect too
         decided = [e for e in seen if e["type"] == "decision"]
