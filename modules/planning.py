@@ -12,12 +12,14 @@ Levels (all in the :class:`~agent_runtime.state.sections.Plan` section; ``steps`
 - ``hours`` (``Plan.hours``): the current day chunk in hour-scale chunks, made when the
   chunk starts (lazily, as the paper's implementation does);
 - ``steps``: the current hour chunk in 5-15 minute steps with skill calls, made when the
-  hour starts. A step is done when its skill succeeds; when the steps run out or the hour
-  is over, the next hour chunk is decomposed; when the day chunk is over, the next one.
+  hour starts (with a model: for at least an hour from now, ``step_window_h``). A step is
+  done when its skill succeeds; when the steps run out or the hour is over, the next hour
+  chunk is decomposed; when the day chunk is over, the next one.
 
 React and re-plan (each step): :func:`modules.heuristics.planning.replan_reason` reads
 the view for a conflict the agent perceived since its plan was last revised: its goal
-changed (re-plan the rest of the day from now), the current step's target is no longer in
+changed (re-plan the rest of the day from now; with a model only the steps from now, the
+day's outline kept), the current step's target is no longer in
 sight, one of its own actions failed or action awareness noted a discrepancy (with a model:
 only when the plan's current step failed twice since the plan was revised; the first failure,
 and failures of other skills, are the controller's to recover from), or a request addressed
@@ -67,6 +69,11 @@ __all__ = ["Planning", "prompt_variables"]
 PROMPTS: dict[str, str] = {"day": "planning", "hour": "planning_hours", "step": "planning_steps"}
 DAY_HOURS = 24.0
 REPLAN_MIN_S = 30.0  # with a model: agent's seconds between two re-plans of the steps at least
+#: with a model, the steps are planned for at least this many game hours from now (a re-plan
+#: late in an hour chunk had its few minutes left: in the cost bench of 2026-11-27 (H2), 28 of
+#: the 53 step lists that ran out before a fresh hour was planned covered 20 game minutes or
+#: fewer, an hour of game time being 50 s of the agent's)
+STEP_WINDOW_H = 1.0
 IMPORTANCE = {"day": 5, "hour": 3, "step": 2}  # of the plan memories (no rating call)
 
 
@@ -92,8 +99,17 @@ class Planning(Module):
         *,
         replan_min_s: float = REPLAN_MIN_S,
         finish_steps: bool = True,
+        goal_steps: bool = True,
+        step_window_h: float = STEP_WINDOW_H,
     ) -> None:
         super().__init__(schedule)
+        #: with a model, a goal change re-plans only the steps from now (one call; the day's
+        #: outline is kept, as Generative Agents re-plan a reaction from the current time)
+        #: instead of the day, its hour chunks and the steps (three calls)
+        self.goal_steps = goal_steps
+        self.goal_replans = 0  # goal changes re-planned as steps only
+        #: with a model, the steps' window runs at least this long from now (game hours)
+        self.step_window_h = step_window_h
         #: with a model, an hour chunk whose time is over while steps of it are left keeps
         #: them (no call) until they run out or the day chunk ends; the next hour is then
         #: decomposed from now (False: at the hour's end, as the heuristic does)
@@ -182,7 +198,11 @@ class Planning(Module):
             return
         reason = replan_reason(view)
         if reason is not None and reason.startswith("goal"):
-            await self._plan_day(ctx, view, plan, reason)
+            if self.goal_steps and plan.hours and brain_for(ctx).uses_llm:
+                self.goal_replans += 1
+                await self._plan_steps(ctx, view, plan, reason)
+            else:
+                await self._plan_day(ctx, view, plan, reason)
         elif (
             reason is not None
             and not self._first_failure(ctx, reason, plan, action, awareness)
@@ -295,6 +315,8 @@ class Planning(Module):
             reason,
             done=tuple(s.text for s in plan.steps if s.done),
         )
+        if self.step_window_h > 0 and brain_for(ctx).uses_llm:
+            v = v.model_copy(update={"end": max(v.end, v.start + self.step_window_h)})
         out, brain = await self._ask(ctx, v)
         steps = [
             s.model_copy(update={"expects": self._expects(s, v)})
