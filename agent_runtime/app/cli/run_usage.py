@@ -4,7 +4,8 @@ of one core) and resident memory of given root processes and everything they sta
 ``piano bench village --workers/--cluster`` measures its coordinator, its workers and its
 shard servers this way: a worker or a server that is a Ray actor's child is not in the
 bench's own process tree (:class:`agent_runtime.app.proc_tree.TreeUsage`), but its pid is
-known. Ray's own processes (raylets, the GCS, the actors' hosts) are not counted."""
+known. Ray's own processes (raylets, the GCS, the actors' hosts) are not counted, unless
+they are a root's descendants (a local Ray this process started: ``--ray-nodes``)."""
 
 from __future__ import annotations
 
