@@ -20,14 +20,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import copy
-import json
 import logging
 import os
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +32,7 @@ import psutil
 import yaml
 
 from agent_runtime.app.cli.bench_counts import count_errors
-from agent_runtime.app.cli.bench_workers import _delta, _rates
+from agent_runtime.app.cli.bench_workers import _delta, _rates, worker_events
 from agent_runtime.app.cli.run_usage import RunUsage
 from agent_runtime.app.launchers import ClusterSpec
 from agent_runtime.clock import wall_time
@@ -47,15 +44,6 @@ log = logging.getLogger(__name__)
 
 #: each worker forgets the lags of this many seconds after its agents run
 MEASURE_AFTER_S = 1.0
-
-
-def _records(path: Path) -> Iterator[dict[str, Any]]:
-    if not path.exists():
-        return
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            with contextlib.suppress(ValueError):
-                yield json.loads(line)
 
 
 def body_events(records: Any, kind: str, since: float, until: float) -> int:
@@ -149,7 +137,7 @@ async def bench_village_workers(
             server_restarts = village.events.counts.get("service_restarted", 0)
             bots = await _players(village.world)
         merged = coord.metrics
-        records = list(_records(run_dir / "events.workers.jsonl"))
+        records = list(worker_events(run_dir))
     wall = b_t - a_t
     dec, skills = _rates(first, last, "decisions", "skills")
     lag = merged.get("sched_lag_ms") or {}

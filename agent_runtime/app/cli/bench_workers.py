@@ -63,7 +63,7 @@ def _rss_mb(procs: list[psutil.Process]) -> float:
 Records = dict[str, dict[str, Any]]  # worker (shard K) -> its latest progress record
 
 
-def _events(run_dir: Path) -> Iterator[dict[str, Any]]:
+def worker_events(run_dir: Path) -> Iterator[dict[str, Any]]:
     """The workers' events as merged into the run folder (lines that do not parse skipped)."""
     path = run_dir / "events.workers.jsonl"
     if not path.exists():
@@ -173,7 +173,7 @@ async def bench_workers(
                     errors = _delta(first, last, "errors")
                     rss = _rss_mb(procs)
                 merged = pool.merge_into(run_dir)
-                errors_by_kind = count_errors(_events(run_dir), a_wall, b_wall)
+                errors_by_kind = count_errors(worker_events(run_dir), a_wall, b_wall)
         wall = b_t - a_t
         lag = merged.get("sched_lag_ms", {})
         dec, skills, llm_calls, shed, published = _rates(
