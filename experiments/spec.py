@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -71,13 +71,19 @@ def topic_base(path: Path, exp: ExperimentFile) -> Path:
     return Path(__file__).resolve().parent / exp.experiment
 
 
-def load_experiment_file(path: Path) -> ExperimentFile:
-    """Read and validate an experiment file; errors name the field and the file."""
+def load_experiment_file(path: Path, known: Collection[str] | None = None) -> ExperimentFile:
+    """Read and validate an experiment file; errors name the field and the file. With
+    ``known``, an experiment not among them is the error, before its topic files are looked
+    for in its folder."""
     data = read_yaml(path)
     try:
         exp = ExperimentFile.model_validate(data)
     except ValidationError as err:
         raise ConfigError(path, problems_from_validation(err)) from None
+    if known is not None and exp.experiment not in known:
+        raise ConfigError(path, [FieldProblem(
+            "experiment", f"unknown experiment {exp.experiment!r}; known: {sorted(known)}"
+        )])  # fmt: skip
     where = f"{path} (village)"
     # topic files made absolute, so that every run's village finds them
     village = dict(resolve_topics(exp.village, topic_base(path, exp), where, load=False))

@@ -14,7 +14,6 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.config.errors import ConfigError, FieldProblem
 from agent_runtime.config.loader import parse_config
 from experiments.runner_base import parse_protocol
 from experiments.spec import ExperimentOptions, load_experiment_file, village_data
@@ -34,11 +33,7 @@ PROTOCOL_MODELS: dict[str, tuple[str, str]] = {
 
 def validate_experiment_file(path: Path) -> str:
     """Check an experiment file whole; returns a one-line summary, raises ConfigError."""
-    exp = load_experiment_file(path)
-    if exp.experiment not in PROTOCOL_MODELS:
-        raise ConfigError(path, [FieldProblem(
-            "experiment", f"unknown experiment {exp.experiment!r}; known: {sorted(PROTOCOL_MODELS)}"
-        )])
+    exp = load_experiment_file(path, known=PROTOCOL_MODELS)
     module, name = PROTOCOL_MODELS[exp.experiment]
     model: Any = getattr(importlib.import_module(module), name)
     parse_protocol(exp, model, path)

@@ -16,7 +16,7 @@ from experiments.common import admin_apis
 from experiments.culture.population import Population, Resident, populate, scaled
 from experiments.culture.shards import Box, cut, shard_of, shard_settings, split
 from experiments.registry import default_config, run
-from experiments.spec import ExperimentOptions
+from experiments.spec import ExperimentOptions, load_experiment_file
 
 
 def _population(scale: float) -> Population:
@@ -79,7 +79,8 @@ def test_the_parts_tile_the_plane_and_keep_every_town_whole(scale: float, k: int
 
 
 def test_the_parts_make_a_valid_village_file() -> None:
-    data = yaml.safe_load(default_config("culture").read_text())
+    # as the runner gets it: the experiment's topic files named by absolute paths
+    data = load_experiment_file(default_config("culture")).model_dump()
     pop = _population(0.1)
     towns, people = populate(pop, seed=5)
     village: dict[str, Any] = data["village"]
