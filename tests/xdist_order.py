@@ -6,7 +6,10 @@ file holds. The suite's wall time is then set by when its longest files start: t
 local-model village (one test, minutes) came last and ran alone at the end. Here the files
 marked ``slow`` go first, and among them those that declare the longest
 ``pytest.mark.timeout``: the bound a file sets on itself is read from its own text, so a new
-slow file needs no list kept up to date.
+slow file needs no list kept up to date. Files marked ``cpu_bound`` (a local model server
+that holds a core for minutes) go last: first, they ran beside the tech-tree climbs, whose
+path planning then took 77 s of a collect (2 version tests failed, fresh-clone CI of
+5da00c0).
 """
 
 from __future__ import annotations
@@ -22,16 +25,18 @@ __all__ = ["file_weight", "slow_first", "slow_first_scheduler"]
 
 _TIMEOUT = re.compile(r"mark\.timeout\((\d+)")
 _SLOW = "mark.slow"
+_CPU_BOUND = "mark.cpu_bound"
 
 
-def file_weight(path: Path, default_timeout: int) -> tuple[int, int]:
-    """(1 when the file is marked slow, its longest declared timeout): larger goes first."""
+def file_weight(path: Path, default_timeout: int) -> tuple[int, int, int]:
+    """(0 when the file is marked cpu_bound, 1 when it is marked slow, its longest declared
+    timeout): larger goes first."""
     try:
         text = path.read_text()
     except OSError:
-        return (0, 0)
+        return (1, 0, 0)
     longest = max((int(t) for t in _TIMEOUT.findall(text)), default=default_timeout)
-    return (1 if _SLOW in text else 0, longest)
+    return (0 if _CPU_BOUND in text else 1, 1 if _SLOW in text else 0, longest)
 
 
 def slow_first(scopes: list[str], root: Path, default_timeout: int) -> list[str]:

@@ -12,7 +12,7 @@ def _write(root: Path, name: str, text: str) -> str:
     return name
 
 
-def test_slow_files_first_and_the_longest_bound_among_them_first(tmp_path: Path) -> None:
+def test_slow_files_first_the_longest_bound_first_and_cpu_bound_ones_last(tmp_path: Path) -> None:
     many = _write(tmp_path, "test_many.py", "def test_a(): pass\n" * 40)
     slow_short = _write(
         tmp_path, "test_slow_short.py", "pytestmark = pytest.mark.slow\n@pytest.mark.timeout(150)\n"
@@ -24,12 +24,17 @@ def test_slow_files_first_and_the_longest_bound_among_them_first(tmp_path: Path)
     )
     bounded = _write(tmp_path, "test_bounded.py", "@pytest.mark.timeout(300)\n")
     plain = _write(tmp_path, "test_plain.py", "def test_b(): pass\n")
-    order = slow_first([many, slow_short, plain, bounded, slow_long], tmp_path, 120)
-    assert order == [slow_long, slow_short, bounded, many, plain]
+    model = _write(
+        tmp_path,
+        "test_model.py",
+        "pytestmark = [pytest.mark.slow, pytest.mark.cpu_bound]\n@pytest.mark.timeout(1200)\n",
+    )
+    order = slow_first([model, many, slow_short, plain, bounded, slow_long], tmp_path, 120)
+    assert order == [slow_long, slow_short, bounded, many, plain, model]
 
 
 def test_a_file_without_marks_keeps_its_place_and_a_missing_one_goes_last(tmp_path: Path) -> None:
     a = _write(tmp_path, "test_a.py", "")
     b = _write(tmp_path, "test_b.py", "")
     assert slow_first([b, "gone/test_x.py", a], tmp_path, 120) == [b, a, "gone/test_x.py"]
-    assert file_weight(tmp_path / "test_a.py", 120) == (0, 120)
+    assert file_weight(tmp_path / "test_a.py", 120) == (1, 0, 120)

@@ -21,7 +21,7 @@ from agent_runtime.interfaces import LLMRequest, Message
 from agent_runtime.llm import LLMService
 from tests.llm.llama import MODEL
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+pytestmark = [pytest.mark.slow, pytest.mark.cpu_bound, pytest.mark.timeout(1200)]
 
 
 def test_llm_check_finds_json_object_with_schema(

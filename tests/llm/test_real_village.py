@@ -27,6 +27,7 @@ from tests.llm.llama import MODEL
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.cpu_bound,
     pytest.mark.services,
     pytest.mark.minecraft,
     pytest.mark.timeout(900),
