@@ -571,6 +571,14 @@ const actions = {
     return { inventory: inventory(), grid: [1, 2, 3, 4].map(i => bot.inventory.slots[i] && bot.inventory.slots[i].name) }
   },
 
+  // wait until the client shows NAME (null: nothing) in slot SLOT of the player inventory window:
+  // a player clicks what its client shows (a click on a result not shown yet is rejected)
+  async wait_slot ({ slot, name, ms = 10000 }) {
+    const shown = () => (bot.inventory.slots[slot] ? bot.inventory.slots[slot].name : null)
+    await waitFor(() => shown() === name, ms, `slot ${slot} showing ${name}`)
+    return shown()
+  },
+
   async slot_of ({ item }) { const it = bot.inventory.findInventoryItem(itemId(item)); return it ? it.slot : null },
 
   async quit () { setTimeout(() => bot.quit(), 10); return true }
