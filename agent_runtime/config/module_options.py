@@ -39,6 +39,7 @@ class MemoryOptions(ModuleOptions):
     weights: tuple[float, float, float] | None = None  # recency, importance, relevance
     batch: int | None = Field(default=None, ge=1)  # memories rated in one model call
     batch_s: float | None = Field(default=None, gt=0)  # longest wait of an unrated memory
+    remember_ratings: int | None = Field(default=None, ge=0)  # model ratings kept for repeats
 
 
 class GoalOptions(ModuleOptions):
@@ -53,11 +54,15 @@ class ControllerOptions(ModuleOptions):
     ask_on_change: bool | None = None  # asked only when the view changed in a way that counts
     max_interval_s: float | None = Field(default=None, gt=0)  # ... and at least this often
     follow_plan_steps: int | None = Field(default=None, ge=0)  # steps a standing decision covers
+    standing_ask_s: float | None = Field(default=None, ge=0)  # a standing decision's ceiling cover
+    plan_wait_s: float | None = Field(default=None, ge=0)  # wait for planning's next steps
 
 
 class PlanningOptions(ModuleOptions):
     replan_min_s: float | None = Field(default=None, ge=0)  # with a model: between step re-plans
     finish_steps: bool | None = None  # an hour's steps left are finished before the next hour
+    goal_steps: bool | None = None  # with a model: a goal change re-plans only the steps
+    step_window_h: float | None = Field(default=None, ge=0)  # steps planned this far ahead (h)
 
 
 class ReflectionOptions(ModuleOptions):

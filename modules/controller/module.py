@@ -107,6 +107,7 @@ class CognitiveController(Module):
         max_interval_s: float = DEFAULT_MAX_INTERVAL_S,
         follow_plan_steps: int = FOLLOW_PLAN_STEPS,
         standing_ask_s: float = STANDING_ASK_S,
+        plan_wait_s: float = PLAN_WAIT_S,
     ) -> None:
         super().__init__(schedule)
         #: with the gate on, plan steps a standing decision of the model starts without a
@@ -117,6 +118,9 @@ class CognitiveController(Module):
         #: a standing decision keeps the course at the ceiling for at most this long after
         #: the model's last call (agent's seconds; 0: the model answers every ceiling)
         self.standing_ask_s = standing_ask_s
+        #: after a standing decision's skill succeeded with the plan's steps run out, wait
+        #: this long (agent's seconds, within the ceiling) for planning's next steps
+        self.plan_wait_s = plan_wait_s
         self._asked_at = 0.0  # clock time of the model's last call
         self.waited = 0  # steps held for the plan's next steps under a standing decision
         self.deadline_s = deadline_s
@@ -278,7 +282,7 @@ class CognitiveController(Module):
           skill off the plan, such as a recovery, that is the plan's current step again),
           labelled ``<model's brain>+plan``;
         - the plan's steps ran out with that success: wait for the planning module's next
-          steps (:data:`PLAN_WAIT_S`, within the ceiling; the step holds, no decision), then
+          steps (``plan_wait_s``, :data:`PLAN_WAIT_S`, within the ceiling; no decision), then
           follow the first;
         - only the ceiling passed while a skill runs, within ``standing_ask_s`` of the
           model's last call: keep the course (a ``continue`` labelled the same way).
@@ -316,7 +320,7 @@ class CognitiveController(Module):
             assert self.gate.last is not None  # the standing decision's call set it
             if (
                 plan_ran_out(view.plan, act)
-                and view.now - out.ended_at < view.seconds(PLAN_WAIT_S)
+                and view.now - out.ended_at < view.seconds(self.plan_wait_s)
                 and view.now - self.gate.last.at < view.seconds(self.gate.max_interval_s)
             ):
                 self.gate.hold()  # the next steps are being written: follow the first

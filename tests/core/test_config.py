@@ -199,3 +199,63 @@ def test_module_options_are_typed(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert cc.follow_plan_steps == 2 and cc.deadline_s > 0
     default = CognitiveController(Schedule(cadence=3.0))
     assert default.follow_plan_steps == FOLLOW_PLAN_STEPS and cc.gate is not None
+
+
+def test_the_economy_arguments_are_typed_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The constructor arguments added for the LLM bill (issue 30: planning's ``goal_steps``
+    and ``step_window_h``, the controller's ``standing_ask_s`` and ``plan_wait_s``, memory's
+    ``remember_ratings``) are options: a misspelt or invalid one is exit 2 naming the field,
+    a good one reaches the module."""
+    from modules.controller.module import CognitiveController
+    from modules.memory_module import Memory
+    from modules.planning import Planning
+    from modules.registry import build_modules
+
+    def village(module: str, options: str) -> Path:
+        return write(
+            tmp_path,
+            "agents:\n  - name: Ann\nmodules:\n  overrides:\n"
+            f"    {module}:\n      options: {options}\n",
+        )
+
+    for module, options, field in (
+        ("planning", "{goal_step: false}", "planning.options.goal_step"),
+        ("planning", "{goal_steps: sometimes}", "planning.options.goal_steps"),
+        ("planning", "{step_window_h: -1}", "planning.options.step_window_h"),
+        ("cognitive_controller", "{standing_ask: 5}", "cognitive_controller.options.standing_ask"),
+        (
+            "cognitive_controller",
+            "{standing_ask_s: -2}",
+            "cognitive_controller.options.standing_ask_s",
+        ),
+        (
+            "cognitive_controller",
+            "{plan_wait_s: later}",
+            "cognitive_controller.options.plan_wait_s",
+        ),
+        ("memory", "{remember_ratings: -1}", "memory.options.remember_ratings"),
+    ):
+        assert main(["validate", str(village(module, options))]) == 2, options
+        err = capsys.readouterr().err
+        assert str(tmp_path / "village.yaml") in err and field in err, err
+
+    def built(module: str, options: str) -> list[object]:
+        cfg = load_config(village(module, options))
+        return list(build_modules(cfg, resolve_agents(cfg)[0], random.Random(0)))
+
+    plan = next(
+        m
+        for m in built("planning", "{goal_steps: false, step_window_h: 0.5}")
+        if isinstance(m, Planning)
+    )
+    assert (plan.goal_steps, plan.step_window_h) == (False, 0.5)
+    cc = next(
+        m
+        for m in built("cognitive_controller", "{standing_ask_s: 12, plan_wait_s: 0}")
+        if isinstance(m, CognitiveController)
+    )
+    assert (cc.standing_ask_s, cc.plan_wait_s) == (12, 0)
+    mem = next(m for m in built("memory", "{remember_ratings: 0}") if isinstance(m, Memory))
+    assert mem.remember_ratings == 0
