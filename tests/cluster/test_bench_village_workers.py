@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agent_runtime.app.cli import bench_village
-from agent_runtime.app.cli.bench_village_workers import body_events
+from agent_runtime.app.cli.bench_village_workers import body_events, body_reasons
 from agent_runtime.app.launchers import ClusterSpec
 
 
@@ -74,6 +74,27 @@ def test_kicks_are_the_bodies_records_of_that_kind_within_the_window() -> None:
     assert body_events(records, "kicked", 15.0, 30.0) == 1
     assert body_events(records, "disconnected", 15.0, 30.0) == 1
     assert body_events(records, "kicked", 0.0, float("inf")) == 3
+
+
+def test_kick_reasons_are_counted_by_the_server_s_message_most_first() -> None:
+    def kicked(t: float, reason: str) -> dict[str, Any]:
+        return {"t": t, "type": "body_event", "kind": "kicked", "data": {"reason": reason}}
+
+    records = [
+        kicked(10.0, '{"text":"KeepAliveTimeout"}'),
+        kicked(11.0, "You are already connected"),
+        kicked(12.0, "You are already connected"),
+        kicked(50.0, "Server stopped"),
+        {"t": 12.5, "type": "body_event", "kind": "kicked"},
+        {"t": 13.0, "type": "body_event", "kind": "disconnected", "data": {"reason": "x"}},
+    ]
+    got = body_reasons(records, "kicked", 0.0, 40.0)
+    assert list(got.items()) == [
+        ("You are already connected", 2),
+        ("?", 1),
+        ('{"text":"KeepAliveTimeout"}', 1),
+    ]
+    assert body_reasons(records, "kicked", 0.0, float("inf"))["Server stopped"] == 1
 
 
 @pytest.mark.services

@@ -38,7 +38,7 @@ from agent_runtime.app.launchers import ClusterSpec
 from agent_runtime.clock import wall_time
 from agent_runtime.config.models import VillageConfig
 
-__all__ = ["bench_village_workers", "body_events"]
+__all__ = ["bench_village_workers", "body_events", "body_reasons"]
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,21 @@ def body_events(records: Any, kind: str, since: float, until: float) -> int:
         and r.get("kind") == kind
         and since <= float(r.get("t", 0)) <= until
     )
+
+
+def body_reasons(records: Any, kind: str, since: float, until: float) -> dict[str, int]:
+    """How many ``body_event`` records of ``kind`` in [since, until] gave each reason (the
+    server's kick message or the connection's end, cut to 120 characters), most first."""
+    counts: dict[str, int] = {}
+    for r in records:
+        if r.get("type") != "body_event" or r.get("kind") != kind:
+            continue
+        if not since <= float(r.get("t", 0)) <= until:
+            continue
+        data = r.get("data")
+        reason = str(data.get("reason", "?")) if isinstance(data, dict) else "?"
+        counts[reason[:120]] = counts.get(reason[:120], 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _busy_seconds() -> float:
@@ -162,6 +177,8 @@ async def bench_village_workers(
         "kicks": body_events(records, "kicked", a_wall, b_wall),
         "kicks_whole_run": body_events(records, "kicked", 0.0, float("inf")),
         "disconnects": body_events(records, "disconnected", a_wall, b_wall),
+        "kick_reasons": body_reasons(records, "kicked", 0.0, float("inf")),  # the whole run
+        "disconnect_reasons": body_reasons(records, "disconnected", 0.0, float("inf")),
         "unresponsive_agents_end": unresponsive,
         "unresponsive_agents_peak": max(peak_unresponsive, unresponsive),
         "errors": _delta(first, last, "errors"),

@@ -20,6 +20,7 @@ from ray import cluster_utils
 from ray._private import ray_constants
 
 from agent_runtime.app.launchers import ClusterSpec
+from agent_runtime.app.launchers.ray_settings import head_args, node_args
 
 __all__ = ["local_ray_cluster"]
 
@@ -35,10 +36,14 @@ def local_ray_cluster(nodes: int, cpus_per_node: int = 2) -> Iterator[ClusterSpe
     saved = ray_constants.ENABLE_RAY_CLUSTER
     ray_constants.ENABLE_RAY_CLUSTER = False
     loopback: dict[str, Any] = {"num_cpus": cpus_per_node, "node_ip_address": "127.0.0.1"}
-    cluster = cluster_utils.Cluster(initialize_head=True, head_node_args=loopback)
+    # only what a run needs beside its actors (no dashboard unless asked, no log monitor, no
+    # autoscaler, no prestarted workers, workers at niceness 0): ray_settings.py
+    cluster = cluster_utils.Cluster(
+        initialize_head=True, head_node_args={**loopback, **head_args()}
+    )
     try:
         for _ in range(nodes - 1):
-            cluster.add_node(**loopback)
+            cluster.add_node(**loopback, **node_args())
         cluster.wait_for_nodes(timeout=60)
         log.info("local Ray cluster of %d nodes at %s", nodes, cluster.address)
         yield ClusterSpec("ray", cluster.address)

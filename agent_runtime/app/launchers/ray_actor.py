@@ -28,7 +28,7 @@ from typing import Any
 from agent_runtime.clock import wall_time
 from agent_runtime.services.process import _pdeathsig_prefix
 
-__all__ = ["WorkerActor"]
+__all__ = ["WorkerActor", "renice"]
 
 log = logging.getLogger(__name__)
 
@@ -102,16 +102,7 @@ class WorkerActor:
     def _renice(self, pid: int) -> None:
         """Run the worker at the coordinator's niceness, not the actor's (Ray's workers run
         at 15 unless the cluster says otherwise: ``RAY_worker_niceness=0``)."""
-        if self.nice is None or self.nice == os.getpriority(os.PRIO_PROCESS, pid):
-            return
-        try:
-            os.setpriority(os.PRIO_PROCESS, pid, self.nice)
-        except OSError as err:  # lowering niceness needs CAP_SYS_NICE
-            log.warning(
-                "worker %d runs at niceness %d, not %d (%s): start Ray with "
-                "RAY_worker_niceness=0",
-                self.k, os.getpriority(os.PRIO_PROCESS, pid), self.nice, err,
-            )  # fmt: skip
+        renice(pid, self.nice, f"worker {self.k}")
 
     def info(self) -> dict[str, Any]:
         """Who runs where: the child's pid, the actor's pid, node and incarnation."""
@@ -147,6 +138,20 @@ class WorkerActor:
         _killpg(proc.pid, signal.SIGKILL)  # what is left of its group
         self._exited.wait()
         return proc.returncode
+
+
+def renice(pid: int | None, nice: int | None, what: str) -> None:
+    """Set process ``pid``'s niceness to ``nice`` (``None``: leave it); a warning naming
+    ``what`` when that is not allowed."""
+    if pid is None or nice is None or nice == _priority(pid):
+        return
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, nice)
+    except OSError as err:  # lowering niceness needs CAP_SYS_NICE
+        log.warning(
+            "%s runs at niceness %s, not %d (%s): start Ray with RAY_worker_niceness=0",
+            what, _priority(pid), nice, err,
+        )  # fmt: skip
 
 
 def _priority(pid: int) -> int | None:

@@ -35,6 +35,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from agent_runtime.app.launchers.handles import WorkerHandle
 from agent_runtime.app.launchers.ray_actor import WorkerActor
+from agent_runtime.app.launchers.ray_settings import SYSTEM_CONFIG, dashboard_wanted
 from agent_runtime.app.launchers.server_actor import ServerActor, ServerSettings
 from agent_runtime.services import ServiceError
 
@@ -177,12 +178,13 @@ class RayLauncher:
         self._depth += 1
         if self._depth > 1 or ray.is_initialized():
             return self
-        kwargs: dict[str, Any] = {"log_to_driver": False, "include_dashboard": False}
+        kwargs: dict[str, Any] = {"log_to_driver": False, "include_dashboard": dashboard_wanted()}
         if self.address is None:
             kwargs["num_cpus"] = os.cpu_count() or 1
-            # Ray runs its workers at niceness 15 by default: a village's workers would lose
-            # every contest for a core to Redis, the broker and anything else on the machine
-            kwargs["_system_config"] = {"worker_niceness": 0}
+            # only what a run needs beside its actors; among them, workers at niceness 0 (Ray
+            # runs them at 15: a village's workers and their children would lose every
+            # contest for a core to Redis, the broker and anything else): ray_settings.py
+            kwargs["_system_config"] = dict(SYSTEM_CONFIG)
             self._owns_ray = True
         else:
             kwargs = {"address": self.address, "log_to_driver": False}

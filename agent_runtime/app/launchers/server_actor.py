@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.app.launchers.ray_actor import renice
 from agent_runtime.clock import wall_time
 
 __all__ = ["ServerActor", "ServerSettings"]
@@ -57,6 +58,7 @@ class ServerSettings:
     layout: dict[str, Any]  # VillageLayout.model_dump()
     log_path: str
     version: str  # the Minecraft version it serves (world.version)
+    nice: int | None = None  # the server's niceness (the coordinator's), not the actor's
 
     def __repr__(self) -> str:  # the token stays out of logs and Ray's error messages
         return f"ServerSettings(shard={self.shard!r}, port={self.port})"
@@ -175,6 +177,7 @@ async def _serve(self: ServerActor) -> None:
                 raise
             log.warning("shard %s: server did not start (%s); again", s.shard, err)
             await asyncio.sleep(1.0)
+    renice(server.pid, s.nice, f"shard {s.shard}'s server")
     try:
         self._info = {
             "port": server.port,
@@ -187,6 +190,7 @@ async def _serve(self: ServerActor) -> None:
         def restarted(message: str) -> None:
             self.restarts += 1
             self._info["pid"] = server.pid
+            renice(server.pid, s.nice, f"shard {s.shard}'s server")
             log.warning("shard %s: %s", s.shard, message)
 
         supervisor = asyncio.create_task(server.supervise(restarted))

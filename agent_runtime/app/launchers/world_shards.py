@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import secrets
 import time
 from pathlib import Path
@@ -59,6 +60,7 @@ def _settings(
         layout=spot.layout.model_dump(mode="json"),
         log_path=str(run_dir / "logs" / f"server-{spot.shard}.log"),
         version=w.version,
+        nice=os.getpriority(os.PRIO_PROCESS, 0),
     )
 
 
