@@ -9,11 +9,20 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from modules.heuristics.planning import MAX_ENTRIES, MAX_STEPS
+from modules.heuristics.planning import MAX_ENTRIES, MAX_STEPS, PlanOut
 from modules.heuristics.planning import plan as heuristic_plan
 from modules.views import PlanView
 
-__all__ = ["COMPACT", "ChunkOut", "ChunksOut", "StepOut", "StepsOut", "compact_heuristic"]
+__all__ = [
+    "COMPACT",
+    "ChunkOut",
+    "ChunksOut",
+    "StepOut",
+    "StepsOut",
+    "compact_heuristic",
+    "merged",
+    "to_plan",
+]
 
 
 class ChunkOut(BaseModel):
@@ -35,7 +44,8 @@ class ChunksOut(BaseModel):
 
 
 class StepOut(BaseModel):
-    """A step as a model writes it: what, which skill with which arguments, how long."""
+    """A step as a model writes it: what, which skill with which arguments, how long, and
+    how many times back to back (``times``: the same step repeated is written once)."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -43,6 +53,11 @@ class StepOut(BaseModel):
     skill: str | None = None
     args: dict[str, Any] = Field(default_factory=dict)
     minutes: float | None = Field(default=None, ge=1, le=24 * 60)
+    #: the step done this many times in a row. (In the cost bench of 2026-11-27, run I1, the
+    #: plans repeated one step back to back: "collect 4 stone for building" five and eight
+    #: times in the agents' last plans, each repeat ~30 completion tokens of the 126 a
+    #: planning call wrote on average, completion tokens being over half planning's bill.)
+    times: int = Field(default=1, ge=1, le=MAX_ENTRIES)
 
 
 class StepsOut(BaseModel):
@@ -65,9 +80,36 @@ COMPACT: dict[str, tuple[type[ChunksOut] | type[StepsOut], int]] = {
 def compact_heuristic(
     model: type[ChunksOut] | type[StepsOut],
 ) -> Any:
-    """The heuristic's plan in the compact answer of ``model`` (a model's fallback)."""
+    """The heuristic's plan in the compact answer of ``model`` (a model's fallback): steps
+    repeated back to back written once, with ``times``."""
 
     def policy(view: PlanView, rng: random.Random) -> ChunksOut | StepsOut:
-        return model.model_validate(heuristic_plan(view, rng).model_dump())
+        answer = model.model_validate(heuristic_plan(view, rng).model_dump())
+        return merged(answer) if isinstance(answer, StepsOut) else answer
 
     return policy
+
+
+def merged(answer: StepsOut) -> StepsOut:
+    """``answer`` with each run of identical steps written once (``times`` the run)."""
+    out: list[StepOut] = []
+    for step in answer.steps:
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and last.model_dump(exclude={"times"}) == step.model_dump(exclude={"times"})
+            and last.times + step.times <= MAX_ENTRIES
+        ):
+            out[-1] = last.model_copy(update={"times": last.times + step.times})
+        else:
+            out.append(step)
+    return StepsOut(steps=out)
+
+
+def to_plan(answer: ChunksOut | StepsOut) -> PlanOut:
+    """A model's compact answer as the planner's :class:`PlanOut`: each step repeated its
+    ``times``, at most :data:`MAX_ENTRIES` steps in all."""
+    if isinstance(answer, ChunksOut):
+        return PlanOut.model_validate(answer.model_dump())
+    steps = [s.model_dump(exclude={"times"}) for s in answer.steps for _ in range(s.times)]
+    return PlanOut.model_validate({"steps": steps[:MAX_ENTRIES]})

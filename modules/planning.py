@@ -58,7 +58,7 @@ from modules.heuristics.planning import (
     replan_reason,
 )
 from modules.heuristics.planning import plan as heuristic_plan
-from modules.plan_answers import COMPACT, compact_heuristic
+from modules.plan_answers import COMPACT, compact_heuristic, to_plan
 from modules.plan_fit import MIN_WINDOW_H, Level, chunk_end, first_open, fit, window
 from modules.policies import brain_for, decide, module_policy
 from modules.techtree import same_step, step_done
@@ -229,7 +229,7 @@ class Planning(Module):
             max_tokens=max_tokens,
         )
         answer = await decide(ctx, compact, view)
-        return PlanOut.model_validate(answer.value.model_dump()), answer.brain
+        return to_plan(answer.value), answer.brain
 
     async def _plan_day(self, ctx: ModuleContext, view: PlanView, plan: Plan, reason: str) -> None:
         """The rest of the day in broad strokes from now (chunks already over are kept, the
