@@ -82,8 +82,10 @@ FOLLOW_PLAN_STEPS = 12
 #: while the skill a standing decision started (or followed) runs, the decision answers the
 #: gate's ceiling itself (a ``continue`` labelled ``<model>+plan``, no call), but the model is
 #: asked again at least this often (agent's seconds). (Asked at every 10 s ceiling, the model
-#: answered "continue" 62 of 62 times in the cost bench of 2026-11-27, part G.)
-STANDING_ASK_S = 30.0
+#: answered "continue" 62 of 62 times in the cost bench of 2026-11-27, part G; at 30 s, in
+#: run I1, 24 of its 32 ceiling-only calls came when a standing decision's 30 s had passed,
+#: and all 32 answered "continue": 60 s since part J.)
+STANDING_ASK_S = 60.0
 #: when the standing decision's skill succeeded and the plan's steps ran out, the controller
 #: waits this long (agent's seconds after the skill ended, and never past the gate's ceiling)
 #: for the planning module, woken by the same skill event, to write the next steps, and

@@ -1,0 +1,38 @@
+"""The controller's model bill (issue 30, part J): a standing decision keeps the course at
+the ceiling for a minute after the model's last call (run I1: at 30 s, all 32 ceiling-only
+calls answered "continue")."""
+
+from __future__ import annotations
+
+import time
+
+from agent_runtime.state.sections import Action, Decision
+from agent_runtime.world import SkillCall
+from modules.controller.decisions import IntentKind
+from modules.controller.module import STANDING_ASK_S
+from tests.modules.test_asking import standing
+
+
+async def test_a_standing_decision_answers_the_ceiling_for_a_minute() -> None:
+    """45 s after the model's last call, only the ceiling passed while the standing
+    decision's skill runs: it keeps the course without a call; past 60 s the model is asked."""
+    assert STANDING_ASK_S == 60.0
+    async with standing(follow_plan_steps=3) as (cc, ctx, model, st, seen):
+        await cc.step(ctx)  # chop oaks, standing
+        assert len(model.calls) == 1 and cc.gate is not None and cc.gate.last is not None
+        run = Action(running=SkillCall(skill="collect", args={"block": "oak_log"}))
+        st.set(
+            "action", run.model_copy(update={"started_at": time.time()}), writer="skill_execution"
+        )
+        cc.gate.last = cc.gate.last.model_copy(update={"at": 0.0})  # the ceiling has passed
+        cc._asked_at -= 45.0  # the model was last asked 45 s ago
+        await cc.step(ctx)
+        d = st.get("decision", Decision)
+        assert len(model.calls) == 1 and cc.gate.kept == 1
+        assert d.brain == "llm:m+plan" and d.kind is IntentKind.CONTINUE
+        cc.gate.last = cc.gate.last.model_copy(update={"at": 0.0})
+        cc._asked_at -= 16.0  # 61 s
+        await cc.step(ctx)
+        assert len(model.calls) == 2 and cc.gate.asked.get("ceiling") == 1
+        asked = [e for e in seen if e["type"] == "controller_asked"]
+        assert asked[-1]["not_followed"] == "ceiling, model not asked for long"
