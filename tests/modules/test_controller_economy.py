@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import time
 
-from agent_runtime.state.sections import Action, Decision
+from agent_runtime.state.sections import Action, Decision, IntentKind
 from agent_runtime.world import SkillCall
-from modules.controller.decisions import IntentKind
 from modules.controller.module import STANDING_ASK_S
 from tests.modules.test_asking import standing
 
