@@ -42,6 +42,7 @@ from modules.memory.importance import (
 )
 from modules.memory.prompting import (
     RenderedPrompt,
+    numbered_distinct_memories,
     numbered_memories,
     quote_untrusted,
     render_agent_prompt,
@@ -95,7 +96,7 @@ def render_questions_prompt(
 ) -> RenderedPrompt:
     """The prompt asking for the ``n`` most salient questions about ``records``."""
     return render_agent_prompt(
-        "reflection_questions", agent, identity, n=n, memories=numbered_memories(records)
+        "reflection_questions", agent, identity, n=n, memories=numbered_distinct_memories(records)
     )
 
 

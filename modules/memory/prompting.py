@@ -21,6 +21,7 @@ __all__ = [
     "FENCE_OPEN",
     "RenderedPrompt",
     "format_hours",
+    "numbered_distinct_memories",
     "numbered_memories",
     "quote_untrusted",
     "render_agent_prompt",
@@ -62,6 +63,33 @@ def numbered_memories(records: Sequence[MemoryRecord]) -> str:
     for i, r in enumerate(records, start=1):
         lines.append(
             f"{i}. [{r.kind}, {format_hours(r.created)}, importance {r.importance}] "
+            f"{quote_untrusted(r.text)}"
+        )
+    lines.append(FENCE_CLOSE)
+    return "\n".join(lines)
+
+
+def numbered_distinct_memories(records: Sequence[MemoryRecord]) -> str:
+    """:func:`numbered_memories` with each kind and text once, where it last happened, the
+    times it repeated said beside it (for a prompt that cites no numbers: the reflection
+    questions). In the cost bench of 2026-11-27 (run I1) the 97-100 records an agent's
+    reflection asked about held 44-63 distinct texts ("I tried to collect(block=stone,
+    count=4): collect succeeded (+4 cobblestone)." again and again)."""
+    last: dict[tuple[str, str], MemoryRecord] = {}
+    first: dict[tuple[str, str], MemoryRecord] = {}
+    count: dict[tuple[str, str], int] = {}
+    for r in records:
+        key = (r.kind, r.text)
+        first.setdefault(key, r)
+        last.pop(key, None)  # re-inserted: the order is that of each text's last time
+        last[key] = r
+        count[key] = count.get(key, 0) + 1
+    lines = [FENCE_OPEN]
+    for i, r in enumerate(last.values(), start=1):
+        n, at = count[(r.kind, r.text)], first[(r.kind, r.text)].created
+        since = f", {n} times since {format_hours(at)[-5:]}" if n > 1 else ""
+        lines.append(
+            f"{i}. [{r.kind}, {format_hours(r.created)}, importance {r.importance}{since}] "
             f"{quote_untrusted(r.text)}"
         )
     lines.append(FENCE_CLOSE)
