@@ -74,13 +74,11 @@ MYPY_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/piano/mypy
 typecheck:
 	$(VENV)/bin/mypy --cache-dir $(MYPY_CACHE) -p agent_runtime -p modules -p bots -p experiments -p tests
 
-# The tests wait on real servers, bodies and models far more than they compute:
-# PYTEST_WORKERS=2 runs them on two pytest-xdist workers, each taking whole files (a file's
-# tests share its server), the slow files first (tests/xdist_order.py): ~22 min instead of
-# ~40 on this 2-core machine, but 4 fresh-clone runs of 2026-11-27 each failed a different
-# world test under the two workers' load (and defects fixed at their cause), so the default
-# stays one after the other (0) until two runs in a row are green.
-PYTEST_WORKERS ?= 0
+# The tests wait on real servers, bodies and models far more than they compute: they run on
+# two pytest-xdist workers, each taking whole files (a file's tests share its server), the slow
+# files first (tests/xdist_order.py): ~23 min instead of ~40 on this 2-core machine.
+# PYTEST_WORKERS=0 runs them one after the other.
+PYTEST_WORKERS ?= 2
 PYTEST_ARGS := -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile
 
 pytest:
