@@ -4,7 +4,10 @@ Registered as the ``village-runs`` renderer of ``piano docs``
 (:mod:`agent_runtime.app.doc_figures`): ``<!-- figures: village-runs A.json with=B.json -->``
 gives one row per result file, in that order, and each row after the first says its
 decisions per agent-minute and lag p99 as a share of the first row's (the comparison the
-cluster's target is stated in).
+cluster's target is stated in). With ``table=processes`` the block is instead what the
+run's processes cost over the measured window by kind (``all_processes.by_kind``: the
+coordinator, workers, body hosts, servers, and with ``--ray-nodes`` Ray's own), one column
+per result file.
 """
 
 from __future__ import annotations
@@ -69,14 +72,49 @@ def _row(r: Mapping[str, Any], first: Mapping[str, Any] | None) -> str:
     )
 
 
+def _cell(r: Mapping[str, Any], kind: str) -> str:
+    row = r["all_processes"]["by_kind"].get(kind)
+    if row is None:
+        return "-"
+    return f"{row['cpu_percent']:g} / {row['rss_mb']:,.0f} / {row['processes']}"
+
+
+def _processes(runs: list[tuple[str, dict[str, Any]]]) -> str:
+    """What each kind of process cost in each run: CPU % of one core / MB / processes."""
+    for name, r in runs:
+        if "by_kind" not in r.get("all_processes", {}):
+            raise ValueError(f"{name}: no all_processes.by_kind (a result from before it)")
+    kinds: list[str] = []
+    for _, r in runs:
+        kinds += [k for k in r["all_processes"]["by_kind"] if k not in kinds]
+    head = "| process (CPU % of one core / RSS MB / count) | " + " | ".join(
+        f"{_launcher(r)}, {str(r.get('provenance', {}).get('date', '?'))[11:16]}" for _, r in runs
+    )
+    rows = [head + " |", "|" + "---|" * (len(runs) + 1)]
+    rows += [f"| {k} | " + " | ".join(_cell(r, k) for _, r in runs) + " |" for k in kinds]
+    total = " | ".join(
+        f"**{r['all_processes']['cpu_percent']:g} / {r['all_processes']['rss_mb']:,.0f} / "
+        f"{r['all_processes']['processes']}**"
+        for _, r in runs
+    )
+    rows.append(f"| all | {total} |")
+    return "\n".join(rows) + "\n"
+
+
 def render_village_runs(source: Path, options: Mapping[str, str]) -> str:
-    """One row per result file (``source``, then ``with=B.json,C.json`` beside it)."""
-    rows = [_HEAD, "|" + "---|" * (_HEAD.count(" | ") + 1)]
-    first: dict[str, Any] | None = None
+    """One row per result file (``source``, then ``with=B.json,C.json`` beside it); with
+    ``table=processes`` the cost by kind of process, one column per file."""
+    runs: list[tuple[str, dict[str, Any]]] = []
     for f in result_files(source, options):
         r: dict[str, Any] = json.loads(f.read_text())
         if r.get("bench") != "village":
             raise ValueError(f"{f.name}: not a `piano bench village` result")
+        runs.append((f.name, r))
+    if options.get("table") == "processes":
+        return _processes(runs)
+    rows = [_HEAD, "|" + "---|" * (_HEAD.count(" | ") + 1)]
+    first: dict[str, Any] | None = None
+    for _, r in runs:
         rows.append(_row(r, first))
         first = first or r
     return "\n".join(rows) + "\n"
