@@ -22,6 +22,7 @@ from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Decision, Goals, Identity, WorkingMemory, WorkingMemoryItem
 from modules.base import PendingMemory, memory_inbox
+from modules.memory.importance import topic_rater
 from modules.memory.llm_policies import REMEMBERED_RATINGS, ImportanceBrain
 from modules.memory.records import NewMemory
 from modules.memory.store import MemoryStream
@@ -92,7 +93,7 @@ class Memory(Module):
         svc = ctx.services
         if svc.redis is None or svc.embedder is None:
             raise RuntimeError("the memory module needs Redis and an embedder")
-        rater_kwargs: dict[str, Any] = {}
+        ident = ctx.read("identity", Identity)
         stream = await MemoryStream.open(
             svc.redis,
             run=ctx.run_id,
@@ -100,9 +101,8 @@ class Memory(Module):
             encoder=svc.embedder,
             clock=ctx.clock.game_hours,
             writer=svc.store.pipelined,  # this tick's writes of every agent in one round trip
-            **rater_kwargs,
+            rater=topic_rater(ident.topics),  # the village's topics are the agent's own data
         )
-        ident = ctx.read("identity", Identity)
         seeded = await stream.seed_from_identity(
             ident.traits, ident.location_memories, ident.community_goal
         )
@@ -143,6 +143,7 @@ class Memory(Module):
                 " ".join((f"{ident.name}.", *ident.traits)),
                 max_batch=self.batch,
                 remember_ratings=self.remember_ratings,
+                fallback=topic_rater(ident.topics),
             )
         return self._rater
 

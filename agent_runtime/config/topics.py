@@ -14,6 +14,8 @@ A topic file (YAML, e.g. ``experiments/tax/topics/tax.yaml``)::
     say_for: [...]              # opinion lines for it, strongest first
     say_against: [...]
     request_words: [tax]        # a line with one of these words can be a request about it
+    memorable: [tax, taxes]     # a memory with one of these words (or phrases) matters ...
+    importance: 7               # ... at least this much (1-10; the heuristic rater's scale)
 
 The lexicon format (one cue a line, ``<weight> <phrase>``; ``@topic`` lines list the words
 that put a line on the topic; ``#`` comments) is read by :func:`parse_lexicon`, the same
@@ -54,6 +56,8 @@ class Topic(Strict):
     say_for: tuple[str, ...] = ()
     say_against: tuple[str, ...] = ()
     request_words: tuple[str, ...] = ()
+    memorable: tuple[str, ...] = ()  # words or phrases that make a memory about the topic
+    importance: int = Field(default=6, ge=1, le=10)  # ... matter at least this much
 
 
 class TopicFile(Strict):
@@ -64,6 +68,8 @@ class TopicFile(Strict):
     say_for: tuple[str, ...] = ()
     say_against: tuple[str, ...] = ()
     request_words: tuple[str, ...] = ()
+    memorable: tuple[str, ...] = ()
+    importance: int = Field(default=6, ge=1, le=10)
 
 
 def parse_lexicon(text: str, file: str) -> tuple[tuple[str, ...], tuple[Cue, ...]]:

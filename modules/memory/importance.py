@@ -5,9 +5,11 @@ Two raters share one scale:
 * :func:`heuristic_importance` — deterministic, instantaneous: a base value
   per record kind, raised by the strongest keyword class found in the text
   (deaths, violence, votes and laws, rare items, gifts and trades,
-  relationships, religion ...) and pulled down to 2 for routine movement or
+  relationships, belief ...) and pulled down to 2 for routine movement or
   idling when nothing notable is mentioned. Two or more distinct notable
-  classes (>= 6) add one point.
+  classes (>= 6) add one point. The village's topics (an experiment's words,
+  in the agent's Identity: ``Topic.memorable`` at ``Topic.importance``) are
+  classes too: the modules know no experiment's words.
 * the LLM rater: prompt ``prompts/importance.md`` rendered by
   :func:`render_importance_prompt`, answer parsed into
   :class:`ImportanceRating`; or, for several memories in one call,
@@ -24,6 +26,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from agent_runtime.config.topics import Topic
 from modules.memory.prompting import (
     FENCE_CLOSE,
     FENCE_OPEN,
@@ -43,6 +46,7 @@ __all__ = [
     "ratings_model",
     "render_importance_batch_prompt",
     "render_importance_prompt",
+    "topic_rater",
 ]
 
 ImportanceRater = Callable[[str, MemoryKind], int]
@@ -144,7 +148,6 @@ _RULES: tuple[tuple[int, str, re.Pattern[str]], ...] = (
         _words(
             r"vot(?:e|ed|es|ing)",
             r"amendments?",
-            r"tax(?:es)?",
             r"elect(?:ed|ion)",
             r"constitution",
             r"laws?",
@@ -196,11 +199,8 @@ _RULES: tuple[tuple[int, str, re.Pattern[str]], ...] = (
         6,
         "belief",
         _words(
-            r"pastafarian",
-            r"spaghetti monster",
             r"convert(?:ed)?",
             r"pray(?:ed)?",
-            r"religion",
             r"priest",
             r"faith",
         ),
@@ -244,10 +244,20 @@ _MUNDANE = _words(
 )
 
 
-def heuristic_importance(text: str, kind: MemoryKind) -> int:
-    """Deterministic 1..10 importance of ``text`` for a record of ``kind``."""
+@functools.lru_cache(maxsize=64)
+def _topic_rule(topic: Topic) -> tuple[int, str, re.Pattern[str]] | None:
+    """A topic as one more class of the rules (None: it names no memorable word)."""
+    if not topic.memorable:
+        return None
+    return (topic.importance, f"topic {topic.name}", _words(*map(re.escape, topic.memorable)))
+
+
+def heuristic_importance(text: str, kind: MemoryKind, topics: Sequence[Topic] = ()) -> int:
+    """Deterministic 1..10 importance of ``text`` for a record of ``kind``; ``topics``: the
+    agent's village topics (its Identity), each one more class."""
     base = KIND_BASE[kind]
-    hits = [(value, name) for value, name, pattern in _RULES if pattern.search(text)]
+    rules = [*_RULES, *(r for r in map(_topic_rule, topics) if r is not None)]
+    hits = [(value, name) for value, name, pattern in rules if pattern.search(text)]
     if not hits:
         if _MUNDANE.search(text):
             return max(1, min(base, 2))
@@ -256,6 +266,13 @@ def heuristic_importance(text: str, kind: MemoryKind) -> int:
     notable = {name for value, name in hits if value >= 6}
     rating = max(base, best) + (1 if len(notable) >= 2 else 0)
     return max(1, min(10, rating))
+
+
+def topic_rater(topics: Sequence[Topic]) -> ImportanceRater:
+    """:func:`heuristic_importance` with an agent's village topics."""
+    if not topics:
+        return heuristic_importance
+    return functools.partial(heuristic_importance, topics=tuple(topics))
 
 
 def render_importance_prompt(

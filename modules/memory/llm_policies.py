@@ -33,6 +33,7 @@ from pydantic import BaseModel
 
 from agent_runtime.interfaces import LLMRequest, Message
 from modules.memory.importance import (
+    ImportanceRater,
     ImportanceRating,
     ImportanceRatings,
     heuristic_importance,
@@ -150,6 +151,8 @@ class ImportanceBrain:
     _: KW_ONLY
     temperature: float = 0.0
     max_batch: int = 8
+    #: the heuristic that rates a memory the model does not (the agent's topics with it)
+    fallback: ImportanceRater = heuristic_importance
     #: the model's ratings kept for a memory of the same kind and text (0: none kept, every
     #: memory is asked for): see :meth:`known`
     remember_ratings: int = REMEMBERED_RATINGS
@@ -200,7 +203,7 @@ class ImportanceBrain:
         """``(rating, brain label)`` for one memory (batched with concurrent calls; a text
         rated before, or twice in one batch, is asked for once)."""
         if not self.brain.uses_llm:
-            return heuristic_importance(text, kind), "heuristic"
+            return self.fallback(text, kind), "heuristic"
         if (got := self.known(text, kind)) is not None:
             return got
         future: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
@@ -223,7 +226,7 @@ class ImportanceBrain:
             finally:
                 for t, k, f in batch:  # cancelled half-way: the rest get the heuristic
                     if not f.done():
-                        f.set_result((heuristic_importance(t, k), "heuristic"))
+                        f.set_result((self.fallback(t, k), "heuristic"))
         return await future
 
     async def rate_many(self, items: Sequence[tuple[str, MemoryKind]]) -> list[tuple[int, str]]:
@@ -236,7 +239,7 @@ class ImportanceBrain:
             text, kind = items[0]
             one = await self.brain.think(
                 lambda: self._single_request(text, kind),
-                lambda: ImportanceRating(rating=heuristic_importance(text, kind)),
+                lambda: ImportanceRating(rating=self.fallback(text, kind)),
             )
             self.label = one.brain
             return [(one.value.rating, one.brain)]
@@ -248,7 +251,7 @@ class ImportanceBrain:
 
         thought = await self.brain.think(
             request,
-            lambda: model(ratings=[heuristic_importance(t, k) for t, k in items]),
+            lambda: model(ratings=[self.fallback(t, k) for t, k in items]),
         )
         self.label = thought.brain
         return [(r, thought.brain) for r in thought.value.ratings]

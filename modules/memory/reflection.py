@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from modules.memory.importance import AsyncImportanceRater, heuristic_importance
+from modules.memory.importance import AsyncImportanceRater
 from modules.memory.records import MemoryKind, MemoryRecord, NewMemory
 from modules.memory.retrieval import DEFAULT_DECAY, DEFAULT_WEIGHTS
 from modules.memory.store import MemoryStream
@@ -137,8 +137,13 @@ def should_reflect(importance_since: float, threshold: float = 150.0) -> bool:
     return importance_since > threshold
 
 
-async def _heuristic_rate(text: str, kind: MemoryKind) -> int:
-    return heuristic_importance(text, kind)
+def _stream_rate(stream: MemoryStream) -> AsyncImportanceRater:
+    """The stream's own heuristic rater (the agent's village topics with it), awaited."""
+
+    async def rate(text: str, kind: MemoryKind) -> int:
+        return stream.rater(text, kind)
+
+    return rate
 
 
 def _norm_text(text: str) -> str:
@@ -164,7 +169,7 @@ async def reflect(
     insights for every question in one call (used instead of ``make_insights``).
     """
     cfg = config or ReflectionConfig()
-    rate = rate or _heuristic_rate
+    rate = rate or _stream_rate(stream)
     now = stream.clock() if now is None else float(now)
     consumed = await stream.importance_since_reflection()
     counted = stream.counted_since_reflection

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from agent_runtime.config.loader import load_topic
+from agent_runtime.config.topics import Cue, Topic
 from modules.memory import ImportanceRating, heuristic_importance
-from modules.memory.importance import KIND_BASE
+from modules.memory.importance import KIND_BASE, topic_rater
 from modules.memory.records import MEMORY_KINDS, MemoryKind
 
 
@@ -56,3 +60,39 @@ def test_rating_model_bounds() -> None:
     for bad in ('{"rating": 0}', '{"rating": 11}', "{}"):
         with pytest.raises(ValueError):
             ImportanceRating.model_validate_json(bad)
+
+
+def _topic(name: str, memorable: tuple[str, ...], importance: int) -> Topic:
+    return Topic(
+        name=name,
+        cues=(Cue(phrase=(name,), weight=1.0),),
+        memorable=memorable,
+        importance=importance,
+    )
+
+
+def test_a_village_topic_is_a_class_of_its_own() -> None:
+    """The modules know no experiment's words: a memory about the tax matters only to an
+    agent whose village has the tax topic, as much as its topic file says."""
+    text = "Ann paid her taxes today"
+    assert heuristic_importance(text, "observation") == KIND_BASE["observation"]
+    tax = _topic("tax", ("tax", "taxes"), 7)
+    assert heuristic_importance(text, "observation", (tax,)) == 7
+    assert topic_rater((tax,))(text, "observation") == 7
+    assert topic_rater(())(text, "observation") == KIND_BASE["observation"]
+    faith = _topic("religion", ("spaghetti monster",), 6)
+    said = "Bob spoke of the Spaghetti Monster"
+    assert heuristic_importance(said, "conversation", (faith,)) == 6
+    assert heuristic_importance(said, "conversation", (tax,)) == KIND_BASE["conversation"]
+    # a topic is one more notable class: with a gift, one point more
+    assert heuristic_importance("Bob gave me his taxes", "observation", (tax,)) == 8
+
+
+def test_the_experiments_topics_say_what_matters() -> None:
+    """The tax and the faith keep the importance the heuristic gave them by name before
+    their words left the modules (governance 7, belief 6)."""
+    root = Path(__file__).resolve().parents[2]
+    tax = load_topic(root / "experiments/tax/topics/tax.yaml")
+    faith = load_topic(root / "experiments/culture/topics/religion.yaml")
+    assert heuristic_importance("The tax is too high", "conversation", (tax, faith)) == 7
+    assert heuristic_importance("I am a Pastafarian now", "observation", (tax, faith)) == 6
