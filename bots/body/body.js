@@ -107,10 +107,18 @@ class Body {
       this.emit('kicked', { reason: text.slice(0, 300) })
     })
     bot.on('error', (err) => this.log('debug', `${this.spec.name}: ${err && err.message}`))
+    // when the connection times out: how long since a packet came in, and what this side
+    // had queued to the server (a body whose host fell behind, or a server that did)
+    let lastIn = Date.now()
+    bot._client.on('packet', () => { lastIn = Date.now() })
     bot.on('end', (reason) => {
       if (ended) return
       ended = true
-      this._onEnd(bot, String(reason || 'ended'))
+      const stall = {
+        last_packet_s: Math.round((Date.now() - lastIn) / 100) / 10,
+        queued_kb: Math.round(((bot._client.socket && bot._client.socket.writableLength) || 0) / 1024)
+      }
+      this._onEnd(bot, String(reason || 'ended'), stall)
     })
   }
 
@@ -141,13 +149,13 @@ class Body {
     return p ? { x: p.x, y: p.y, z: p.z } : null
   }
 
-  _onEnd (bot, reason) {
+  _onEnd (bot, reason, stall) {
     if (bot !== this.bot) return
     const was = this.connected
     this.connected = false
     this.runner.cancel('disconnected', 'disconnected')
     if (this.quitting) return
-    if (was) this.emit('disconnected', { reason })
+    if (was) this.emit('disconnected', { reason, ...stall })
     this.reconnecting = true
     const base = this.opts.reconnectBaseMs || 500
     const cap = this.opts.reconnectMaxMs || 10000

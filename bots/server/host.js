@@ -40,6 +40,7 @@ const PLUGIN_ORDER = [
   'village', // spawn point, animals
   'wild', // animals of the wild beyond the village
   'restore', // put the generated blocks back in an area (benchmark rounds)
+  'stalls', // why a player times out (logged: what was queued to it, the loop's delay)
   'admin_api'
 ]
 

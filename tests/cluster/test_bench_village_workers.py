@@ -14,7 +14,12 @@ from typing import Any
 import pytest
 
 from agent_runtime.app.cli import bench_village
-from agent_runtime.app.cli.bench_village_workers import body_events, body_reasons
+from agent_runtime.app.cli.bench_village_workers import (
+    body_events,
+    body_reasons,
+    body_stalls,
+    server_stalls,
+)
 from agent_runtime.app.launchers import ClusterSpec
 
 
@@ -95,6 +100,33 @@ def test_kick_reasons_are_counted_by_the_server_s_message_most_first() -> None:
         ('{"text":"KeepAliveTimeout"}', 1),
     ]
     assert body_reasons(records, "kicked", 0.0, float("inf"))["Server stopped"] == 1
+
+
+def test_the_bodies_and_the_servers_say_where_a_connection_stalled(tmp_path: Path) -> None:
+    def ended(last: float, queued: int) -> dict[str, Any]:
+        data = {"reason": "keepAliveError", "last_packet_s": last, "queued_kb": queued}
+        return {"t": 1.0, "type": "body_event", "kind": "disconnected", "data": data}
+
+    records = [ended(30.2, 0), ended(31.0, 12), ended(0.1, 0)]
+    records.append({"t": 2.0, "type": "body_event", "kind": "disconnected", "data": {}})
+    assert body_stalls(records) == {
+        "count": 3, "last_packet_s_median": 30.2, "last_packet_s_max": 31.0, "queued_kb_max": 12
+    }  # fmt: skip
+    assert body_stalls([]) == {"count": 0}
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "server-shard0.log").write_text(
+        "Nov 27 [INFO]: Wren connected\n"
+        "[piano] stall: Wren timed out (KeepAliveTimeout): 1834 KB queued to it\n"
+        "[piano] stall: event loop delay max 1200 ms\n"
+    )
+    (logs / "server-shard1.log").write_text("[piano] stall: Ada timed out (KeepAliveTimeout)\n")
+    got = server_stalls(tmp_path, keep=2)
+    assert got["count"] == 3
+    assert got["first"] == [
+        "server-shard0: Wren timed out (KeepAliveTimeout): 1834 KB queued to it",
+        "server-shard0: event loop delay max 1200 ms",
+    ]
 
 
 @pytest.mark.services

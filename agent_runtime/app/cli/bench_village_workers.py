@@ -38,7 +38,13 @@ from agent_runtime.app.launchers import ClusterSpec
 from agent_runtime.clock import wall_time
 from agent_runtime.config.models import VillageConfig
 
-__all__ = ["bench_village_workers", "body_events", "body_reasons"]
+__all__ = [
+    "bench_village_workers",
+    "body_events",
+    "body_reasons",
+    "body_stalls",
+    "server_stalls",
+]
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +76,42 @@ def body_reasons(records: Any, kind: str, since: float, until: float) -> dict[st
         reason = str(data.get("reason", "?")) if isinstance(data, dict) else "?"
         counts[reason[:120]] = counts.get(reason[:120], 0) + 1
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def body_stalls(records: Any) -> dict[str, Any]:
+    """The bodies' own view of their connections that ended: seconds since their last packet
+    from the server and KB they had queued to it (``disconnected`` records, whole run)."""
+    seen = [
+        r["data"]
+        for r in records
+        if r.get("type") == "body_event"
+        and r.get("kind") == "disconnected"
+        and isinstance(r.get("data"), dict)
+        and "last_packet_s" in r["data"]
+    ]
+    if not seen:
+        return {"count": 0}
+    last = sorted(float(d["last_packet_s"]) for d in seen)
+    return {
+        "count": len(seen),
+        "last_packet_s_median": last[len(last) // 2],
+        "last_packet_s_max": last[-1],
+        "queued_kb_max": max(int(d.get("queued_kb", 0)) for d in seen),
+    }
+
+
+def server_stalls(run_dir: Path, keep: int = 8) -> dict[str, Any]:
+    """The shard servers' ``[piano] stall:`` lines (bots/server/plugins/stalls.js): players
+    timed out and event-loop delays over a second; the count and the first ``keep``."""
+    lines: list[str] = []
+    for log_file in sorted((run_dir / "logs").glob("server-*.log")):
+        with log_file.open(encoding="utf-8", errors="replace") as f:
+            lines += [
+                f"{log_file.stem}: {ln.strip()[len('[piano] stall: ') :]}"
+                for ln in f
+                if ln.startswith("[piano] stall: ")
+            ]
+    return {"count": len(lines), "first": lines[:keep]}
 
 
 def _busy_seconds() -> float:
@@ -153,6 +195,7 @@ async def bench_village_workers(
             bots = await _players(village.world)
         merged = coord.metrics
         records = list(worker_events(run_dir))
+        stalls = server_stalls(run_dir)
     wall = b_t - a_t
     dec, skills = _rates(first, last, "decisions", "skills")
     lag = merged.get("sched_lag_ms") or {}
@@ -179,6 +222,8 @@ async def bench_village_workers(
         "disconnects": body_events(records, "disconnected", a_wall, b_wall),
         "kick_reasons": body_reasons(records, "kicked", 0.0, float("inf")),  # the whole run
         "disconnect_reasons": body_reasons(records, "disconnected", 0.0, float("inf")),
+        "disconnect_stalls": body_stalls(records),  # the bodies' side of those
+        "server_stalls": stalls,  # the servers' side: timeouts and event-loop delays
         "unresponsive_agents_end": unresponsive,
         "unresponsive_agents_peak": max(peak_unresponsive, unresponsive),
         "errors": _delta(first, last, "errors"),
