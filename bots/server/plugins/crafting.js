@@ -154,9 +154,12 @@ module.exports.server = function (serv) {
       txn.set(slot, makeResult(resultFor(gridItems(i => txn.get(i), gw), gw)))
       return makeResult(recipe)
     },
+    // menu.deferResult: the click's answer sends the result slot itself (1.17+, windows.js)
     refreshResult (menu, gw) {
       const result = makeResult(resultFor(gridItems(i => menu.get(i), gw), gw))
-      if (!W.equalStack(menu.get(0), result)) menu.set(0, result)
+      if (W.equalStack(menu.get(0), result)) return
+      if (menu.deferResult) menu.setSilent(0, result)
+      else menu.set(0, result)
     }
   }
   serv.piano.crafting = crafting

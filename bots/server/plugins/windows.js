@@ -1,7 +1,8 @@
 'use strict'
 // Windows and the 1.16.5 click protocol (window_click + transaction), in
 // place of flying-squid's inventory.js click handling, which applied every
-// click to the player inventory and never confirmed a transaction.
+// click to the player inventory and never confirmed a transaction. From 1.17
+// the state-id protocol instead (handleClickStateId, ../click_sync.js).
 //
 // A window is a Menu (see below): a list of slots, some backed by the
 // player's inventory, some by a container (chest, furnace) or by the menu
@@ -22,12 +23,15 @@ const Vec3 = require('vec3').Vec3
 const windowsLib = require('prismarine-windows')
 const playerDat = require('flying-squid/src/lib/playerDat')
 const { nbtText } = require('./versions')
+const clientView = require('../click_sync')
 
 module.exports.server = function (serv) {
   const registry = serv.registry
   const Item = require('prismarine-item')(registry)
   const itemEntityType = registry.entitiesByName.item.id
   const pwindows = windowsLib(registry)
+  // 1.17+: no transaction packets, state ids instead (click_sync.js)
+  const stateIds = serv.supportFeature('stateIdUsed')
 
   // What mineflayer (prismarine-windows) will predict for a click: we only
   // send set_slot for slots where our result differs. Sending every changed
@@ -190,7 +194,8 @@ module.exports.server = function (serv) {
     const items = []
     for (let i = 0; i < menu.size; i++) items.push(toNotch(menu.get(i)))
     player._client.write('window_items', { windowId: menu.id, items })
-    sendSlot(player, -1, -1, player.cursor)
+    // from 1.17 window_items carries the cursor (versions.js)
+    if (!stateIds) sendSlot(player, -1, -1, player.cursor)
   }
 
   function setInvSlot (player, p, item) {
@@ -501,30 +506,11 @@ module.exports.server = function (serv) {
     }
   }
 
-  // 1.17+: no transaction packets; a click is applied, and mineflayer's sync click (state id
-  // -1; ours are counted in versions.js) is answered with the whole window
-  const stateIds = serv.supportFeature('stateIdUsed')
-
-  function handleClick (player, packet) {
-    const menu = packet.windowId === 0 ? player.inventoryMenu : player.openMenu
-    // a stale state id: mineflayer's sync click (-1), or a click sent before our last update
-    // arrived; the latter are answered with the slots that differ from the client's
-    // prediction only (the whole window raced the clicks mineflayer had already sent)
-    const stale = stateIds && packet.stateId === -1
-    const respond = stateIds
-      ? () => {}
-      : (accepted) => player._client.write('transaction', { windowId: packet.windowId, action: packet.action, accepted })
-    if (!menu || menu.id !== packet.windowId) {
-      // a click for a window that is not open (e.g. just closed): nothing happens
-      respond(true)
-      if (stale && menu) sendAll(player, menu)
-      return
-    }
+  // apply a click to a staged copy of the menu; null when the simulation threw
+  function simulate (player, menu, packet) {
     const { slot, mouseButton: button, mode } = packet
     const txn = new Txn(menu)
     txn.dropped = []
-    const before = validSlot(menu, slot) ? clone(menu.get(slot)) : null
-    const predicted = predict(menu, player, { slot, mouseButton: button, mode, windowId: menu.id })
     try {
       switch (mode) {
         case 0: if (button <= 1) clickPickup(txn, slot, button, player); break
@@ -537,23 +523,43 @@ module.exports.server = function (serv) {
       }
     } catch (err) {
       serv.warn?.(`click failed: ${err && err.stack}`)
+      return null
+    }
+    return txn
+  }
+
+  const menuOf = (player, windowId) => (windowId === 0 ? player.inventoryMenu : player.openMenu)
+
+  // 1.16.5: every click is answered with a transaction packet
+  function handleClick (player, packet) {
+    const menu = menuOf(player, packet.windowId)
+    const respond = (accepted) => player._client.write('transaction', { windowId: packet.windowId, action: packet.action, accepted })
+    if (!menu || menu.id !== packet.windowId) {
+      // a click for a window that is not open (e.g. just closed): nothing happens
+      respond(true)
+      return
+    }
+    const { slot, mouseButton: button, mode } = packet
+    const before = validSlot(menu, slot) ? clone(menu.get(slot)) : null
+    const predicted = predict(menu, player, { slot, mouseButton: button, mode, windowId: menu.id })
+    const txn = simulate(player, menu, packet)
+    if (!txn) {
       respond(false)
       sendAll(player, menu)
       return
     }
     // vanilla accepts when the client's idea of the clicked slot was right
     const clientItem = packet.item && packet.item.present !== false && packet.item.itemId > 0 ? packet.item : null
-    let accepted = !stale
-    if (!stateIds && mode === 0 && validSlot(menu, slot)) {
+    let accepted = true
+    if (mode === 0 && validSlot(menu, slot)) {
       accepted = (!before && !clientItem) ||
         (before && clientItem && before.type === clientItem.itemId && before.count === clientItem.itemCount)
     }
     respond(accepted)
-    if (!accepted && !stateIds) {
+    if (!accepted) {
       serv.info?.(`click rejected: ${player.username} window ${menu.id} slot ${slot} mode ${mode} button ${button}: client ${clientItem ? clientItem.itemId + 'x' + clientItem.itemCount : 'empty'}, server ${before ? before.type + 'x' + before.count : 'empty'}`)
     }
     const changed = commit(player, menu, txn)
-    let resultSent = !accepted // sendAll sends every slot
     if (!accepted) sendAll(player, menu)
     else if (slot === -999 && mode === 0 && !before && menu.id === 0) sendAll(player, menu) // a sync click
     else {
@@ -561,22 +567,46 @@ module.exports.server = function (serv) {
       for (let i = 0; i < menu.size; i++) {
         const mine = menu.get(i)
         const theirs = predicted ? predicted.slots[i] : (changed.includes(i) ? undefined : mine)
-        if (theirs === undefined || !equalStack(mine, theirs)) {
-          sendSlot(player, menu.id, i, mine)
-          if (i === 0) resultSent = true
-        }
+        if (theirs === undefined || !equalStack(mine, theirs)) sendSlot(player, menu.id, i, mine)
       }
       if (!predicted || !equalStack(player.cursor, predicted.selectedItem)) sendSlot(player, -1, -1, player.cursor)
     }
     if (changed.length) menu.afterCommit(changed)
-    // 1.17+: mineflayer waits, after every click on a crafting grid or its result, for the
-    // result slot (vanilla always sends it); it was sent only where it differed from the
-    // client's prediction, and crafting hung at 1.21.4. Once only: a second copy advanced the
-    // state id past the one mineflayer's next click carried (answered with the whole window
-    // while its later clicks were on the way: its inventory model went wrong)
-    if (stateIds && !resultSent && slot >= 0 && slot <= craftGridEnd(menu)) sendSlot(player, menu.id, 0, menu.get(0))
   }
 
+  // 1.17+, as a vanilla server answers (see click_sync.js): a click whose state id is not the
+  // last one sent is applied, then answered with the whole window; otherwise only the slots
+  // that differ from the client's view after its own prediction (the slots the click says it
+  // changed, the rest as last sent) are sent. A click on a crafting grid or its result is
+  // answered with the result slot last: mineflayer waits for it, then clicks again with its
+  // state id, which is then the newest.
+  function handleClickStateId (player, packet) {
+    const menu = menuOf(player, packet.windowId)
+    if (!menu || menu.id !== packet.windowId) {
+      // a click for a window that is not open (e.g. just closed): vanilla ignores it; but
+      // mineflayer's sync click (state id -1) waits for a whole window
+      if (packet.stateId === -1 && menu) sendAll(player, menu)
+      return
+    }
+    const view = player.pianoClientView
+    const stale = packet.stateId !== player.pianoStateId
+    const txn = simulate(player, menu, packet)
+    const waits = packet.slot >= 0 && packet.slot <= craftGridEnd(menu)
+    if (txn) {
+      const changed = commit(player, menu, txn)
+      menu.deferResult = true // the result slot goes below, last
+      try { if (changed.length) menu.afterCommit(changed) } finally { menu.deferResult = false }
+    }
+    view.clientClicked(menu.id, packet.changedSlots, packet.cursorItem)
+    if (stale || !txn) return sendAll(player, menu)
+    for (let i = 0; i < menu.size; i++) {
+      if (waits && i === 0) continue
+      const mine = menu.get(i)
+      if (!view.shows(menu.id, i, mine)) sendSlot(player, menu.id, i, mine)
+    }
+    if (!view.showsCarried(player.cursor)) sendSlot(player, -1, -1, player.cursor)
+    if (waits) sendSlot(player, menu.id, 0, menu.get(0))
+  }
   const craftingType = pwindows.windows['minecraft:crafting']?.type
   // the last slot of a menu's crafting grid (0 = result), -1 for menus without one
   const craftGridEnd = (menu) => (menu.id === 0 ? 4 : menu.inventoryType === craftingType ? 9 : -1)
@@ -604,6 +634,7 @@ module.exports.server = function (serv) {
     const menu = player.openMenu
     player.openMenu = null
     player.drag = null
+    if (menu) player.pianoClientView?.closed(menu.id, menu.containerSize)
     if (menu) { try { menu.onClose() } catch (err) { serv.warn?.(`close failed: ${err}`) } }
     player.inventoryMenu?.onClose()
     returnCursor(player)
@@ -654,8 +685,9 @@ module.exports.server = function (serv) {
     // replace flying-squid's click handlers
     player._client.removeAllListeners('window_click')
     player._client.removeAllListeners('close_window')
+    if (stateIds) player.pianoClientView = clientView(player, Item)
     player._client.on('window_click', (packet) => {
-      try { handleClick(player, packet) } catch (err) { serv.warn?.(`window_click: ${err && err.stack}`) }
+      try { (stateIds ? handleClickStateId : handleClick)(player, packet) } catch (err) { serv.warn?.(`window_click: ${err && err.stack}`) }
     })
     player._client.on('close_window', () => {
       closeMenu(player)
