@@ -28,6 +28,9 @@ const bot = mineflayer.createBot({
   checkTimeoutInterval: 60000
 })
 bot.loadPlugin(pathfinder)
+let lastStateId = -1 // 1.17+: the state id of the last window packet received
+bot._client.on('window_items', (p) => { lastStateId = p.stateId ?? -1 })
+bot._client.on('set_slot', (p) => { lastStateId = p.stateId ?? -1 })
 bot.loadPlugin(toolPlugin)
 bot.loadPlugin(collectBlock)
 
@@ -577,6 +580,45 @@ const actions = {
     const shown = () => (bot.inventory.slots[slot] ? bot.inventory.slots[slot].name : null)
     await waitFor(() => shown() === name, ms, `slot ${slot} showing ${name}`)
     return shown()
+  },
+
+  // one 1.17+ window_click on the inventory window, written as given (not mineflayer's): the
+  // state id of the last window packet received (staleId: one before it), the client's claimed
+  // changed slots [[slot, name|null, count]] and cursor [name, count]|null; returns the first
+  // window packet that answers it: {packet: 'window_items', items: {slot: [name, count]},
+  // carried} or {packet: 'set_slot', windowId, slot, item: [name, count]|null}
+  async raw_click ({ slot, button = 0, mode = 0, staleId = false, changed = [], cursor = null, ms = 5000 }) {
+    const Item = req('prismarine-item')(bot.registry)
+    const notch = (x) => Item.toNotch(x && x[0] ? new Item(itemId(x[0]), x[1]) : null)
+    const named = (n) => { const it = Item.fromNotch(n); return it ? [it.name, it.count] : null }
+    let done
+    const answered = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => { done(); reject(new Error('no window packet answered the click')) }, ms)
+      const onItems = (p) => {
+        done()
+        const items = {}
+        p.items.forEach((n, i) => { const it = named(n); if (it) items[i] = it })
+        resolve({ packet: 'window_items', windowId: p.windowId, items, carried: named(p.carriedItem) })
+      }
+      const onSlot = (p) => { done(); resolve({ packet: 'set_slot', windowId: p.windowId, slot: p.slot, item: named(p.item) }) }
+      done = () => {
+        clearTimeout(timer)
+        bot._client.removeListener('window_items', onItems)
+        bot._client.removeListener('set_slot', onSlot)
+      }
+      bot._client.on('window_items', onItems)
+      bot._client.on('set_slot', onSlot)
+    })
+    bot._client.write('window_click', {
+      windowId: 0,
+      stateId: staleId ? lastStateId - 1 : lastStateId,
+      slot,
+      mouseButton: button,
+      mode,
+      changedSlots: changed.map(([location, name, n]) => ({ location, item: notch([name, n]) })),
+      cursorItem: notch(cursor)
+    })
+    return answered
   },
 
   async slot_of ({ item }) { const it = bot.inventory.findInventoryItem(itemId(item)); return it ? it.slot : null },
