@@ -69,6 +69,10 @@ module.exports.server = function (serv) {
     return null
   }
 
+  // 1.17+ metal ores without fortune drop as vanilla's loot tables say: minecraft-data's range
+  // for raw iron and raw gold is 1-2 (an iron ore dropped 2 raw iron at 1.20.4), raw copper 2-5
+  const RAW_METAL = { raw_iron: [1, 1], raw_gold: [1, 1], raw_copper: [2, 5] }
+
   function genericDrops (block) {
     const loot = registry.blockLoot?.[block.name]
     if (!loot) {
@@ -83,7 +87,7 @@ module.exports.server = function (serv) {
       const item = items[d.item]
       if (!item) continue
       if (d.dropChance !== undefined && d.dropChance < 0.5 && rand() >= d.dropChance) continue
-      const [lo, hi] = d.stackSizeRange || [1, 1]
+      const [lo, hi] = RAW_METAL[d.item] || d.stackSizeRange || [1, 1]
       const count = between(Math.max(0, lo), Math.max(lo, hi))
       if (count > 0) out.push({ id: item.id, count })
     }
