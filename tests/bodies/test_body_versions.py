@@ -1,4 +1,5 @@
-"""Our body climbs the tech tree on the embedded server at every supported Minecraft version:
+"""Our body climbs the tech tree on the embedded server at every supported Minecraft version
+and at 1.20.4 and 1.21.4:
 logs -> planks -> table -> wooden pickaxe -> stone -> stone pickaxe -> furnace -> iron ingot,
 then deposits the ingot in a town-hall chest. Real server, real mineflayer, the body's skills.
 
@@ -25,6 +26,9 @@ pytestmark = pytest.mark.minecraft
 
 #: what iron ore drops, by version (minecraft-data's loot tables)
 IRON_DROP = {"1.16.5": "iron_ore"}
+#: newer versions the body climbs at, not yet in SUPPORTED_VERSIONS (bots/README.md,
+#: "Versions": the plain mineflayer bot's climb does not pass there yet)
+NEWER = ("1.20.4", "1.21.4")
 
 
 @pytest.fixture
@@ -44,7 +48,7 @@ async def world(
 
 
 @pytest.mark.timeout(150)
-@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+@pytest.mark.parametrize("mc_version", [*SUPPORTED_VERSIONS, *NEWER])
 async def test_body_climbs_the_tech_tree(
     mc_version: str, world: tuple[EmbeddedServer, AdminClient]
 ) -> None:
