@@ -37,6 +37,11 @@ module.exports.player = function (player, serv) {
   if (!stateIds) return
   const Item = require('prismarine-item')(serv.registry)
   const namedMetadata = serv.registry.version['>=']('1.20')
+  // flying-squid sends no entity metadata from 1.20.2 ("todo: fix in mcdata", its
+  // entities.js), so a dropped item reached clients without its stack: mineflayer never saw
+  // an itemDrop (the test bot's collects at 1.20.4/1.21.4 found no drop) and a vanilla client
+  // shows no item. An item entity's metadata follows its spawn packet to each player.
+  const itemMetadata = serv.registry.version['>=']('1.20.2')
   const write = player._client.write.bind(player._client)
   player._client.write = (name, params) => {
     // flying-squid's sounds are in the 1.16 shape: at 1.21 the client failed to read them
@@ -45,6 +50,14 @@ module.exports.player = function (player, serv) {
     if (systemChat && name === 'chat' && params) {
       const content = nbtChat ? nbtText(JSON.parse(params.message)) : params.message
       return write('system_chat', { content, type: 1, isActionBar: params.position === 2 })
+    }
+    if (itemMetadata && name === 'spawn_entity' && params) {
+      const sent = write(name, params)
+      const entity = serv.entities[params.entityId]
+      if (entity && entity.itemId !== undefined && Array.isArray(entity.metadata) && entity.metadata.length) {
+        player._client.write('entity_metadata', { entityId: entity.id, metadata: entity.metadata })
+      }
+      return sent
     }
     if (namedMetadata && name === 'entity_metadata' && params && Array.isArray(params.metadata)) {
       params = { ...params, metadata: params.metadata.map(m => metadataEntry(m, Item)).filter(Boolean) }

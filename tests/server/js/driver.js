@@ -412,6 +412,15 @@ const actions = {
       .map(e => { const it = e.getDroppedItem && e.getDroppedItem(); return { name: it && it.name, count: it && it.count, position: pos(e.position) } })
   },
 
+  // wait until the client knows a dropped item of NAME within RANGE (an item entity's stack
+  // reaches the client in the entity's metadata, after its spawn packet)
+  async wait_item_entity ({ name, range = 8, ms = 10000 }) {
+    const shown = () => Object.values(bot.entities).some(e => e.name === 'item' &&
+      e.position.distanceTo(bot.entity.position) <= range && e.getDroppedItem && e.getDroppedItem()?.name === name)
+    await waitFor(shown, ms, `a dropped ${name} within ${range} blocks`)
+    return name
+  },
+
   // walk to the nearest mob of a kind and hit it until it dies; returns its id
   async kill_mob ({ mob, ms = 30000 }) {
     const target = bot.nearestEntity(e => e.name === mob)
