@@ -415,8 +415,11 @@ const actions = {
   // wait until the client knows a dropped item of NAME within RANGE (an item entity's stack
   // reaches the client in the entity's metadata, after its spawn packet)
   async wait_item_entity ({ name, range = 8, ms = 10000 }) {
+    // an item entity spawned but whose metadata has not arrived yet has no stack to read
+    // (mineflayer's getDroppedItem throws on it): not shown yet
+    const stack = (e) => { try { return e.getDroppedItem() } catch (err) { return null } }
     const shown = () => Object.values(bot.entities).some(e => e.name === 'item' &&
-      e.position.distanceTo(bot.entity.position) <= range && e.getDroppedItem && e.getDroppedItem()?.name === name)
+      e.position.distanceTo(bot.entity.position) <= range && stack(e)?.name === name)
     await waitFor(shown, ms, `a dropped ${name} within ${range} blocks`)
     return name
   },
