@@ -16,16 +16,20 @@ hangs on uvloop; asyncio's loop uses vfork and does not). ``PIANO_EVENT_LOOP=uvl
 selects it for processes that start no children while they run (e.g. ``piano worker
 --world none``) or with ``OPENBLAS_NUM_THREADS=1`` (no pool to wait for), which importing
 :mod:`agent_runtime` now sets unless the environment names another count.
+
+:class:`PerLoop` holds one object per loop for things bound to one loop (the timer groups of
+:mod:`agent_runtime.ticks`, the memory encodings' queue).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import weakref
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
-__all__ = ["LOOP_ENV", "loop_factory", "loop_name", "run"]
+__all__ = ["LOOP_ENV", "PerLoop", "loop_factory", "loop_name", "run"]
 
 #: ``uvloop`` selects uvloop's event loop (if installed); anything else: the standard loop
 LOOP_ENV = "PIANO_EVENT_LOOP"
@@ -53,3 +57,22 @@ def run(main: Coroutine[Any, Any, T]) -> T:
     """``asyncio.run(main)`` on the loop :func:`loop_factory` chooses."""
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         return runner.run(main)
+
+
+class PerLoop(Generic[T]):
+    """One ``T`` per event loop, made by ``make(loop)`` on first use in that loop and gone
+    with the loop (for things whose futures, tasks or timers belong to one loop)."""
+
+    def __init__(self, make: Callable[[asyncio.AbstractEventLoop], T]) -> None:
+        self._make = make
+        self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, T] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def get(self) -> T:
+        """The running loop's ``T``."""
+        loop = asyncio.get_running_loop()
+        value = self._by_loop.get(loop)
+        if value is None:
+            value = self._by_loop[loop] = self._make(loop)
+        return value

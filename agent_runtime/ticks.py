@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import math
-import weakref
 from collections.abc import Callable
+
+from agent_runtime.event_loop import PerLoop
 
 __all__ = ["TICK_S", "Wakeups", "round_up", "wakeups"]
 
@@ -59,15 +60,9 @@ class Wakeups:
             callback(when)
 
 
-_BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Wakeups] = (
-    weakref.WeakKeyDictionary()
-)
+_BY_LOOP: PerLoop[Wakeups] = PerLoop(Wakeups)
 
 
 def wakeups() -> Wakeups:
     """The running loop's :class:`Wakeups` (created on first use)."""
-    loop = asyncio.get_running_loop()
-    w = _BY_LOOP.get(loop)
-    if w is None:
-        w = _BY_LOOP[loop] = Wakeups(loop)
-    return w
+    return _BY_LOOP.get()

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from agent_runtime.event_loop import PerLoop
 from modules.memory.encoder import Encoder, FloatArray
 
 __all__ = ["BATCH_TEXTS", "EncodeQueue", "encode_queue"]
@@ -104,15 +104,9 @@ class EncodeQueue:
                     req.future.set_result(part)
 
 
-_QUEUES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, EncodeQueue] = (
-    weakref.WeakKeyDictionary()
-)
+_QUEUES: PerLoop[EncodeQueue] = PerLoop(lambda _loop: EncodeQueue())
 
 
 def encode_queue() -> EncodeQueue:
     """The running loop's queue (one per loop: its futures and task belong to that loop)."""
-    loop = asyncio.get_running_loop()
-    queue = _QUEUES.get(loop)
-    if queue is None:
-        queue = _QUEUES[loop] = EncodeQueue()
-    return queue
+    return _QUEUES.get()

@@ -39,3 +39,24 @@ def test_children_start_on_uvloop_too(monkeypatch: pytest.MonkeyPatch, tmp_path:
 
     pid, group = event_loop.run(start())
     assert group == pid and group != os.getpgid(0)
+
+
+def test_per_loop_holds_one_value_per_loop() -> None:
+    """Asked twice in one loop: the same value, made once with that loop; another loop gets
+    its own."""
+    made: list[asyncio.AbstractEventLoop] = []
+
+    def make(loop: asyncio.AbstractEventLoop) -> list[asyncio.AbstractEventLoop]:
+        made.append(loop)
+        return [loop]
+
+    per_loop = event_loop.PerLoop(make)
+
+    async def twice() -> tuple[object, object, asyncio.AbstractEventLoop]:
+        return per_loop.get(), per_loop.get(), asyncio.get_running_loop()
+
+    a1, a2, loop_a = asyncio.run(twice())
+    b1, b2, loop_b = asyncio.run(twice())
+    assert a1 is a2 and a1 == [loop_a]
+    assert b1 is b2 and b1 == [loop_b] and b1 is not a1
+    assert made == [loop_a, loop_b]
