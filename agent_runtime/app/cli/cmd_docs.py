@@ -13,6 +13,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from agent_runtime.app.before_after_table import render_before_after
 from agent_runtime.app.bodies_table import render_bodies_runs
 from agent_runtime.app.doc_figures import Renderer, render_docs, result_files
 from agent_runtime.app.faults_table import render_faults
@@ -64,6 +65,7 @@ RENDERERS: dict[str, Renderer] = {
     "skill-steps": render_skill_steps,  # piano bench skills --json-out, agents=N
     "skill-climbs": render_skill_climbs,  # the same, its tech-tree climbs
     "village-runs": render_village_runs,  # piano bench village --json-out, one row each
+    "before-after": render_before_after,  # runs of two commits back to back, kept or not
 }
 
 
