@@ -16,16 +16,17 @@ from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Awareness, Discrepancy, Perception
 from agent_runtime.world import SkillOutcome
 from modules.base import appended, remember
-from modules.knowledge import FAMILIES, expected_gain
+from modules.knowledge import FAMILIES, counts_as, expected_gain
 
 LIMIT = 20
 
 
 def observed_of(item: str, observed: dict[str, int]) -> int:
-    """The observed change of ``item``, where a family ("log", "planks") sums its members."""
+    """The observed change of ``item``, where a family ("log", "planks") sums its members and
+    an ore's drop counts the raw metal it drops at other versions (``knowledge.counts_as``)."""
     if item in FAMILIES:
         return sum(v for k, v in observed.items() if k.endswith(f"_{item}"))
-    return observed.get(item, 0)
+    return sum(observed.get(k, 0) for k in counts_as(item))
 
 
 def compare(expected: dict[str, int], observed: dict[str, int]) -> dict[str, tuple[int, int]]:

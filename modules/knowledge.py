@@ -4,11 +4,22 @@ A small tech tree: what a block drops, what a recipe needs, which tool a block
 needs; and the activities (goal kinds) agents pursue, each with the skills that
 advance it. The LLM policies do not need this; it keeps the heuristic brain
 grounded in what the world really allows.
+
+What digging a block gives changed between the Minecraft versions the runtime serves (an
+iron ore gives ``iron_ore`` at 1.16.5 and ``raw_iron`` from 1.17): :func:`counts_as` reads
+it from minecraft-data for every supported version (``bots/mc_names.py``), and the agent
+counts whichever its own inventory shows (no version flag: it is not part of its view).
 """
 
 from __future__ import annotations
 
+import functools
+import logging
 from dataclasses import dataclass
+
+from agent_runtime.config.models import SUPPORTED_VERSIONS
+
+log = logging.getLogger(__name__)
 
 # block -> item it drops when mined with the right tool
 DROPS: dict[str, str] = {
@@ -77,7 +88,6 @@ RECIPES: dict[str, Recipe] = {
 
 SMELTING: dict[str, str] = {
     "iron_ore": "iron_ingot",
-    "raw_iron": "iron_ingot",  # iron ore's drop from Minecraft 1.17 on
     "gold_ore": "gold_ingot",
     "sand": "glass",
     "beef": "cooked_beef",
@@ -86,6 +96,36 @@ SMELTING: dict[str, str] = {
     "oak_log": "charcoal",
     "potato": "baked_potato",
 }
+
+
+
+@functools.cache
+def counts_as(item: str) -> tuple[str, ...]:
+    """``item``, and where ``item`` is what digging the block of that name gives (:data:`DROPS`),
+    what that block gives instead at a Minecraft version the runtime serves, from
+    minecraft-data: an ore that drops itself up to 1.16 drops raw metal from 1.17 (``iron_ore``
+    -> ``iron_ore``, ``raw_iron``). A wheat block gives wheat at every version: only itself.
+    Without minecraft-data (no ``make setup``), only ``item``."""
+    from bots import mc_names  # bots/node_modules: read once per item
+
+    names = [item]
+    if DROPS.get(item) != item:
+        return (item,)
+    for version in SUPPORTED_VERSIONS:
+        try:
+            drops = mc_names.drops_of(version, item)
+        except (OSError, ValueError) as err:  # not installed, or no such block there
+            log.debug("no drops of %s at %s: %s", item, version, err)
+            continue
+        if item not in drops:
+            names += drops
+    return tuple(dict.fromkeys(names))
+
+
+#: smelting the raw metal an ore drops from 1.17 gives what smelting the ore gives
+SMELTING.update(
+    {raw: out for ore, out in list(SMELTING.items()) for raw in counts_as(ore) if raw != ore}
+)
 
 FOODS = (
     "bread",
@@ -130,7 +170,7 @@ def expected_gain(skill: str, args: dict[str, object]) -> dict[str, int]:
     count = int(str(args.get("count", 1)))
     if skill == "collect":
         block = str(args.get("block", ""))
-        return {DROPS.get(block, block): count}
+        return {DROPS.get(block, block): count}  # or what counts as it (:func:`counts_as`)
     if skill == "craft":
         item = str(args.get("item", ""))
         recipe = RECIPES.get(item)

@@ -18,6 +18,7 @@ from modules.knowledge import (
     TOOL_TIER,
     best_pickaxe_tier,
     count_of,
+    counts_as,
     planks_for,
 )
 
@@ -48,9 +49,9 @@ def _log_block(seen_blocks: dict[str, float]) -> str:
 
 
 #: what a furnace turns into an iron ingot: iron ore's drop, the ore block itself up to 1.16
-#: and ``raw_iron`` from 1.17 on; the agent smelts whichever it holds (no version flag: it
-#: reads its own inventory)
-IRON_TO_SMELT = ("iron_ore", "raw_iron")
+#: and ``raw_iron`` from 1.17 on (minecraft-data, ``knowledge.counts_as``); the agent smelts
+#: whichever it holds (no version flag: it reads its own inventory)
+IRON_TO_SMELT = counts_as("iron_ore")
 
 
 def iron_held(inv: dict[str, int]) -> str | None:
@@ -245,7 +246,8 @@ def _new_in_sight(inv: dict[str, int], seen: dict[str, float]) -> Step | None:
     tier = best_pickaxe_tier(inv)
     for block in sorted(seen, key=lambda b: seen[b]):
         gatherable = block in GATHERABLE or block.endswith(GATHERABLE_SUFFIXES)
-        if gatherable and DROPS.get(block, block) not in inv and TOOL_TIER.get(block, 0) <= tier:
+        got = any(d in inv for d in counts_as(DROPS.get(block, block)))
+        if gatherable and not got and TOOL_TIER.get(block, 0) <= tier:
             return _collect(block, 2, "- something I have not got yet")
     return None
 

@@ -209,6 +209,7 @@ class Bench:
     teleports_resent: int = 0
     #: blocks put back to the generated world before the rounds (what earlier rounds dug)
     blocks_restored: int = 0
+    version: str = "1.16.5"  # the Minecraft version the server serves and the bodies speak
 
     async def restore(self, start: str) -> None:
         """The generated world again around place ``start``: every round starts on the same
@@ -224,7 +225,7 @@ class Bench:
         self.serial += 1
         name = name or f"bsk{self.serial}"
         async with self.gate:
-            body = await self.transport.connect(BotSpec(name, port=self.port))
+            body = await self.transport.connect(BotSpec(name, port=self.port, version=self.version))
         x, y, z = self.places[start]
         await self.admin.teleport(name, x + 0.5, y, z + 0.5)
         for item, n in give:

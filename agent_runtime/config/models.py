@@ -42,7 +42,7 @@ from agent_runtime.config.topics import Topic
 #: Minecraft versions served by both the pinned mineflayer and flying-squid (embedded world)
 #: at which our server and body tests pass (tests/server/test_versions.py,
 #: tests/bodies/test_body_versions.py; bots/README.md, "Versions").
-SUPPORTED_VERSIONS: tuple[str, ...] = ("1.16.5",)
+SUPPORTED_VERSIONS: tuple[str, ...] = ("1.16.5", "1.20.4", "1.21.4")
 
 SectionName = Literal[
     "identity",

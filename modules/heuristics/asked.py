@@ -13,7 +13,7 @@ import re
 from agent_runtime.bottleneck import BottleneckView
 from agent_runtime.state.sections import Utterance
 from modules.heuristics.gifts import Allowance, allowance
-from modules.knowledge import FOODS, LOGS, PLANKS
+from modules.knowledge import FOODS, LOGS, PLANKS, counts_as
 
 __all__ = [
     "ANSWER_WINDOW_S",
@@ -52,7 +52,7 @@ ITEM_ALIASES: dict[str, tuple[str, ...]] = {
     "stone": ("cobblestone",),
     "cobblestone": ("cobblestone",),
     "coal": ("coal",),
-    "iron": ("iron_ingot", "iron_ore", "raw_iron"),
+    "iron": ("iron_ingot", *counts_as("iron_ore")),
     "stick": ("stick",),
     "sticks": ("stick",),
     "table": ("crafting_table",),

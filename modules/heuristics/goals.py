@@ -29,7 +29,7 @@ from collections import Counter
 
 from pydantic import BaseModel, Field
 
-from modules.knowledge import ACTIVITIES, KEYWORDS, LOGS, count_of
+from modules.knowledge import ACTIVITIES, KEYWORDS, LOGS, count_of, counts_as
 from modules.views import GoalView
 
 __all__ = ["GoalOut", "choose_goal", "classify_activity", "goal_done", "goal_text", "weights"]
@@ -44,7 +44,7 @@ SUPPLIES: dict[str, tuple[str, ...]] = {
     "mine": ("wooden_pickaxe", "stone_pickaxe", "iron_pickaxe"),
     "farm": ("wheat_seeds", "wheat", "bread"),
     "craft_tools": ("crafting_table", "stick", "oak_planks", "birch_planks", "spruce_planks"),
-    "smelt": ("furnace", "iron_ore", "raw_iron", "coal"),
+    "smelt": ("furnace", *counts_as("iron_ore"), "coal"),
     "build": ("cobblestone", "oak_planks"),
     "guard": ("wooden_sword", "stone_sword", "iron_sword"),
     "trade": ("bread", "iron_ingot"),
@@ -127,7 +127,7 @@ def goal_done(kind: str, inv: dict[str, int], started_inv: dict[str, int]) -> bo
         return _wood(inv) - _wood(started_inv) >= 16
     if kind == "mine":
         # iron ore drops itself up to 1.16 and raw iron from 1.17
-        iron = gained.get("iron_ore", 0) + gained.get("raw_iron", 0)
+        iron = sum(gained.get(k, 0) for k in counts_as("iron_ore"))
         return gained.get("cobblestone", 0) >= 16 or iron >= 3
     if kind == "farm":
         return gained.get("wheat", 0) + gained.get("bread", 0) >= 6

@@ -90,12 +90,12 @@ def server_1_21_4() -> Iterator[FakeServer]:
 
 
 @pytest.fixture
-def newer_supported(monkeypatch: pytest.MonkeyPatch) -> None:
-    """As when 1.20.4 joins SUPPORTED_VERSIONS (bots/README.md, "Versions": not yet)."""
-    both = ("1.16.5", "1.20.4")
-    monkeypatch.setattr(models, "SUPPORTED_VERSIONS", both)
-    monkeypatch.setattr(world_version, "SUPPORTED_VERSIONS", both)
-    monkeypatch.setitem(status_ping.PROTOCOLS, "1.20.4", 765)
+def server_1_19_4() -> Iterator[FakeServer]:
+    """A version minecraft-data knows and our bodies do not speak (not in SUPPORTED_VERSIONS)."""
+    assert "1.19.4" not in models.SUPPORTED_VERSIONS
+    assert "1.19.4" not in status_ping.PROTOCOLS
+    with FakeServer("1.19.4", 762) as server:
+        yield server
 
 
 def village(tmp_path: Path, world: str, name: str = "village.yaml") -> Path:
@@ -117,7 +117,8 @@ def test_a_status_answer_names_the_version_the_bodies_speak() -> None:
     assert version("1.16.5", 754) == "1.16.5"
     assert version("1.16.4", 754) == "1.16.5"  # the same protocol: the bodies speak it
     assert version("Paper 1.21.4", 769) == "1.21.4"
-    assert version("1.20.3", 765) == "1.20.3"
+    assert version("1.20.3", 765) == "1.20.4"  # the same protocol as 1.20.4: spoken
+    assert version("1.20", 763) == "1.20"  # not spoken: the release the label names
     assert version("Velocity", 765) == "1.20.4"  # no release named: the newest of its protocol
     assert version("1.21", 767) == "1.21"
     assert version("snapshot", 1) is None
@@ -146,19 +147,18 @@ def test_a_version_the_file_sets_must_be_the_servers(
 
 
 def test_an_unset_version_the_bodies_do_not_speak_is_one_line(
-    tmp_path: Path, server_1_21_4: FakeServer
+    tmp_path: Path, server_1_19_4: FakeServer
 ) -> None:
     path = village(tmp_path, "{kind: external}")
     cfg = load_config(path)
     assert not world_version.version_set_in(cfg)
-    cfg = apply_cli(cfg, run_args(server_1_21_4.port), str(path))
+    cfg = apply_cli(cfg, run_args(server_1_19_4.port), str(path))
     with pytest.raises(WorldError) as err:
         world_version.resolve_external_version(cfg, path, version_set=False)
     assert str(err.value).startswith(f"{path}: world.version is unset and the Minecraft server")
-    assert "Minecraft 1.21.4 (protocol 769), which our bodies do not speak" in str(err.value)
+    assert "Minecraft 1.19.4 (protocol 762), which our bodies do not speak" in str(err.value)
 
 
-@pytest.mark.usefixtures("newer_supported")
 def test_an_unset_version_becomes_the_servers(tmp_path: Path) -> None:
     """The file leaves world.version unset (its model defaults it to 1.16.5): the bodies log
     in at the server's version; the file setting 1.16.5 keeps it (and is refused)."""

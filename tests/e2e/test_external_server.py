@@ -149,7 +149,7 @@ async def _read_varint(reader: asyncio.StreamReader) -> int:
 
 async def test_a_server_of_another_version_is_refused_before_any_login(tmp_path: Path) -> None:
     logins: list[int] = []
-    status = json.dumps({"version": {"name": "1.20.4", "protocol": 765},
+    status = json.dumps({"version": {"name": "1.19.4", "protocol": 762},
                          "players": {"max": 20, "online": 0}, "description": {"text": "x"}})
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -187,6 +187,6 @@ async def test_a_server_of_another_version_is_refused_before_any_login(tmp_path:
     lines = [x for x in stderr.splitlines() if x.startswith("piano run:")]
     # the YAML leaves world.version unset: the bodies would take the server's, which they do
     # not speak (the check before anything starts, agent_runtime/app/cli/world_version.py)
-    assert len(lines) == 1 and "1.20.4 (protocol 765)" in lines[0], stderr[-2000:]
+    assert len(lines) == 1 and "1.19.4 (protocol 762)" in lines[0], stderr[-2000:]
     assert "world.version" in lines[0] and "1.16.5" in lines[0] and "Traceback" not in stderr
     assert logins == [], "no body tried to log in"

@@ -33,6 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--climb-limit", type=float, default=600.0, help="seconds per climb")
     p.add_argument("--server-log", default=None, help="keep the server log in this file")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--version", default="1.16.5", help="Minecraft version served and spoken")
     add_json_out(p)
 
 
@@ -50,6 +51,7 @@ async def _level(args: argparse.Namespace, agents: int, rng: random.Random) -> d
             Path(tmp) / "world",
             log_path=Path(args.server_log or Path(tmp) / "server.log"),
             max_players=agents + 10,
+            version=args.version,
         )
         async with server:
             assert server.admin_url is not None
@@ -58,7 +60,7 @@ async def _level(args: argparse.Namespace, agents: int, rng: random.Random) -> d
                 AdminClient(server.admin_url) as admin,
                 JSPyBridgeTransport(spawn_timeout=60.0) as transport,
             ):
-                bench = Bench(transport, admin, server.port, places, rng)
+                bench = Bench(transport, admin, server.port, places, rng, version=args.version)
                 t0 = time.monotonic()
                 for scenario in scenarios:
                     for _ in range(args.rounds):
@@ -82,6 +84,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {
         "bench": "skills",
         "rounds": args.rounds,
+        "version": args.version,
         "cpus": os.cpu_count(),
         "load_avg_start": [round(v, 2) for v in os.getloadavg()],
         "levels": [],
