@@ -14,7 +14,6 @@ URLs with :func:`agent_runtime.config.urls.public_url`, never as they are.
 
 from __future__ import annotations
 
-from types import TracebackType
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -59,12 +58,7 @@ class AdminClient:
         )
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:

@@ -27,7 +27,6 @@ import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
 from typing import IO, Any
 
 from agent_runtime.config.layout import Place, VillageLayout
@@ -187,12 +186,7 @@ class EmbeddedServer:
         await self.start()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
     def _settings(self) -> dict[str, Any]:
