@@ -1,9 +1,10 @@
 """Village runs at several Minecraft versions side by side, from their run folders (issue 34).
 
-``python -m bots.version_runs OUT.json RUN_DIR [RUN_DIR ...] [--load RUN_DIR=BEFORE,AFTER]``
-reads each folder's ``config.resolved.yaml`` (the version), ``events.jsonl`` (decisions,
-skill outcomes, discrepancies, body events, module errors) and ``logs/server.log`` (lines
-naming an error), writes ``OUT.json`` (the figures, with the commit and the load given) and
+``python -m bots.version_runs OUT.json RUN_DIR [RUN_DIR ...] --date D --command C
+[--load RUN_DIR=BEFORE,AFTER] [--commit C]`` reads each folder's ``config.resolved.yaml``
+(the version), ``events.jsonl`` (decisions, skill outcomes, discrepancies, body events,
+module errors) and ``logs/server.log`` (lines naming an error), writes ``OUT.json`` (the
+figures, with the commit the runs ran, default the checkout's, and the load given) and
 ``OUT.md`` beside it, whose ``## Village`` and ``## Agents`` sections the docs render
 (``<!-- figures: report ...md section="Village" -->``). Rates are per agent-minute of the
 run's span (first to last event).
@@ -162,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--load", action="append", default=[], help="RUN_DIR=BEFORE,AFTER")
     p.add_argument("--date", required=True, help="when they ran (UTC), as written in the docs")
     p.add_argument("--command", required=True, help="the command that made each run")
+    p.add_argument("--commit", default=None, help="the commit the runs ran (default: HEAD)")
     args = p.parse_args(argv)
     loads = {k: v.split(",") for k, v in (x.split("=", 1) for x in args.load)}
     runs = []
@@ -171,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         runs.append(r)
     result = {
         "date": args.date,
-        "commit": _commit(),
+        "commit": args.commit or _commit(),
         "cpus": os.cpu_count(),
         "command": args.command,
         "runs": runs,
