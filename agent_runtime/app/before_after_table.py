@@ -17,7 +17,8 @@ direction that is better (``higher``, ``lower``, or none: any change counts), an
 - ``no-lower``: after's mean at least before's (at most, for a ``lower`` key).
 
 The table shows every run's value, each side's mean and spread (max - min of its runs),
-after against before in %, and the verdict, so the doc's claims follow the files.
+after against before in %, and the verdict, so the doc's claims follow the files. A figure a
+run has as null (a share of nothing) shows as n/a and is left out of its side's mean.
 """
 
 from __future__ import annotations
@@ -69,18 +70,23 @@ def _keys(options: Mapping[str, str]) -> list[_Key]:
     return out
 
 
-def _value(data: Mapping[str, Any], path: str) -> float:
+def _value(data: Mapping[str, Any], path: str) -> float | None:
+    """The figure at ``path``; ``None`` where the file says null (a share of nothing)."""
     node: Any = data
     for part in path.split("."):
         if not isinstance(node, Mapping) or part not in node:
             raise ValueError(f"no {path!r} in a result file")
         node = node[part]
+    if node is None:
+        return None
     if isinstance(node, bool) or not isinstance(node, int | float):
         raise ValueError(f"{path!r} is not a number: {node!r}")
     return float(node)
 
 
-def _num(x: float) -> str:
+def _num(x: float | None) -> str:
+    if x is None:
+        return "n/a"
     if x == int(x) and abs(x) >= 1:
         return f"{int(x):,}"
     if abs(x) >= 100:
@@ -166,14 +172,19 @@ def render_before_after(source: Path, options: Mapping[str, str]) -> str:
     ]
     for key in keys:
         values = {n: _value(r.data, key.path) for n, r in named}
-        b = [v for n, v in values.items() if n.startswith("before")]
-        a = [v for n, v in values.items() if n.startswith("after")]
+        # a run without the figure (null: e.g. a share of no utterances) is left out of its mean
+        b = [v for n, v in values.items() if n.startswith("before") and v is not None]
+        a = [v for n, v in values.items() if n.startswith("after") and v is not None]
         better = f" ({key.better} is better)" if key.better else ""
+        if a and b:
+            means = f"{_num(_mean(b))} ({_spread(b)}) | {_num(_mean(a))} ({_spread(a)})"
+            verdict = "yes" if _kept(key, _mean(b), _mean(a), rule) else "**no**"
+            compared = f"{means} | {_change(_mean(b), _mean(a))} | {verdict}"
+        else:
+            compared = "n/a | n/a | n/a | n/a (a side without the figure)"
         out.append(
             f"| {key.label}{better} | "
             + " | ".join(_num(values[c]) for c in cols)
-            + f" | {_num(_mean(b))} ({_spread(b)}) | {_num(_mean(a))} ({_spread(a)}) "
-            f"| {_change(_mean(b), _mean(a))} "
-            f"| {'yes' if _kept(key, _mean(b), _mean(a), rule) else '**no**'} |"
+            + f" | {compared} |"
         )
     return "\n".join(out) + "\n"

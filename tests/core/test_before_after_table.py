@@ -11,7 +11,7 @@ import pytest
 from agent_runtime.app.before_after_table import render_before_after
 
 
-def _run(folder: Path, name: str, commit: str, **figures: float) -> Path:
+def _run(folder: Path, name: str, commit: str, **figures: float | None) -> Path:
     path = folder / name
     data = {
         "figures": figures,
@@ -93,3 +93,17 @@ def test_needs_exactly_two_commits_and_numeric_keys(tmp_path: Path) -> None:
         render_before_after(first, {"with": "a.json", "keys": "figures.y"})
     with pytest.raises(ValueError, match="labels"):
         render_before_after(first, {"with": "a.json", "keys": "figures.x", "labels": "a,b"})
+
+
+def test_a_null_figure_is_left_out_of_its_sides_mean(tmp_path: Path) -> None:
+    first = _run(tmp_path, "b1.json", "aaa", share=1.0)
+    _run(tmp_path, "a1.json", "bbb", share=None)
+    _run(tmp_path, "b2.json", "aaa", share=0.5)
+    _run(tmp_path, "a2.json", "bbb", share=0.8)
+    opts = {"with": "a1.json,b2.json,a2.json", "keys": "figures.share:higher"}
+    row = _rows(render_before_after(first, opts))["`figures.share` (higher is better)"]
+    assert row[:4] == ["1", "n/a", "0.500", "0.800"]
+    assert row[4:] == ["0.750 (0.500, 67%)", "0.800 (-)", "+6.7%", "yes"]
+    _run(tmp_path, "a2.json", "bbb", share=None)
+    row = _rows(render_before_after(first, opts))["`figures.share` (higher is better)"]
+    assert row[5:] == ["n/a", "n/a", "n/a (a side without the figure)"]
