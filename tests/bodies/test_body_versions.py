@@ -21,6 +21,7 @@ from bots import mc_names
 from bots.admin import AdminClient
 from bots.server_host import EmbeddedServer
 from bots.transport import JSPyBridgeTransport
+from modules.heuristics.recovery import missing_step
 
 pytestmark = pytest.mark.minecraft
 
@@ -56,6 +57,15 @@ async def test_body_climbs_the_tech_tree(
             outcome = await body.run_skill(SkillCall(skill=skill, args=dict(args)))
             assert outcome.success, f"{mc_version} {skill} {args}: {outcome.reason}"
             return outcome.inventory_delta
+
+        # with nothing held, what a wooden pickaxe lacks names planks of any kind (at 1.21.4 it
+        # named the first kind of the version's recipe list, pale_oak_planks, and the
+        # heuristic recovery went to collect that)
+        empty = await body.run_skill(SkillCall(skill="craft", args={"item": "wooden_pickaxe"}))
+        assert not empty.success and "missing ingredients:" in empty.reason, empty
+        assert "3 planks" in empty.reason and "2 stick" in empty.reason, empty.reason
+        step = missing_step(empty.reason, {}, {"oak_log": 5.0})
+        assert step is not None and step.call.args == {"block": "oak_log", "count": 3}, step
 
         got = await ok("collect", block="log", count=3)
         logs = {k: v for k, v in got.items() if k.endswith("_log") and v > 0}

@@ -18,7 +18,23 @@ function missingFor (bot, recipe, times) {
   return missing
 }
 
-const describe = (missing) => missing.map(m => `${m.count} ${m.name}`).join(', ')
+
+// What the options missing the fewest items lack, in words: where they tie and differ only
+// in the kind of an ingredient (one recipe per plank kind), that ingredient is named by its
+// family ("3 planks", not the first kind of the version's recipe list: at 1.21.4 that was
+// pale_oak_planks, which the agent then went to collect).
+function describeBest (options) {
+  const total = (o) => o.missing.reduce((s, m) => s + m.count, 0)
+  options.sort((a, b) => total(a) - total(b))
+  const tied = options.filter(o => total(o) === total(options[0]) && o.missing.length === options[0].missing.length)
+  const words = options[0].missing.map((m, i) => {
+    const names = new Set(tied.map(o => o.missing[i].name))
+    if (names.size === 1 || tied.some(o => o.missing[i].count !== m.count)) return `${m.count} ${m.name}`
+    const suffix = m.name.slice(m.name.lastIndexOf('_') + 1)
+    return [...names].every(n => n.endsWith('_' + suffix)) ? `${m.count} ${suffix}` : `${m.count} ${m.name}`
+  })
+  return { item: options[0].name, text: words.join(', ') }
+}
 
 // Walk to where the table's face is in reach; when no spot sees its face (the planner's
 // raycast from a standing spot), stand within 2 blocks of it instead, as a player steps
@@ -121,9 +137,8 @@ module.exports = {
       if (mixed) return mixed
     }
     if (ready.length === 0) {
-      options.sort((a, b) => a.missing.reduce((s, m) => s + m.count, 0) - b.missing.reduce((s, m) => s + m.count, 0))
-      const best = options[0]
-      throw new SkillError(`missing ingredients: ${describe(best.missing)}`, { item: best.name })
+      const best = describeBest(options)
+      throw new SkillError(`missing ingredients: ${best.text}`, { item: best.item })
     }
     // Prefer a recipe that does not need a table.
     ready.sort((a, b) => Number(a.recipe.requiresTable) - Number(b.recipe.requiresTable))
