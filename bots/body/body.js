@@ -7,6 +7,7 @@ const observe = require('./plugins/observe')
 const events = require('./plugins/events')
 const latePlayers = require('./plugins/late_players')
 const { SkillRunner } = require('./plugins/runner')
+const { fixDigSpeeds } = require('./lib/dig_speed')
 
 function seededRandom (seedText) {
   let h = 2166136261
@@ -91,6 +92,7 @@ class Body {
     // event loop (and so observations of every bot in this process) responsive.
     bot.once('inject_allowed', () => setImmediate(() => {
       if (bot.pathfinder) bot.pathfinder.tickTimeout = this.opts.pathTickMs || 10
+      fixDigSpeeds(bot.registry) // 1.21.x: ores that need a stone pickaxe dug at hand speed
       // a block packet that arrives before the world exists (another body's dig animation,
       // sent to a body still joining) threw inside mineflayer's packet handler: the joining
       // body's connection broke and it never spawned ("did not spawn within 60 s")
