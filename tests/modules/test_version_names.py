@@ -16,6 +16,7 @@ from bots import mc_names
 from modules import knowledge, techtree
 from modules.action_awareness import compare
 from modules.heuristics import asked, goals
+from modules.heuristics.recovery import missing_step
 
 
 def test_an_ores_drop_is_read_from_minecraft_data() -> None:
@@ -86,3 +87,16 @@ def test_every_name_the_heuristics_use_exists_at_the_version(mc_version: str) ->
     missing = mc_names.unknown(mc_version, (n for _, n in used))
     wrong = sorted({f"{where}: {n}" for where, n in used if n in missing and n not in instead})
     assert not wrong, f"not a block or item at Minecraft {mc_version}: {wrong}"
+
+
+def test_a_newer_versions_ingredient_name_is_read_as_the_tech_tree_knows_it() -> None:
+    """The body names a missing ingredient from its version's recipe list: at 1.21.4 that was
+    ``pale_oak_planks`` (the heuristic then went to collect pale oak planks) or
+    ``cobbled_deepslate`` for cobblestone; the recovery reads the first as planks and leaves
+    the second to the plan's own step (what the tech tree uses: cobblestone)."""
+    seen = {"oak_log": 5.0, "stone": 3.0}
+    planks = missing_step("missing ingredients: 2 pale_oak_planks", {}, seen)
+    assert planks is not None and planks.call.args == {"block": "oak_log", "count": 3}, planks
+    assert missing_step("missing ingredients: 2 cobbled_deepslate", {}, seen) is None
+    stone = missing_step("missing ingredients: 2 cobblestone", {"wooden_pickaxe": 1}, seen)
+    assert stone is not None and stone.call.args["block"] == "stone", stone
