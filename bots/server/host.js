@@ -22,6 +22,7 @@ const path = require('path')
 const PLUGINS_DIR = path.join(__dirname, 'plugins')
 const PLUGIN_ORDER = [
   'versions', // packets whose shape changed after 1.16 (position at 1.21.2+)
+  'batched_writes', // a turn's packets to a player in one system call (issue 31)
   'world_state', // persistence of our own data (containers, time): first
   'chunk_saving', // no block change lost between two chunk saves (prismarine-world race)
   'windows', // click protocol, cursor, transactions (replaces inventory.js clicks)
@@ -30,6 +31,7 @@ const PLUGIN_ORDER = [
   'furnaces',
   'drops',
   'items', // item physics and pickup (replaces flying-squid's entity tick), hand-over
+  'eating', // a food used is eaten after 32 ticks (flying-squid ignored it)
   'commands',
   'player_list', // tab list for joining players (flying-squid bug)
   'respawn', // respawn after death (flying-squid bug)
