@@ -23,6 +23,8 @@ from bots.server_host import EmbeddedServer
 from bots.transport import JSPyBridgeTransport
 from modules.heuristics.recovery import missing_step
 
+from .conftest import give
+
 pytestmark = pytest.mark.minecraft
 
 
@@ -100,5 +102,9 @@ async def test_body_climbs_the_tech_tree(
         cx, cy, cz = server.community_chests[0]
         await ok("deposit", item="iron_ingot", count=1, x=cx, y=cy, z=cz)
         assert any(i["name"] == "iron_ingot" for i in await admin.chest(cx, cy, cz))
+
+        # eating: the server takes one and says it finished (flying-squid ignored it)
+        await give(admin, body, "golden_apple", 2)  # waits until the body's inventory shows them
+        assert (await ok("eat", item="golden_apple")).get("golden_apple") == -1
         await body.close()
     print(f"{mc_version}: tech tree and deposit by a body in {time.monotonic() - t0:.1f}s")

@@ -19,21 +19,24 @@ function missingFor (bot, recipe, times) {
 }
 
 
-// What the options missing the fewest items lack, in words: where they tie and differ only
+// What the options missing the fewest items lack, in words. Where they tie and differ only
 // in the kind of an ingredient (one recipe per plank kind), that ingredient is named by its
 // family ("3 planks", not the first kind of the version's recipe list: at 1.21.4 that was
-// pale_oak_planks, which the agent then went to collect).
+// pale_oak_planks, which the agent then went to collect); the largest such group wins (at
+// 1.21.4 sticks are also made of bamboo: "2 planks", not "2 bamboo").
 function describeBest (options) {
   const total = (o) => o.missing.reduce((s, m) => s + m.count, 0)
   options.sort((a, b) => total(a) - total(b))
   const tied = options.filter(o => total(o) === total(options[0]) && o.missing.length === options[0].missing.length)
-  const words = options[0].missing.map((m, i) => {
-    const names = new Set(tied.map(o => o.missing[i].name))
-    if (names.size === 1 || tied.some(o => o.missing[i].count !== m.count)) return `${m.count} ${m.name}`
-    const suffix = m.name.slice(m.name.lastIndexOf('_') + 1)
-    return [...names].every(n => n.endsWith('_' + suffix)) ? `${m.count} ${suffix}` : `${m.count} ${m.name}`
-  })
-  return { item: options[0].name, text: words.join(', ') }
+  const family = (name) => name.includes('_') ? name.slice(name.lastIndexOf('_') + 1) : name
+  const groups = new Map()
+  for (const o of tied) {
+    const key = o.missing.map(m => `${m.count} ${family(m.name)}`).join(', ')
+    groups.set(key, [...(groups.get(key) || []), o])
+  }
+  const [text, group] = [...groups.entries()].reduce((a, b) => (b[1].length > a[1].length ? b : a))
+  if (group.length > 1) return { item: group[0].name, text }
+  return { item: options[0].name, text: options[0].missing.map(m => `${m.count} ${m.name}`).join(', ') }
 }
 
 // Walk to where the table's face is in reach; when no spot sees its face (the planner's
