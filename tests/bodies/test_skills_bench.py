@@ -77,8 +77,8 @@ async def test_bench_skills_small() -> None:
         }
         assert 1 <= entry["runs"] <= 2, label
         if label == "eat":
-            # the embedded server has no hunger: it never confirms eating, and the skill says
-            # so as the server's refusal (bots/body/BENCH.md), never as something unknown
+            # the server eats since plugins/eating.js (before, it never confirmed: 0 %); an
+            # eat that fails says so as the server's refusal, never as something unknown
             assert set(entry["failures"]) <= {"server_refused"}, (label, entry["reasons"])
         else:
             # each step of these simple scenarios worked for at least one of the two bodies
