@@ -7,7 +7,7 @@ grounded in what the world really allows.
 
 What digging a block gives changed between the Minecraft versions the runtime serves (an
 iron ore gives ``iron_ore`` at 1.16.5 and ``raw_iron`` from 1.17): :func:`counts_as` reads
-it from minecraft-data for every supported version (``bots/mc_names.py``), and the agent
+it from minecraft-data for every supported version (``agent_runtime/mc_names.py``), and the agent
 counts whichever its own inventory shows (no version flag: it is not part of its view).
 """
 
@@ -106,7 +106,7 @@ def counts_as(item: str) -> tuple[str, ...]:
     minecraft-data: an ore that drops itself up to 1.16 drops raw metal from 1.17 (``iron_ore``
     -> ``iron_ore``, ``raw_iron``). A wheat block gives wheat at every version: only itself.
     Without minecraft-data (no ``make setup``), only ``item``."""
-    from bots import mc_names  # bots/node_modules: read once per item
+    from agent_runtime import mc_names  # minecraft-data: read once per item
 
     names = [item]
     if DROPS.get(item) != item:

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from agent_runtime import mc_names
 from agent_runtime.config.models import SUPPORTED_VERSIONS
 from agent_runtime.interfaces import BotSpec
 from agent_runtime.world import SkillCall
-from bots import mc_names
 from bots.admin import AdminClient
 from bots.server_host import EmbeddedServer
 from bots.transport import JSPyBridgeTransport

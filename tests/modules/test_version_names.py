@@ -1,6 +1,6 @@
 """The heuristics' block and item names at every supported Minecraft version (issue 34).
 
-What digging a block gives is read from minecraft-data (``bots/mc_names.py``): an iron ore
+What digging a block gives is read from minecraft-data (``agent_runtime/mc_names.py``): an iron ore
 gives ``iron_ore`` at 1.16.5 and ``raw_iron`` from 1.17. The agent counts whichever its own
 inventory shows, with no version in its view; every name the heuristics use exists at every
 supported version, or is what an ore gives instead at some of them."""
@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from agent_runtime import mc_names
 from agent_runtime.config.models import SUPPORTED_VERSIONS
-from bots import mc_names
 from modules import knowledge, techtree
 from modules.action_awareness import compare
 from modules.heuristics import asked, goals

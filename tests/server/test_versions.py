@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from agent_runtime import mc_names
 from agent_runtime.config.models import SUPPORTED_VERSIONS
-from bots import mc_names
 from bots.admin import AdminClient
 from bots.server_host import EmbeddedServer
 from bots.status_ping import protocol_of

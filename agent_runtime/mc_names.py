@@ -1,5 +1,6 @@
 """Block and item names at a Minecraft version, from minecraft-data (the Python side of
-``bots/server/mc_names.js``).
+``bots/server/mc_names.js``): the world's vocabulary, which the heuristics (``modules``) and
+the bodies' tests both read, so it lives in the core.
 
 Our heuristics, skills and prompts were written with 1.16.5 names; Mojang renamed a few since
 (``grass`` -> ``short_grass`` in 1.20.3, ``grass_path`` -> ``dirt_path`` in 1.17) and from
@@ -11,13 +12,18 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from bots.node import BOTS_DIR
-
-_MC_DATA = BOTS_DIR / "node_modules" / "minecraft-data" / "minecraft-data" / "data"
+#: the bots' Node packages (``make setup`` installs them beside the bodies); another folder
+#: through ``PIANO_NODE_MODULES``, as the bots' Node scripts take it
+_NODE_MODULES = Path(
+    os.environ.get("PIANO_NODE_MODULES")
+    or Path(__file__).resolve().parent.parent / "bots" / "node_modules"
+)
+_MC_DATA = _NODE_MODULES / "minecraft-data" / "minecraft-data" / "data"
 
 
 def _data(version: str, kind: str) -> Any:
