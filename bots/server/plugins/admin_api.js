@@ -170,6 +170,7 @@ module.exports.server = function (serv, settings) {
 
   const server = http.createServer(async (req, res) => {
     const send = (status, obj) => {
+      serv.piano.flushWrites?.() // what the call changed reaches the players before its answer
       const text = JSON.stringify(obj)
       res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
       res.end(text)

@@ -14,23 +14,31 @@
 // FLUSH_BYTES have gathered. (Corking the socket does not do it: once a corked socket
 // holds its high-water mark, minecraft-protocol's pipe pauses, and after the uncork the
 // rest of the turn's packets flow one by one again.) The bytes and their order do not
-// change; `end()` writes what is gathered first, so a kick's reason still arrives.
+// change; `end()` writes what is gathered first, so a kick's reason still arrives; and
+// `serv.piano.flushWrites()` writes every player's now (the admin API, before it answers).
 
 const FLUSH_BYTES = 64 * 1024
 
 module.exports.server = function (serv) {
-  serv._server.on('connection', (client) => { if (client.socket) install(client.socket) })
+  const pending = new Set()
+  // every player's gathered packets, now: the admin API calls it before it answers, so a
+  // caller told "done" (a block set, an item given) finds the players sent it, as before
+  serv.piano = serv.piano || {}
+  serv.piano.flushWrites = () => { for (const flush of [...pending]) flush() }
+  serv._server.on('connection', (client) => { if (client.socket) install(client.socket, pending) })
 }
 
-function install (socket) {
+function install (socket, pending = new Set()) {
   const write = socket.write.bind(socket)
   const end = socket.end.bind(socket)
   let chunks = []
   let bytes = 0
   let scheduled = false
+  socket.once('close', () => pending.delete(flush))
 
   function flush () {
     scheduled = false
+    pending.delete(flush)
     if (chunks.length === 0) return
     const data = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes)
     chunks = []
@@ -45,6 +53,7 @@ function install (socket) {
     }
     chunks.push(chunk)
     bytes += chunk.length
+    pending.add(flush)
     if (bytes >= FLUSH_BYTES) flush()
     else if (!scheduled) {
       scheduled = true
