@@ -17,6 +17,7 @@ import functools
 import logging
 from dataclasses import dataclass
 
+from agent_runtime import mc_names
 from agent_runtime.config.models import SUPPORTED_VERSIONS
 
 log = logging.getLogger(__name__)
@@ -98,7 +99,6 @@ SMELTING: dict[str, str] = {
 }
 
 
-
 @functools.cache
 def counts_as(item: str) -> tuple[str, ...]:
     """``item``, and where ``item`` is what digging the block of that name gives (:data:`DROPS`),
@@ -106,11 +106,9 @@ def counts_as(item: str) -> tuple[str, ...]:
     minecraft-data: an ore that drops itself up to 1.16 drops raw metal from 1.17 (``iron_ore``
     -> ``iron_ore``, ``raw_iron``). A wheat block gives wheat at every version: only itself.
     Without minecraft-data (no ``make setup``), only ``item``."""
-    from agent_runtime import mc_names  # minecraft-data: read once per item
-
-    names = [item]
     if DROPS.get(item) != item:
         return (item,)
+    names = [item]
     for version in SUPPORTED_VERSIONS:
         try:
             drops = mc_names.drops_of(version, item)
