@@ -47,6 +47,9 @@ class ModuleContext:
     shared: dict[str, Any] = field(
         default_factory=dict
     )  # one dict per agent, shared by its modules
+    #: when the current step was due (event-loop clock): its grid time for a timed step,
+    #: its start for a triggered one
+    due: float = 0.0
 
     # --- state ----------------------------------------------------------------
     def read(self, section: str, kind: type[S]) -> S:

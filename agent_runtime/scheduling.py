@@ -181,6 +181,7 @@ class ModuleRunner:
                     if gap < self.min_interval:
                         await asyncio.sleep(self.min_interval - gap)
                 start = loop.time()
+                ctx.due = next_due if timed and interval is not None else start
                 if timed and interval is not None:
                     ctx.stats.timed += 1
                     if waited:
