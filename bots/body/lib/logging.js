@@ -7,19 +7,20 @@
 
 const util = require('util')
 
+// each console method and the level its lines are logged at
+const CONSOLE_LEVELS = { log: 'info', info: 'info', warn: 'warning', error: 'error', debug: 'debug', trace: 'debug' }
+// each process event that reports a failure and the words its line starts with
+const FAILURE_EVENTS = { uncaughtException: 'uncaught exception', unhandledRejection: 'unhandled rejection' }
+
 function capture (sink) {
   const route = (level) => (...args) => {
     try { sink(level, util.format(...args).slice(0, 2000)) } catch (e) {}
   }
-  console.log = route('info')
-  console.info = route('info')
-  console.warn = route('warning')
-  console.error = route('error')
-  console.debug = route('debug')
-  console.trace = route('debug')
+  for (const [method, level] of Object.entries(CONSOLE_LEVELS)) console[method] = route(level)
   process.emitWarning = (warning) => { route('warning')(String(warning && warning.message ? warning.message : warning)) }
-  process.on('uncaughtException', (err) => route('error')(`uncaught exception: ${err && err.stack ? err.stack : err}`))
-  process.on('unhandledRejection', (err) => route('error')(`unhandled rejection: ${err && err.stack ? err.stack : err}`))
+  for (const [event, words] of Object.entries(FAILURE_EVENTS)) {
+    process.on(event, (err) => route('error')(`${words}: ${err && err.stack ? err.stack : err}`))
+  }
 }
 
 module.exports = { capture }
