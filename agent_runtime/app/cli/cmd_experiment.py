@@ -11,6 +11,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from agent_runtime.app.cli.user_errors import refuse
 from agent_runtime.app.world_setup import WorldError
 from agent_runtime.clock import wall_time
 from agent_runtime.config.errors import ConfigError
@@ -122,12 +123,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         out, _ = asyncio.run(main())
-    except ConfigError as err:
-        print(err.render(), file=sys.stderr)
-        return 2
-    except (KeyError, ValueError) as err:
-        print(f"piano experiment: {err}", file=sys.stderr)
-        return 2
+    except (ConfigError, KeyError, ValueError) as err:
+        return refuse(err, "piano experiment")
     except (ServiceError, WorldError) as err:
         print(f"piano experiment: {err}", file=sys.stderr)
         return 1

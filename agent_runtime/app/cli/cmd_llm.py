@@ -17,6 +17,7 @@ import json
 import os
 import sys
 
+from agent_runtime.app.cli.user_errors import refuse
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.llm import LLMSettings
 from agent_runtime.config.loader import load_config
@@ -47,8 +48,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         llm = _settings(args)
     except ConfigError as err:
-        print(err.render(), file=sys.stderr)
-        return 2
+        return refuse(err, "piano llm")
     base_url = args.base_url or llm.base_url or _DEFAULT_BASE_URL
     model = args.model or llm.model
     key_env = args.api_key_env if args.api_key_env is not None else llm.api_key_env

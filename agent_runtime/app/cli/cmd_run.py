@@ -10,18 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime import event_loop
+from agent_runtime.app.cli.user_errors import STARTUP_ERRORS, refuse
 from agent_runtime.app.cli.world_version import resolve_external_version, version_set_in
 from agent_runtime.app.launchers import CLUSTER_HELP, ClusterSpec, parse_cluster
-from agent_runtime.app.run_folder import RunFolderBusy, resume_config
+from agent_runtime.app.run_folder import resume_config
 from agent_runtime.app.workers import WORKERS_HELP, worker_count
 from agent_runtime.app.world_setup import WorldError
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, resolve_agents, with_overrides
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.gc_settings import settle_after_startup
-from agent_runtime.llm.errors import LLMConfigError
-from agent_runtime.services import ServiceError
-from bots.node import NodeNotFoundError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -54,16 +52,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "reach (default 127.0.0.1; any other gets passwords generated for the run, handed to "
         "the workers by environment)",
     )
-
-
-#: What a user can fix (a service, the world, a key, an install): one line, exit status 2.
-STARTUP_ERRORS: tuple[type[Exception], ...] = (
-    ServiceError,
-    WorldError,
-    LLMConfigError,
-    NodeNotFoundError,
-    RunFolderBusy,
-)
 
 
 def apply_cli(cfg: VillageConfig, args: argparse.Namespace, file: str) -> VillageConfig:
@@ -125,12 +113,8 @@ def run(args: argparse.Namespace) -> int:
         version_set = version_set_in(cfg)
         cfg = apply_cli(cfg, args, args.config)
         cfg = resolve_external_version(cfg, args.config, version_set=version_set)
-    except ConfigError as err:
-        print(err.render(), file=sys.stderr)
-        return 2
-    except WorldError as err:  # world.version and the external server's version differ
-        print(f"piano run: {err}", file=sys.stderr)
-        return 2
+    except (ConfigError, WorldError) as err:  # WorldError: world.version and the server's differ
+        return refuse(err, "piano run")
     if args.resume is not None:
         run_dir = Path(args.resume)
         run_id = run_dir.name
@@ -154,8 +138,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             cluster = parse_cluster(cluster_text)
         except ValueError as err:
-            print(f"piano run: {err}", file=sys.stderr)
-            return 2
+            return refuse(err, "piano run")
         if args.workers == "auto":  # on a cluster, one worker per core of this machine
             workers = max(2, workers)  # at least two: a cluster of one actor is no cluster
     try:
@@ -171,8 +154,7 @@ def run(args: argparse.Namespace) -> int:
             )
         return event_loop.run(_run(cfg, run_id, run_dir, args))
     except STARTUP_ERRORS as err:
-        print(f"piano run: {err}", file=sys.stderr)
-        return 2
+        return refuse(err, "piano run")
 
 
 async def _run(cfg: VillageConfig, run_id: str, run_dir: Path, args: argparse.Namespace) -> int:

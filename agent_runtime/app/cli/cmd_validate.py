@@ -8,9 +8,9 @@ village (:mod:`experiments.validation`); any other file is a village file.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from agent_runtime.app.cli.user_errors import refuse
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.loader import load_config, read_yaml, resolve_agents
 from experiments.validation import validate_experiment_file
@@ -34,14 +34,12 @@ def run(args: argparse.Namespace) -> int:
         try:
             print(validate_experiment_file(Path(args.config)))
         except ConfigError as err:
-            print(err.render(), file=sys.stderr)
-            return 2
+            return refuse(err, "piano validate")
         return 0
     try:
         cfg = load_config(args.config)
     except ConfigError as err:
-        print(err.render(), file=sys.stderr)
-        return 2
+        return refuse(err, "piano validate")
     agents = resolve_agents(cfg)
     print(
         f"{args.config}: OK — {len(agents)} agents, world {cfg.world.kind}, "

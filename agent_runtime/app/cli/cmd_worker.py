@@ -14,12 +14,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 from agent_runtime import event_loop, gc_settings
-from agent_runtime.app.cli.cmd_run import STARTUP_ERRORS, apply_cli
+from agent_runtime.app.cli.cmd_run import apply_cli
+from agent_runtime.app.cli.user_errors import STARTUP_ERRORS, refuse
 from agent_runtime.app.cli.world_version import resolve_external_version, version_set_in
 from agent_runtime.app.shards import SHARDS_ENV, attach_shards
 from agent_runtime.app.workers import ADMIN_URL_ENV, parse_shard
@@ -87,20 +87,16 @@ def run(args: argparse.Namespace) -> int:
         shard = parse_shard(args.shard)
         cfg = worker_config(args)
     except ValueError as err:
-        print(f"piano worker: {err}", file=sys.stderr)
-        return 2
+        return refuse(err, "piano worker")
     except ConfigError as err:
-        print(err.render(), file=sys.stderr)
-        return 2
+        return refuse(err, "piano worker")
     except STARTUP_ERRORS as err:  # world.version and the external server's version differ
-        print(f"piano worker {args.shard}: {err}", file=sys.stderr)
-        return 2
+        return refuse(err, f"piano worker {args.shard}")
     run_dir = Path(args.run_dir or Path(cfg.run.out) / args.run_id / "workers" / str(shard[0]))
     try:
         return event_loop.run(_run(cfg, args, shard, run_dir))
     except STARTUP_ERRORS as err:
-        print(f"piano worker {args.shard}: {err}", file=sys.stderr)
-        return 2
+        return refuse(err, f"piano worker {args.shard}")
 
 
 def _measure_from_now(village: Any) -> None:
