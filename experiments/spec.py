@@ -39,7 +39,8 @@ from agent_runtime.config.loader import (
     read_yaml,
     resolve_topics,
 )
-from agent_runtime.config.models import Strict, VillageConfig
+from agent_runtime.config.models import Strict, VillageConfig, WorldSettings
+from agent_runtime.config.name_check import check_names
 
 log = logging.getLogger(__name__)
 
@@ -97,14 +98,21 @@ def load_experiment_file(path: Path, known: Collection[str] | None = None) -> Ex
 
 
 def parse_protocol(exp: ExperimentFile, model: type[Any], file: Path | str) -> Any:
+    """The protocol as ``model``; its block and item names checked at each Minecraft version
+    the experiment's runs use (the village's, a condition's ``world.version``)."""
     try:
-        return model.model_validate(exp.protocol)
+        protocol = model.model_validate(exp.protocol)
     except ValidationError as err:
         problems = [
             FieldProblem("protocol." + p.path if p.path else "protocol", p.message)
             for p in problems_from_validation(err)
         ]
         raise ConfigError(file, problems) from None
+    base = WorldSettings.model_validate(exp.village.get("world") or {}).version
+    versions = {base, *(c.overrides.get("world.version", base) for c in exp.conditions)}
+    for version in sorted(versions):
+        check_names(protocol, str(version), file, "protocol")
+    return protocol
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ the village centre (``centre_x``, ``centre_z``); +x is east, +z is south.
 The generator reports the named places it built as :class:`Place` objects
 (with the real surface height); they go into agents' location memories.
 
-This module imports only pydantic and the standard library.
+This module imports only pydantic, the standard library and the name type
+(``config/game_names.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from agent_runtime.config.game_names import ItemName
 
 __all__ = ["AREA_NAMES", "Circle", "Place", "Rect", "VillageLayout"]
 
@@ -82,7 +85,7 @@ class VillageLayout(BaseModel):
     town_hall: Rect = Rect(dx=-7, dz=-22, width=15, depth=9)
     community_chests: int = Field(4, ge=0, le=8)
     farm: Rect = Rect(dx=12, dz=-6, width=13, depth=13)
-    crops: tuple[str, ...] = ("wheat", "carrots", "potatoes")
+    crops: tuple[ItemName, ...] = ("wheat", "carrots", "potatoes")
     pasture: Rect = Rect(dx=-28, dz=-6, width=15, depth=15)
     animals: dict[str, int] = Field(
         default_factory=lambda: {"cow": 3, "sheep": 3, "pig": 2, "chicken": 3}

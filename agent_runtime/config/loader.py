@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_runtime.config.errors import ConfigError, FieldProblem
 from agent_runtime.config.models import AgentSpec, Position, VillageConfig
+from agent_runtime.config.name_check import check_names
 from agent_runtime.config.names import generate_names, generate_personality
 from agent_runtime.config.topics import Topic, TopicFile, parse_lexicon
 
@@ -56,9 +57,11 @@ def parse_config(
         raise ConfigError(file, [FieldProblem("", "the top level must be a mapping of sections")])
     data = resolve_topics(data, base or Path.cwd(), file)
     try:
-        return VillageConfig.model_validate(data)
+        cfg = VillageConfig.model_validate(data)
     except ValidationError as err:
         raise ConfigError(file, problems_from_validation(err)) from None
+    check_names(cfg, cfg.world.version, file)  # blocks and items at its Minecraft version
+    return cfg
 
 
 def read_yaml(path: Path | str) -> Any:

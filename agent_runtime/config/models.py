@@ -31,6 +31,7 @@ from pydantic import (
     model_validator,
 )
 
+from agent_runtime.config.game_names import Inventory
 from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.llm import LLMSettings
 from agent_runtime.config.module_options import MODULE_OPTIONS, ModuleOptions
@@ -342,7 +343,7 @@ class AgentSpec(Strict):
     traits: tuple[str, ...] = ()
     location_memories: tuple[str, ...] = ()
     spawn_location: Position | None = None
-    inventory: dict[str, int] = Field(default_factory=dict)
+    inventory: Inventory = Field(default_factory=dict)
     community_goal: str | None = None  # None = the village's community goal
     # a label for the experiment's ledger and metrics (e.g. "influencer"); never part of the
     # agent's own state, so no policy can read it (what an agent is, it knows from its traits)
@@ -372,7 +373,7 @@ class AgentTemplate(Strict):
     location_memories: tuple[str, ...] = ()
     spawn_area: tuple[Position, Position] | None = None  # opposite corners
     spawn_spread: float = Field(default=0.0, ge=0)  # random offset around the village centre
-    inventory: dict[str, int] = Field(default_factory=dict)
+    inventory: Inventory = Field(default_factory=dict)
     community_goal: str | None = None
     role: str | None = None
 

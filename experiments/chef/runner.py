@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from agent_runtime.clock import Clock
+from agent_runtime.config.game_names import Inventory, ItemName
 from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import Position, Strict, VillageConfig
@@ -39,7 +40,7 @@ log = logging.getLogger(__name__)
 class Person(Strict):
     name: str
     traits: tuple[str, ...] = ()
-    inventory: dict[str, int] = Field(default_factory=dict)
+    inventory: Inventory = Field(default_factory=dict)
 
 
 class Character(Person):
@@ -49,7 +50,7 @@ class Character(Person):
 
 class ChefProtocol(Strict):
     duration_s: float = Field(default=600.0, gt=0)
-    food: tuple[str, ...] = Field(default=("bread",), min_length=1)
+    food: tuple[ItemName, ...] = Field(default=("bread",), min_length=1)
     spawn: Position | None = None  # None = the village square of the run's layout
     ring_radius: float = Field(default=3.0, gt=0, le=16)
     score_with: Literal["auto", "heuristic", "llm"] = "auto"

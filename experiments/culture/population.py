@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import Field
 
+from agent_runtime.config.game_names import Inventory
 from agent_runtime.config.models import Strict
 
 RURAL = "rural"
@@ -43,7 +44,7 @@ class Population(Strict):
     occupations: tuple[str, ...] = Field(min_length=1)
     traits_per_agent: int = Field(default=3, ge=1)
     priest_traits: tuple[str, ...] = Field(min_length=1)
-    inventory_pool: dict[str, int] = Field(min_length=1)  # item -> max count
+    inventory_pool: Inventory = Field(min_length=1)  # item -> max count
     items_per_agent: tuple[int, int] = (2, 5)
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from agent_runtime.clock import Clock, wall_time
+from agent_runtime.config.game_names import Inventory
 from agent_runtime.config.models import Strict
 from experiments import reach
 from experiments.common import fresh_state
@@ -55,7 +56,7 @@ log = logging.getLogger(__name__)
 
 class Occupation(Strict):
     traits: tuple[str, ...] = ()
-    inventory: dict[str, int] = Field(default_factory=dict)
+    inventory: Inventory = Field(default_factory=dict)
 
 
 class TaxProtocol(Strict):
@@ -78,7 +79,7 @@ class TaxProtocol(Strict):
     occupations: dict[str, Occupation] = Field(min_length=1)
     constituent_traits: tuple[str, ...] = ()
     influencer_traits: dict[str, tuple[str, ...]]  # condition param "influencers" -> traits
-    influencer_inventory: dict[str, int] = Field(default_factory=dict)
+    influencer_inventory: Inventory = Field(default_factory=dict)
     constitution_template: str
     announcer: str = Field(default="Council", min_length=1, max_length=40)
     give_inventory: bool = False  # embedded world: /give inventories (the runtime does it at spawn)
