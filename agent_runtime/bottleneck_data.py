@@ -7,9 +7,10 @@ same selected facts. An absent section reads as the model's empty default.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from agent_runtime.config.models import GiftSettings
+from agent_runtime.config.strict import Strict
 from agent_runtime.config.topics import Topic
 from agent_runtime.state.sections import Utterance
 from agent_runtime.world import SkillCall, SkillOutcome, Vec3
@@ -33,10 +34,8 @@ __all__ = [
 ]
 
 
-class Data(BaseModel):
+class Data(Strict):
     """The frozen base of every section's data."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class IdentityData(Data):

@@ -28,9 +28,10 @@ from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from agent_runtime import prompts
+from agent_runtime.config.strict import Strict
 from agent_runtime.interfaces import LLMRequest
 from agent_runtime.llm.brain import HEURISTIC, Brain
 
@@ -45,10 +46,8 @@ __all__ = [
 ]
 
 
-class View(BaseModel):
+class View(Strict):
     """What one policy may know. Subclasses list the fields; nothing else gets in."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     def prompt_variables(self) -> dict[str, str]:
         """The view as prompt variables. Subclasses quote untrusted text with

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from agent_runtime.clock import wall_time
+from agent_runtime.config.strict import Strict
 
 
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Vec3(Frozen):
+class Vec3(Strict):
     x: float
     y: float
     z: float
@@ -33,46 +30,46 @@ class Vec3(Frozen):
         return f"({self.x:.0f}, {self.y:.0f}, {self.z:.0f})"
 
 
-class ItemStack(Frozen):
+class ItemStack(Strict):
     name: str
     count: int = Field(ge=0)
     slot: int | None = None
 
 
-class NearbyPlayer(Frozen):
+class NearbyPlayer(Strict):
     name: str
     position: Vec3
     distance: float
 
 
-class NearbyEntity(Frozen):
+class NearbyEntity(Strict):
     id: int
     kind: str  # e.g. "cow", "zombie", "item"
     position: Vec3
     distance: float
 
 
-class NotableBlock(Frozen):
+class NotableBlock(Strict):
     name: str  # e.g. "oak_log", "iron_ore", "chest", "crafting_table"
     position: Vec3
     distance: float
 
 
-class HeardChat(Frozen):
+class HeardChat(Strict):
     sender: str
     message: str
     whisper: bool = False
     at: float = Field(default_factory=wall_time)
 
 
-class SkillProgress(Frozen):
+class SkillProgress(Strict):
     skill: str
     started_at: float
     progress: float = 0.0  # 0..1 where measurable
     detail: str = ""
 
 
-class Observation(Frozen):
+class Observation(Strict):
     """One snapshot of the world as the body sees it (one coarse bridge call)."""
 
     at: float = Field(default_factory=wall_time)
@@ -93,7 +90,7 @@ class Observation(Frozen):
 # --- skills -----------------------------------------------------------------
 
 
-class SkillArgs(Frozen):
+class SkillArgs(Strict):
     """Base of every skill's argument model."""
 
 
@@ -245,7 +242,7 @@ SKILL_TIMEOUTS: dict[str, float] = {
 }
 
 
-class SkillCall(Frozen):
+class SkillCall(Strict):
     """A request to run one skill: name plus arguments (validated by :func:`validate_skill`)."""
 
     skill: SkillName
@@ -289,7 +286,7 @@ FailureKind = Literal[
 """Machine-readable kind of a failed skill (``SkillOutcome.failure``), beside the prose reason."""
 
 
-class SkillOutcome(Frozen):
+class SkillOutcome(Strict):
     """What a skill did. On failure ``reason`` is something a model can act on."""
 
     skill: str
@@ -323,7 +320,7 @@ BodyEventKind = Literal[
 ]
 
 
-class BodyEvent(Frozen):
+class BodyEvent(Strict):
     kind: BodyEventKind
     bot: str
     at: float = Field(default_factory=wall_time)

@@ -30,16 +30,13 @@ from __future__ import annotations
 import difflib
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from agent_runtime.config.module_table import MODULE_NAMES
+from agent_runtime.config.strict import Strict
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class ModelPrice(_Frozen):
+class ModelPrice(Strict):
     """USD per one million tokens; cached input (the provider's prompt-prefix cache) at
     ``cached_input_per_mtok``, None = the full input price."""
 
@@ -76,7 +73,7 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
 SMALL_MODEL_MODULES: tuple[str, ...] = ("memory", "social_awareness")
 
 
-class ModuleLLMSettings(_Frozen):
+class ModuleLLMSettings(Strict):
     """Per-module override; unset fields inherit from the section."""
 
     model: str | None = None
@@ -85,7 +82,7 @@ class ModuleLLMSettings(_Frozen):
     temperature: float | None = Field(default=None, ge=0, le=2)
 
 
-class LLMBudget(_Frozen):
+class LLMBudget(Strict):
     """Per-agent spending cap for the whole run (``max_tokens``, ``max_usd``) and a
     village-wide spending rate (``max_usd_per_hour``: low-priority modules are shed to the
     heuristic first while spending runs ahead of it); ``None`` means unlimited."""
@@ -95,7 +92,7 @@ class LLMBudget(_Frozen):
     max_usd_per_hour: float | None = Field(default=None, gt=0)
 
 
-class LLMDeadlines(_Frozen):
+class LLMDeadlines(Strict):
     """Longest wait for a limiter slot per priority class, in seconds (then: heuristic)."""
 
     high: float = Field(default=10.0, gt=0)
@@ -103,7 +100,7 @@ class LLMDeadlines(_Frozen):
     low: float = Field(default=3.0, gt=0)
 
 
-class LLMSettings(_Frozen):
+class LLMSettings(Strict):
     provider: Literal["heuristic", "openai", "simulated"] = "heuristic"
     base_url: str | None = None  # None = the SDK default (api.openai.com)
     api_key_env: str | None = Field(default="OPENAI_API_KEY", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -182,7 +179,7 @@ class LLMSettings(_Frozen):
         )
 
 
-class ResolvedModuleLLM(_Frozen):
+class ResolvedModuleLLM(Strict):
     model: str
     base_url: str | None
     api_key_env: str | None

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from agent_runtime.config.strict import Strict
 
 __all__ = [
     "MODULE_OPTIONS",
@@ -21,10 +23,8 @@ __all__ = [
 ]
 
 
-class ModuleOptions(BaseModel):
+class ModuleOptions(Strict):
     """A module's options; ``given()`` has only those the file set."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     def given(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)

@@ -1,4 +1,4 @@
-"""The base of every config model: frozen, and an unknown field is an error."""
+"""The base of every config model, view and record: frozen, and an unknown field is an error."""
 
 from __future__ import annotations
 

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_runtime.clock import wall_time
 from agent_runtime.config.models import GiftSettings
+from agent_runtime.config.strict import Strict
 from agent_runtime.config.topics import Topic
 from agent_runtime.world import Observation, SkillCall, SkillOutcome
 
@@ -165,10 +166,9 @@ class UtteranceKind(StrEnum):
     FREE = "free"  # free text written by an LLM controller (``text``)
 
 
-class UtteranceGoal(BaseModel):
+class UtteranceGoal(Strict):
     """What to communicate, typed: talking renders the words from this."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     kind: UtteranceKind
     to: str | None = None  # addressee, None = everyone nearby
     item: str | None = None

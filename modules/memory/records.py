@@ -17,7 +17,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from agent_runtime.config.strict import Strict
 
 __all__ = [
     "MEMORY_KINDS",
@@ -53,7 +55,7 @@ def estimate_tokens(text: str) -> int:
     return max(1, math.ceil(len(text) / 4))
 
 
-class MemoryRecord(BaseModel):
+class MemoryRecord(Strict):
     """One memory of one agent.
 
     ``id`` is a per-agent sequence number (1, 2, ...), unique within the
@@ -62,8 +64,6 @@ class MemoryRecord(BaseModel):
     ``created`` and ``last_accessed`` are game hours. ``source`` names what
     produced the importance/text: ``"heuristic"``, ``"seed"``, ``"llm:<model>"``.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: int = Field(ge=1)
     agent: str = Field(min_length=1)
