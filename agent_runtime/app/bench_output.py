@@ -14,12 +14,13 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent_runtime.clock import wall_time
 
-__all__ = ["Measurement", "add_json_out", "emit", "provenance"]
+__all__ = ["MeasuredOn", "Measurement", "add_json_out", "emit", "measured_on", "provenance"]
 
 _ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,6 +65,25 @@ def provenance(started: float, load_before: list[float] | None = None) -> dict[s
         "load_average_before": load_before,
         "load_average_after": _load(),
     }
+
+
+class MeasuredOn(NamedTuple):
+    """A result's provenance as table cells."""
+
+    when: str  # "YYYY-MM-DD HH:MM" (UTC)
+    commit: str
+    load: str  # the load average (1 min) before -> after
+
+
+def measured_on(result: Mapping[str, Any]) -> MeasuredOn:
+    """The cells of ``result``'s provenance ("?" where it has none)."""
+    prov = result.get("provenance", {})
+    when = str(prov.get("date", "?"))
+    before = (prov.get("load_average_before") or ["?"])[0]
+    after = (prov.get("load_average_after") or ["?"])[0]
+    return MeasuredOn(
+        f"{when[:10]} {when[11:16]}", prov.get("commit") or "?", f"{before} -> {after}"
+    )
 
 
 class Measurement:

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.app.doc_figures import result_files
+from agent_runtime.app.bench_output import measured_on
+from agent_runtime.app.doc_figures import markdown_table, result_files
 
 __all__ = ["render_bodies_runs"]
 
@@ -29,18 +30,15 @@ def _n(v: Any, fmt: str = ".1f") -> str:
 
 
 def _row(r: Mapping[str, Any]) -> str:
-    prov = r.get("provenance", {})
-    when = str(prov.get("date", "?"))
-    before = (prov.get("load_average_before") or ["?"])[0]
-    after = (prov.get("load_average_after") or ["?"])[0]
+    on = measured_on(r)
     lat, cpu, rss = r["observe_latency_ms"], r["cpu_percent"], r["rss_mb_max"]
     skills = (
         f"{r['skills_completed']} ({r['skills_failed']})" if r.get("skills") else "- (standing)"
     )
     dropped = r.get("events_dropped_python", 0) + r.get("events_dropped_node", 0)
     return (
-        f"| {when[:10]} {when[11:16]} | {prov.get('commit') or '?'} | {r['bots']} "
-        f"| {r['bots_per_process'] or '0 (in bridge)'} | {r['transport']} | {before} -> {after} "
+        f"| {on.when} | {on.commit} | {r['bots']} "
+        f"| {r['bots_per_process'] or '0 (in bridge)'} | {r['transport']} | {on.load} "
         f"| {_n(r.get('connect_all_s'))} "
         f"| {_n(r['observations_per_s_requested'])} -> {_n(r['observations_per_s_achieved'])} "
         f"| {_n(lat['p50'])} / {_n(lat['p99'])} / {_n(lat['max'], '.0f')} "
@@ -53,11 +51,10 @@ def _row(r: Mapping[str, Any]) -> str:
 
 def render_bodies_runs(source: Path, options: Mapping[str, str]) -> str:
     """One row per result file (``source``, then ``with=B.json,C.json`` beside it)."""
-    files = result_files(source, options)
-    rows = [_HEAD, "|" + "---|" * _HEAD.count(" | ") + "---|"]
-    for f in files:
+    rows = []
+    for f in result_files(source, options):
         r: dict[str, Any] = json.loads(f.read_text())
         if r.get("bench") != "bodies":
             raise ValueError(f"{f.name} is not a `piano bench bodies` result")
         rows.append(_row(r))
-    return "\n".join(rows) + "\n"
+    return markdown_table(_HEAD, rows)

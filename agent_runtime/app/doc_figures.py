@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +27,7 @@ __all__ = [
     "Renderer",
     "blocks",
     "documents",
+    "markdown_table",
     "render_docs",
     "result_files",
 ]
@@ -43,6 +44,11 @@ _SKIP = {".git", ".venv", "node_modules", "runs", "__pycache__"}
 def result_files(source: Path, options: Mapping[str, str]) -> list[Path]:
     """A block's result files: ``source``, then those its ``with=B.json,C.json`` names beside it."""
     return [source, *(source.parent / f for f in options.get("with", "").split(",") if f)]
+
+
+def markdown_table(head: str, rows: Iterable[str]) -> str:
+    """A Markdown table: its ``head`` row (``| a | b |``), the rule under it, then ``rows``."""
+    return "\n".join([head, "|" + "---|" * (head.count(" | ") + 1), *rows]) + "\n"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.app.doc_figures import result_files
+from agent_runtime.app.bench_output import measured_on
+from agent_runtime.app.doc_figures import markdown_table, result_files
 
 __all__ = ["render_runtime_detail"]
 
@@ -35,16 +36,13 @@ def _worst(by_module: Mapping[str, float]) -> str:
 
 
 def _row(r: Mapping[str, Any]) -> str:
-    prov = r.get("provenance", {})
-    when = str(prov.get("date", "?"))
-    before = (prov.get("load_average_before") or ["?"])[0]
-    after = (prov.get("load_average_after") or ["?"])[0]
+    on = measured_on(r)
     p90 = " / ".join(f"{w['p90']:.1f}" for w in r.get("sched_lag_ms_per_worker") or []) or "-"
     errors = str(r["errors"])
     if r.get("errors_by_kind"):
         errors += " (" + ", ".join(f"{k}: {n}" for k, n in r["errors_by_kind"].items()) + ")"
     return (
-        f"| {when[:10]} {when[11:16]} | {prov.get('commit') or '?'} "
+        f"| {on.when} | {on.commit} "
         f"| {r['agents']:,} / {r['workers']} ({r.get('launcher', 'process')}) "
         f"| {r.get('event_loop', '?')} | {r['skill_seconds']:g} "
         f"| {r['cpu_us_per_agent_s']:,.0f} ({r['cpu_pct']:.0f}%) | {r['cc_decisions_per_s']:.0f} "
@@ -52,12 +50,11 @@ def _row(r: Mapping[str, Any]) -> str:
         f"| {r['sched_lag_ms_p50']:.1f} / {r['sched_lag_ms_p99']:.1f} | {p90} "
         f"| {_worst(r.get('cadence_error_by_module_pct') or {})} | {r['unresponsive_agents']} "
         f"| {errors} | {r['redis_ops_per_s']:,.0f} | {r['mqtt_msgs_per_s']:,.0f} "
-        f"| {r['rss_mb_per_agent']:.2f} | {before} -> {after} |"
+        f"| {r['rss_mb_per_agent']:.2f} | {on.load} |"
     )
 
 
 def render_runtime_detail(source: Path, options: Mapping[str, str]) -> str:
     """One row per result file (``source``, then ``with=B.json,C.json`` beside it)."""
-    files = result_files(source, options)
-    rows = [_HEAD, "|" + "---|" * (_HEAD.count(" | ") + 1)]
-    return "\n".join([*rows, *(_row(json.loads(f.read_text())) for f in files)]) + "\n"
+    rows = (_row(json.loads(f.read_text())) for f in result_files(source, options))
+    return markdown_table(_HEAD, rows)
