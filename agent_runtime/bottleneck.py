@@ -16,7 +16,7 @@ controller's policy (LLM or heuristic) gets.
 from __future__ import annotations
 
 import weakref
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar, overload
 
 from pydantic import Field
 
@@ -53,6 +53,28 @@ class SectionView(Data):
     truncated: bool = False
 
 
+class _Typed(Generic[D]):
+    """A section's typed accessor (``view.perception``): its data, or the empty default when
+    the section did not make it through."""
+
+    def __init__(self, kind: type[D]) -> None:
+        self.kind = kind
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, view: None, owner: type) -> _Typed[D]: ...
+    @overload
+    def __get__(self, view: BottleneckView, owner: type) -> D: ...
+    def __get__(self, view: BottleneckView | None, owner: type) -> D | _Typed[D]:
+        if view is None:
+            return self
+        v = view.sections.get(self.name)
+        return v.data if v is not None and isinstance(v.data, self.kind) else self.kind()
+
+
 class BottleneckView(View):
     """What the controller may know: the sections that made it through, and the time."""
 
@@ -61,6 +83,18 @@ class BottleneckView(View):
     chars: int = 0
     now: float = 0.0  # the agent's clock when the view was built
     time_scale: float = 1.0  # how fast the agent's time runs (durations are multiplied by it)
+
+    #: each section's typed data (the empty default when it did not make it through)
+    identity: ClassVar[_Typed[IdentityData]] = _Typed(IdentityData)
+    perception: ClassVar[_Typed[PerceptionData]] = _Typed(PerceptionData)
+    goals: ClassVar[_Typed[GoalsData]] = _Typed(GoalsData)
+    plan: ClassVar[_Typed[PlanData]] = _Typed(PlanData)
+    social: ClassVar[_Typed[SocialData]] = _Typed(SocialData)
+    conversation: ClassVar[_Typed[ConversationData]] = _Typed(ConversationData)
+    action: ClassVar[_Typed[ActionData]] = _Typed(ActionData)
+    awareness: ClassVar[_Typed[AwarenessData]] = _Typed(AwarenessData)
+    working_memory: ClassVar[_Typed[WorkingMemoryData]] = _Typed(WorkingMemoryData)
+    reflection: ClassVar[_Typed[ReflectionData]] = _Typed(ReflectionData)
 
     def seconds(self, s: float) -> float:
         """``s`` seconds of the agent's time, in clock seconds."""
@@ -80,56 +114,11 @@ class BottleneckView(View):
     def prompt_variables(self) -> dict[str, str]:
         return {"view": self.text()}
 
-    def _get(self, name: str, kind: type[D]) -> D:
-        v = self.sections.get(name)
-        return v.data if v is not None and isinstance(v.data, kind) else kind()
-
-    @property
-    def identity(self) -> IdentityData:
-        return self._get("identity", IdentityData)
-
-    @property
-    def perception(self) -> PerceptionData:
-        return self._get("perception", PerceptionData)
-
-    @property
-    def goals(self) -> GoalsData:
-        return self._get("goals", GoalsData)
-
-    @property
-    def plan(self) -> PlanData:
-        return self._get("plan", PlanData)
-
-    @property
-    def social(self) -> SocialData:
-        return self._get("social", SocialData)
-
-    @property
-    def conversation(self) -> ConversationData:
-        return self._get("conversation", ConversationData)
-
-    @property
-    def action(self) -> ActionData:
-        return self._get("action", ActionData)
-
-    @property
-    def awareness(self) -> AwarenessData:
-        return self._get("awareness", AwarenessData)
-
-    @property
-    def working_memory(self) -> WorkingMemoryData:
-        return self._get("working_memory", WorkingMemoryData)
-
-    @property
-    def reflection(self) -> ReflectionData:
-        return self._get("reflection", ReflectionData)
-
 
 def _clip(text: str, limit: int) -> tuple[str, bool]:
     if len(text) <= limit:
         return text, False
     return text[: max(0, limit - 1)].rstrip() + "…", True
-
 
 
 #: its section is garbage (weak reference), so the memo holds only the sections agents hold
