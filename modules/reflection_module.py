@@ -15,7 +15,7 @@ from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Identity, Reflection
 from modules.memory.llm_policies import ReflectionBrain
-from modules.memory.reflection import HeuristicReflection, ReflectionConfig, maybe_reflect
+from modules.memory.reflection import HeuristicReflection, ReflectionConfig, Reflector
 from modules.memory_module import memory_stream
 from modules.policies import brain_for
 
@@ -36,8 +36,7 @@ class ReflectionModule(Module):
         if stream is None:
             return
         policy = self._policy(ctx)
-        result = await maybe_reflect(
-            stream,
+        result = await Reflector(
             policy.ask_questions,
             policy.make_insights,
             config=self.config,
@@ -46,7 +45,7 @@ class ReflectionModule(Module):
             make_all_insights=(
                 policy.make_all_insights if isinstance(policy, ReflectionBrain) else None
             ),
-        )
+        ).maybe_reflect(stream)
         state = ctx.read("reflection", Reflection)
         since = await stream.importance_since_reflection()
         if result is None:

@@ -5,15 +5,15 @@ Each policy renders a prompt file of this package, asks the agent's
 the deterministic heuristic of this package when no model is configured or
 the call fails with an ``LLMError`` (the Brain's rule). ``label`` holds the
 brain label of the last answer (``"llm:<model>"`` or ``"heuristic"``); pass
-``source=lambda: policy.label`` to :func:`modules.memory.reflection.reflect`
+``source=lambda: policy.label`` to :class:`modules.memory.reflection.Reflector`
 so reflection records say which brain produced them.
 
 ::
 
     brain = service.brain("memory", agent.name)
     refl = ReflectionBrain(brain, identity, HeuristicReflection(rng, agent.name))
-    await maybe_reflect(stream, refl.ask_questions, refl.make_insights,
-                        source=lambda: refl.label)
+    await Reflector(refl.ask_questions, refl.make_insights,
+                    source=lambda: refl.label).maybe_reflect(stream)
     rating, label = await ImportanceBrain(brain, identity).rate(text, "observation")
     # several memories: one batched request (or concurrent ``rate`` calls, batched alike)
     pairs = await ImportanceBrain(brain, identity).rate_many([(t1, "observation"), ...])
@@ -268,7 +268,7 @@ class ImportanceBrain:
 
 @dataclass(eq=False)
 class ReflectionBrain:
-    """``ask_questions`` / ``make_insights`` for :func:`~modules.memory.reflection.reflect`."""
+    """``ask_questions`` / ``make_insights`` for :class:`~modules.memory.reflection.Reflector`."""
 
     brain: Brain
     identity: str

@@ -34,7 +34,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -54,8 +54,7 @@ __all__ = [
     "ReflectionConfig",
     "ReflectionQuestions",
     "ReflectionResult",
-    "maybe_reflect",
-    "reflect",
+    "Reflector",
     "should_reflect",
 ]
 
@@ -150,95 +149,116 @@ def _norm_text(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-async def reflect(
-    stream: MemoryStream,
-    ask_questions: AskQuestions,
-    make_insights: MakeInsights,
-    *,
-    config: ReflectionConfig | None = None,
-    now: float | None = None,
-    rate: AsyncImportanceRater | None = None,
-    source: str | Callable[[], str] = "heuristic",
-    make_all_insights: MakeAllInsights | None = None,
-) -> ReflectionResult:
-    """Run one reflection now, whatever the counter says (the caller holds the decision).
+@dataclass(frozen=True)
+class Reflector:
+    """How an agent reflects: its policy's calls (steps 3 and 5 above), the config, the rater
+    of the new records (default: the stream's own heuristic) and ``source``, their label.
 
-    ``source`` labels the reflection records; a callable is read after each
-    ``make_insights`` call (e.g. ``lambda: policy.label`` for a Brain policy
-    that may fall back to the heuristic on some calls). ``make_all_insights``: the
-    insights for every question in one call (used instead of ``make_insights``).
+    ``source``: a callable is read after each insights call (e.g. ``lambda: policy.label``
+    for a Brain policy that may fall back to the heuristic on some calls).
+    ``make_all_insights``: the insights for every question in one call (used instead of
+    ``make_insights``).
     """
-    cfg = config or ReflectionConfig()
-    rate = rate or _stream_rate(stream)
-    now = stream.clock() if now is None else float(now)
-    consumed = await stream.importance_since_reflection()
-    counted = stream.counted_since_reflection
-    if counted:
-        recent = await stream.recent(min(cfg.n_recent, counted), stream.counted_kinds)
-    else:
-        recent = await stream.recent(cfg.n_recent)
-    if not recent:
+
+    ask_questions: AskQuestions
+    make_insights: MakeInsights
+    _: KW_ONLY
+    config: ReflectionConfig = field(default_factory=ReflectionConfig)
+    rate: AsyncImportanceRater | None = None
+    source: str | Callable[[], str] = "heuristic"
+    make_all_insights: MakeAllInsights | None = None
+
+    def _label(self) -> str:
+        return self.source() if callable(self.source) else self.source
+
+    async def maybe_reflect(
+        self, stream: MemoryStream, now: float | None = None
+    ) -> ReflectionResult | None:
+        """Reflect if the trigger fires and no reflection of this agent is running; else None."""
+        if stream.reflection_lock.locked():
+            return None
+        async with stream.reflection_lock:
+            if not should_reflect(
+                await stream.importance_since_reflection(), self.config.threshold
+            ):
+                return None
+            return await self.reflect(stream, now)
+
+    async def reflect(self, stream: MemoryStream, now: float | None = None) -> ReflectionResult:
+        """Run one reflection now, whatever the counter says (the caller holds the decision)."""
+        cfg = self.config
+        rate = self.rate or _stream_rate(stream)
+        now = stream.clock() if now is None else float(now)
+        consumed = await stream.importance_since_reflection()
+        counted = stream.counted_since_reflection
+        if counted:
+            recent = await stream.recent(min(cfg.n_recent, counted), stream.counted_kinds)
+        else:
+            recent = await stream.recent(cfg.n_recent)
+        if not recent:
+            await stream.mark_reflected(consumed, now)
+            return ReflectionResult([], [], consumed)
+        raw_questions = await self.ask_questions(recent, cfg.n_questions)
+        questions = [q.strip() for q in raw_questions if q and q.strip()][: cfg.n_questions]
+        existing = {_norm_text(r.text) for r in stream.all_records() if r.kind == "reflection"}
+        seen: set[str] = set()
+        pending: list[tuple[str, tuple[int, ...], str]] = []
+        result = ReflectionResult(questions, [], consumed)
+        answered: list[tuple[list[Insight], Sequence[MemoryRecord], str]] = []
+        if self.make_all_insights is None:
+            for question in questions:
+                shown = await _retrieved(stream, question, cfg, now, cfg.token_budget)
+                result.retrieved[question] = [r.id for r in shown]
+                if not shown:
+                    continue
+                insights = await self.make_insights(question, shown, cfg.insights_per_question)
+                answered.append((insights, shown, self._label()))
+        elif questions:
+            # one list for every question: each question's share of the budget, then the union
+            share = None if cfg.token_budget is None else cfg.token_budget // len(questions)
+            union: dict[int, MemoryRecord] = {}
+            for question in questions:
+                got = await _retrieved(stream, question, cfg, now, share)
+                result.retrieved[question] = [r.id for r in got]
+                union.update((r.id, r) for r in got)
+            shown = sorted(union.values(), key=lambda r: (r.created, r.id))
+            if shown:
+                per_question = await self.make_all_insights(
+                    questions, shown, cfg.insights_per_question
+                )
+                label = self._label()
+                answered += [(list(ins), shown, label) for ins in per_question[: len(questions)]]
+        for insights, listed, label in answered:
+            for ins in insights[: cfg.insights_per_question]:
+                text = ins.text.strip()
+                cited = [listed[i - 1].id for i in ins.evidence if 1 <= i <= len(listed)]
+                ids = tuple(dict.fromkeys(cited))
+                if not text or not ids:
+                    result.dropped += 1
+                    log.info("%s: dropped insight without valid evidence: %r", stream.agent, text)
+                    continue
+                key = _norm_text(text)
+                if key in existing or key in seen:
+                    result.duplicates += 1
+                    continue
+                seen.add(key)
+                pending.append((text, ids, label))
+        items = [
+            NewMemory(text, "reflection", await rate(text, "reflection"), ids, now, label)
+            for text, ids, label in pending
+        ]
+        result.reflections = await stream.add_many(items)
         await stream.mark_reflected(consumed, now)
-        return ReflectionResult([], [], consumed)
-    raw_questions = await ask_questions(recent, cfg.n_questions)
-    questions = [q.strip() for q in raw_questions if q and q.strip()][: cfg.n_questions]
-    existing = {_norm_text(r.text) for r in stream.all_records() if r.kind == "reflection"}
-    seen: set[str] = set()
-    pending: list[tuple[str, tuple[int, ...], str]] = []
-    result = ReflectionResult(questions, [], consumed)
-    answered: list[tuple[list[Insight], Sequence[MemoryRecord], str]] = []
-    if make_all_insights is None:
-        for question in questions:
-            shown = await _retrieved(stream, question, cfg, now, cfg.token_budget)
-            result.retrieved[question] = [r.id for r in shown]
-            if not shown:
-                continue
-            insights = await make_insights(question, shown, cfg.insights_per_question)
-            answered.append((insights, shown, source() if callable(source) else source))
-    elif questions:
-        # one list for every question: each question's share of the budget, then the union
-        share = None if cfg.token_budget is None else cfg.token_budget // len(questions)
-        union: dict[int, MemoryRecord] = {}
-        for question in questions:
-            got = await _retrieved(stream, question, cfg, now, share)
-            result.retrieved[question] = [r.id for r in got]
-            union.update((r.id, r) for r in got)
-        shown = sorted(union.values(), key=lambda r: (r.created, r.id))
-        if shown:
-            per_question = await make_all_insights(questions, shown, cfg.insights_per_question)
-            label = source() if callable(source) else source
-            answered += [(list(ins), shown, label) for ins in per_question[: len(questions)]]
-    for insights, listed, label in answered:
-        for ins in insights[: cfg.insights_per_question]:
-            text = ins.text.strip()
-            cited = [listed[i - 1].id for i in ins.evidence if 1 <= i <= len(listed)]
-            ids = tuple(dict.fromkeys(cited))
-            if not text or not ids:
-                result.dropped += 1
-                log.info("%s: dropped insight without valid evidence: %r", stream.agent, text)
-                continue
-            key = _norm_text(text)
-            if key in existing or key in seen:
-                result.duplicates += 1
-                continue
-            seen.add(key)
-            pending.append((text, ids, label))
-    items = [
-        NewMemory(text, "reflection", await rate(text, "reflection"), ids, now, label)
-        for text, ids, label in pending
-    ]
-    result.reflections = await stream.add_many(items)
-    await stream.mark_reflected(consumed, now)
-    log.info(
-        "%s reflected: %d questions, %d insights (%d dropped, %d repeats), consumed %.0f",
-        stream.agent,
-        len(questions),
-        len(result.reflections),
-        result.dropped,
-        result.duplicates,
-        consumed,
-    )
-    return result
+        log.info(
+            "%s reflected: %d questions, %d insights (%d dropped, %d repeats), consumed %.0f",
+            stream.agent,
+            len(questions),
+            len(result.reflections),
+            result.dropped,
+            result.duplicates,
+            consumed,
+        )
+        return result
 
 
 async def _retrieved(
@@ -258,36 +278,6 @@ async def _retrieved(
         decay=cfg.decay,
     )
     return sorted((h.record for h in hits), key=lambda r: (r.created, r.id))
-
-
-async def maybe_reflect(
-    stream: MemoryStream,
-    ask_questions: AskQuestions,
-    make_insights: MakeInsights,
-    *,
-    config: ReflectionConfig | None = None,
-    now: float | None = None,
-    rate: AsyncImportanceRater | None = None,
-    source: str | Callable[[], str] = "heuristic",
-    make_all_insights: MakeAllInsights | None = None,
-) -> ReflectionResult | None:
-    """Reflect if the trigger fires and no reflection of this agent is running; else None."""
-    cfg = config or ReflectionConfig()
-    if stream.reflection_lock.locked():
-        return None
-    async with stream.reflection_lock:
-        if not should_reflect(await stream.importance_since_reflection(), cfg.threshold):
-            return None
-        return await reflect(
-            stream,
-            ask_questions,
-            make_insights,
-            config=cfg,
-            now=now,
-            rate=rate,
-            source=source,
-            make_all_insights=make_all_insights,
-        )
 
 
 # --- heuristic policies ------------------------------------------------------------

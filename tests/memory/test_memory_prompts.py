@@ -21,9 +21,9 @@ from modules.memory import (
     ReflectionBrain,
     ReflectionConfig,
     ReflectionQuestions,
+    Reflector,
     numbered_memories,
     quote_untrusted,
-    reflect,
     render_importance_prompt,
     render_insights_prompt,
     render_questions_prompt,
@@ -121,14 +121,12 @@ async def test_reflection_brain_end_to_end(redis: Redis) -> None:
         "You are Ann.",
         HeuristicReflection(random.Random(0), "Ann"),
     )
-    result = await reflect(
-        s,
+    result = await Reflector(
         policy.ask_questions,
         policy.make_insights,
         config=ReflectionConfig(k_per_question=3),
-        now=5.0,
         source=lambda: policy.label,
-    )
+    ).reflect(s, now=5.0)
     assert result.questions == ["Is Bob kind?", "Who helps me?", "What is odd?"]
     by_text = {r.text: r for r in result.reflections}
     assert by_text["Bob is kind"].source == "llm:scripted"

@@ -15,8 +15,7 @@ from modules.memory import (
     MemoryRecord,
     MemoryStream,
     ReflectionConfig,
-    maybe_reflect,
-    reflect,
+    Reflector,
     should_reflect,
 )
 
@@ -67,14 +66,14 @@ async def test_maybe_reflect_fires_only_above_threshold(redis: Redis, clock: Any
     for i in range(15):
         await s.add(f"Bob gave me gift {_tag(i)}", "observation", importance=10)
     assert await s.importance_since_reflection() == 150.0
-    assert await maybe_reflect(s, policy.ask, policy.insight) is None
+    assert await Reflector(policy.ask, policy.insight).maybe_reflect(s) is None
     await s.add("Bob gave me a gift again", "conversation", importance=1)
-    result = await maybe_reflect(s, policy.ask, policy.insight)
+    result = await Reflector(policy.ask, policy.insight).maybe_reflect(s)
     assert result is not None
     assert result.consumed == 151.0
     assert await s.importance_since_reflection() == 0.0
     assert s.reflections == 1
-    assert await maybe_reflect(s, policy.ask, policy.insight) is None
+    assert await Reflector(policy.ask, policy.insight).maybe_reflect(s) is None
 
 
 async def test_insights_are_stored_with_evidence_links(redis: Redis, clock: Any) -> None:
@@ -98,7 +97,7 @@ async def test_insights_are_stored_with_evidence_links(redis: Redis, clock: Any)
         ],
     )
     cfg = ReflectionConfig(n_questions=2, k_per_question=3, token_budget=None)
-    result = await reflect(s, policy.ask, policy.insight, config=cfg, source="llm:test")
+    result = await Reflector(policy.ask, policy.insight, config=cfg, source="llm:test").reflect(s)
     assert result.questions == ["Is Bob generous?", "What is going on at the lake?"]
     assert [r.created for r in policy.seen_recent] == [0.0, 1.0, 2.0, 3.0]
     # per question: 3 retrieved records, shown oldest first, numbered from 1
@@ -118,7 +117,7 @@ async def test_insights_are_stored_with_evidence_links(redis: Redis, clock: Any)
     # retrieval during reflection refreshed last access of what was shown
     assert all(r.last_accessed == 10.0 for r in await s.get([x.id for x in shown]))
     # a second reflection with the same insight does not store it again
-    result2 = await reflect(s, policy.ask, policy.insight, config=cfg)
+    result2 = await Reflector(policy.ask, policy.insight, config=cfg).reflect(s)
     assert result2.reflections == [] and result2.duplicates == 2
 
 
@@ -128,7 +127,7 @@ async def test_questions_see_reflections_too(redis: Redis, clock: Any) -> None:
     await s.add("Bob sold me wheat", "observation", 4)
     policy = Scripted(["Bob?"], [Insight(text="I rely on Bob for food", evidence=[1, 2])])
     cfg = ReflectionConfig(n_questions=1, k_per_question=5)
-    result = await reflect(s, policy.ask, policy.insight, config=cfg)
+    result = await Reflector(policy.ask, policy.insight, config=cfg).reflect(s)
     assert earlier.id in result.retrieved["Bob?"]
     assert set(result.reflections[0].evidence) == {earlier.id, earlier.id + 1}
 
@@ -143,7 +142,7 @@ async def test_importance_added_during_reflection_is_kept(redis: Redis, clock: A
         await s.add("Cara gave me a sword", "observation", importance=6)
         return await policy.ask(records, n)
 
-    result = await maybe_reflect(s, ask_while_busy, policy.insight)
+    result = await Reflector(ask_while_busy, policy.insight).maybe_reflect(s)
     assert result is not None and result.consumed == 160.0
     assert await s.importance_since_reflection() == 6.0
 
@@ -180,7 +179,7 @@ async def test_heuristic_policy_is_deterministic_and_grounded(redis: Redis, cloc
     h = HeuristicReflection(random.Random(3), agent="Ann")
     questions = await h.ask_questions(await s.recent(100), 3)
     assert any("Bob" in q for q in questions)  # a name keeps its capital letter
-    result = await maybe_reflect(s, h.ask_questions, h.make_insights, now=10.0)
+    result = await Reflector(h.ask_questions, h.make_insights).maybe_reflect(s, now=10.0)
     assert result is not None and result.reflections
     for refl in result.reflections:
         assert refl.kind == "reflection" and refl.evidence

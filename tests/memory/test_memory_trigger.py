@@ -18,7 +18,7 @@ from modules.memory import (
     ReflectionBrain,
     ReflectionConfig,
     ReflectionQuestions,
-    maybe_reflect,
+    Reflector,
 )
 from modules.memory.reflection import AllInsights
 
@@ -87,15 +87,13 @@ async def test_the_insights_of_all_questions_come_in_one_call(redis: Redis) -> N
         "You are Ann.",
         HeuristicReflection(random.Random(0), "Ann"),
     )
-    result = await maybe_reflect(
-        s,
+    result = await Reflector(
         policy.ask_questions,
         policy.make_insights,
         config=ReflectionConfig(threshold=20.0, k_per_question=3),
-        now=5.0,
         source=lambda: policy.label,
         make_all_insights=policy.make_all_insights,
-    )
+    ).maybe_reflect(s, now=5.0)
     assert result is not None
     assert len(model.calls) == 2  # the questions, then every question's insights at once
     assert model.calls[1].response_model is AllInsights
