@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import Any
 
 from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, T
 from agent_runtime.llm.accounting import Accounting, PriceTable
@@ -91,19 +92,7 @@ class ManagedLanguageModel(LanguageModel):
             )
         self.accounting.record_success(request.module, request.agent, result, trace)
         if self.prompt_log is not None:
-            self.prompt_log.write(
-                agent=request.agent,
-                module=request.module,
-                prompt_name=request.prompt_name,
-                model=result.model,
-                brain=result.brain,
-                messages=request.messages,
-                reply=result.value,
-                usage=result.usage,
-                latency_s=result.latency_s,
-                attempts=result.attempts,
-                cost_usd=result.cost_usd,
-            )
+            self.prompt_log.write(request, result)
         return result
 
     def _failed(
@@ -119,19 +108,13 @@ class ManagedLanguageModel(LanguageModel):
             request.module, request.agent, exc, cost_usd=cost, latency_s=latency_s, trace=trace
         )
         if self.prompt_log is not None and not isinstance(exc, LLMBudgetExceeded | LLMShed):
-            self.prompt_log.write(
-                agent=request.agent,
-                module=request.module,
-                prompt_name=request.prompt_name,
-                model=model,
-                messages=request.messages,
-                reply=exc.raw if isinstance(exc, LLMInvalidOutput) else None,
-                usage=exc.usage,
-                latency_s=latency_s,
-                attempts=exc.attempts,
-                cost_usd=cost,
-                error=f"{exc.kind}: {exc.message}",
+            reply = exc.raw if isinstance(exc, LLMInvalidOutput) else None
+            # what the failed call spent, in a result's shape (its reply: the raw text that
+            # did not validate, if any)
+            spent: LLMResult[Any] = LLMResult(
+                reply, exc.usage, model, latency_s, exc.attempts, cost, brain=""
             )
+            self.prompt_log.write(request, spent, error=f"{exc.kind}: {exc.message}")
 
     async def aclose(self) -> None:
         if self._close_inner:

@@ -13,14 +13,14 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
 from pydantic import BaseModel
 
 from agent_runtime.clock import wall_time
-from agent_runtime.interfaces import Message, Usage
+from agent_runtime.interfaces import LLMRequest, LLMResult
 
 __all__ = ["PromptLog", "redact"]
 
@@ -69,43 +69,30 @@ class PromptLog:
             self._file = None
 
     def write(
-        self,
-        *,
-        agent: str,
-        module: str,
-        prompt_name: str,
-        model: str,
-        messages: Sequence[Message],
-        reply: BaseModel | str | None,
-        usage: Usage,
-        latency_s: float,
-        attempts: int,
-        brain: str = "",
-        cost_usd: float = 0.0,
-        error: str | None = None,
+        self, request: LLMRequest[Any], result: LLMResult[Any], error: str | None = None
     ) -> None:
+        """One line for ``request`` and what came of it: its ``result``, or (``error``) what
+        a failed call cost, with the raw reply a model gave that did not validate."""
         if self._file is None:
             return
-        if isinstance(reply, BaseModel):
-            reply_json: Any = reply.model_dump(mode="json")
-        else:
-            reply_json = reply
+        reply = result.value
+        reply_json: Any = reply.model_dump(mode="json") if isinstance(reply, BaseModel) else reply
         record = {
             "ts": round(wall_time(), 3),
-            "agent": agent,
-            "module": module,
-            "prompt_name": prompt_name,
-            "model": model,
-            "brain": brain,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "agent": request.agent,
+            "module": request.module,
+            "prompt_name": request.prompt_name,
+            "model": result.model,
+            "brain": result.brain,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
             "reply": reply_json,
             "usage": {
-                "prompt_tokens": usage.prompt_tokens,
-                "completion_tokens": usage.completion_tokens,
+                "prompt_tokens": result.usage.prompt_tokens,
+                "completion_tokens": result.usage.completion_tokens,
             },
-            "latency_s": round(latency_s, 6),
-            "attempts": attempts,
-            "cost_usd": round(cost_usd, 8),
+            "latency_s": round(result.latency_s, 6),
+            "attempts": result.attempts,
+            "cost_usd": round(result.cost_usd, 8),
             "error": error,
         }
         line = redact(json.dumps(record, ensure_ascii=False, default=str), self._secrets)
