@@ -34,7 +34,7 @@ import asyncio
 import gc
 import logging
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "STATS",
     "YOUNG_THRESHOLD",
     "GcStats",
+    "Pauses",
     "restore_defaults",
     "settle_after_startup",
 ]
@@ -57,28 +58,38 @@ _DEFAULT_THRESHOLD = gc.get_threshold()
 
 
 @dataclass
-class GcStats:
-    """What the collector did since :func:`settle_after_startup` (pauses in seconds)."""
+class Pauses:
+    """One kind of collection: how many, and their pauses in seconds."""
 
-    young: int = 0
-    young_pause_s: float = 0.0
-    young_pause_max_s: float = 0.0
-    full: int = 0
-    full_pause_max_s: float = 0.0
+    count: int = 0
+    total_s: float = 0.0
+    max_s: float = 0.0
+
+    def add(self, pause_s: float) -> None:
+        self.count += 1
+        self.total_s += pause_s
+        self.max_s = max(self.max_s, pause_s)
+
+
+@dataclass
+class GcStats:
+    """What the collector did since :func:`settle_after_startup`."""
+
+    young: Pauses = field(default_factory=Pauses)
+    full: Pauses = field(default_factory=Pauses)
     full_freed: int = 0
 
     def reset(self) -> None:
         """Start counting afresh (a benchmark's measured window)."""
-        for f in fields(self):
-            setattr(self, f.name, f.default)
+        self.young, self.full, self.full_freed = Pauses(), Pauses(), 0
 
     def figures(self) -> dict[str, float | int]:
         return {
-            "young_collections": self.young,
-            "young_pause_ms_total": round(1e3 * self.young_pause_s, 1),
-            "young_pause_ms_max": round(1e3 * self.young_pause_max_s, 2),
-            "full_collections": self.full,
-            "full_pause_ms_max": round(1e3 * self.full_pause_max_s, 1),
+            "young_collections": self.young.count,
+            "young_pause_ms_total": round(1e3 * self.young.total_s, 1),
+            "young_pause_ms_max": round(1e3 * self.young.max_s, 2),
+            "full_collections": self.full.count,
+            "full_pause_ms_max": round(1e3 * self.full.max_s, 1),
             "full_freed": self.full_freed,
         }
 
@@ -93,10 +104,7 @@ def _after_collection(phase: str, info: dict[str, Any]) -> None:
     if phase == "start":
         _started = time.perf_counter()
         return
-    pause = time.perf_counter() - _started
-    STATS.young += 1
-    STATS.young_pause_s += pause
-    STATS.young_pause_max_s = max(STATS.young_pause_max_s, pause)
+    STATS.young.add(time.perf_counter() - _started)
     gc.freeze()  # the survivors skip the older generations: never walked again
 
 
@@ -111,9 +119,8 @@ def _full_collection(loop: asyncio.AbstractEventLoop, every_s: float) -> None:
     finally:
         gc.callbacks.append(_after_collection)
     pause = time.perf_counter() - t0
-    STATS.full += 1
+    STATS.full.add(pause)
     STATS.full_freed += freed
-    STATS.full_pause_max_s = max(STATS.full_pause_max_s, pause)
     log.info("full garbage collection: %d objects freed in %.0f ms", freed, 1e3 * pause)
     _full_handle = loop.call_later(every_s, _full_collection, loop, every_s)
 

@@ -24,7 +24,7 @@ before = gc.get_freeze_count()
 gc.collect(0)  # a young collection: its survivors are frozen, not promoted
 assert gc.get_freeze_count() >= before + 50, (before, gc.get_freeze_count())
 assert gc.get_count()[1:] == (0, 0) and len(gc.get_objects(1)) == 0
-assert STATS.young >= 1
+assert STATS.young.count >= 1
 
 async def main():
     settle_after_startup(full_every_s=0.05)
@@ -33,7 +33,7 @@ async def main():
     gc.collect(0)  # frozen while alive ...
     del x, y  # ... then garbage: only the periodic full collection can reclaim it
     async with asyncio.timeout(10):
-        while STATS.full == 0:
+        while STATS.full.count == 0:
             await asyncio.sleep(0.01)
     assert STATS.full_freed >= 2, STATS
 
