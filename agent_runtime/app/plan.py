@@ -6,10 +6,10 @@ reader can check it and a new measurement changes the plan without touching this
 
 - agents without a world: ``piano bench runtime --json-out`` (CPU per agent-second, memory
   per agent; Redis and the broker included);
-- embodied agents: two ``piano bench village --json-out`` runs of different sizes on one
-  shard (every process of the run: server, bot hosts, Redis, broker, the village): the
-  line through them gives a fixed part and a part per agent; the larger run's agents per
-  shard (with 0 kicks) is the density planned for;
+- embodied agents: ``piano bench village --json-out`` runs of different sizes on one shard,
+  none near saturating its machine (every process of the run: server, bot hosts, Redis,
+  broker, the village): the least-squares line through them gives a fixed part and a part
+  per agent; the agents per shard of a run with 0 kicks is the density planned for;
 - the LLM: ``piano bench cost --json-out`` (calls and tokens per agent-hour).
 """
 
@@ -22,20 +22,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.app.doc_figures import markdown_table
+from agent_runtime.app.village_table import decisions_per_agent_minute
 from agent_runtime.app.workers import AGENTS_PER_WORKER
 
-__all__ = ["Costs", "Plan", "PlanError", "load_costs", "plan", "render_check"]
+__all__ = ["Costs", "Plan", "PlanError", "Sources", "load_costs", "plan", "render_check"]
 
 ROOT = Path(__file__).resolve().parents[2]
-#: the committed measurements the plan is made from (relative to the repository)
-RUNTIME = "agent_runtime/app/results/cluster-2026-11-26/runtime-1000-proc3.json"
-VILLAGE_SMALL = "agent_runtime/app/results/plan/village-20-1shard.json"
-VILLAGE = "agent_runtime/app/results/plan/village-40-1shard.json"
-COST = "agent_runtime/llm/results/cost-2026-11-27-c-after.json"
-#: at most this share of a node's cores is planned for (the lag's tail grows near saturation)
+#: a share of a node's cores planned for at most (the lag's tail grows near saturation)
 CPU_HEADROOM = 0.7
 #: and of its memory
 MEMORY_HEADROOM = 0.8
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The committed measurements a plan is made from (paths relative to the repository)."""
+
+    runtime: str = "agent_runtime/app/results/cluster-2026-11-26/runtime-1000-proc3.json"
+    #: one-shard ``piano bench village`` runs of different sizes, none near saturation (the
+    #: runs of 2026-11-27 00:07-00:12 before the server's batched writes are history)
+    villages: tuple[str, ...] = (
+        "agent_runtime/app/results/plan/village-10-1shard-2026-11-27.json",
+        "agent_runtime/app/results/plan/village-20-1shard-2026-11-27.json",
+        "agent_runtime/app/results/plan/village-30-1shard-2026-11-27.json",
+    )
+    #: a run whose shards held their agents with 0 kicks: its agents per shard are planned for
+    density: str = "agent_runtime/app/results/cluster-2026-11-27/village-100-ray2nodes-c5.json"
+    cost: str = "agent_runtime/llm/results/cost-2026-11-27-c-after.json"
 
 
 class PlanError(ValueError):
@@ -99,53 +113,66 @@ def _field(data: dict[str, Any], rel: str, *path: str) -> float:
     return float(node)
 
 
-def load_costs(
-    root: Path = ROOT,
-    runtime: str = RUNTIME,
-    village: str = VILLAGE,
-    cost: str = COST,
-    village_small: str = VILLAGE_SMALL,
-) -> Costs:
-    r, c = _read(runtime, root), _read(cost, root)
-    small, large = _read(village_small, root), _read(village, root)
-    n_small, n_large = _field(small, village_small, "agents"), _field(large, village, "agents")
-    if n_large <= n_small:
-        raise PlanError(f"{village} must have more agents than {village_small}")
-    if _field(large, village, "kicks") > 0:
-        raise PlanError(f"{village}: bodies were kicked; it cannot set the density planned for")
+def _line(points: list[tuple[float, float]]) -> tuple[float, float]:
+    """(at 0, per unit): the least-squares line through ``(x, y)`` points."""
+    mean_x = sum(x for x, _ in points) / len(points)
+    mean_y = sum(y for _, y in points) / len(points)
+    spread = sum((x - mean_x) ** 2 for x, _ in points)
+    per = sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
+    return mean_y - per * mean_x, per
 
-    def line(key: str) -> tuple[float, float]:  # (fixed, per agent) through the two runs
-        a = _field(small, village_small, "all_processes", key)
-        b = _field(large, village, "all_processes", key)
-        per = (b - a) / (n_large - n_small)
-        return b - per * n_large, per
 
-    cpu_fixed, cpu_per = line("cpu_percent")
-    mb_fixed, mb_per = line("rss_mb")
-    both = f"{village_small} and {village}"
+def _unkicked(data: dict[str, Any], rel: str) -> None:
+    if _field(data, rel, "kicks") > 0 or data.get("kicks_whole_run", 0) > 0:
+        raise PlanError(f"{rel}: bodies were kicked; it cannot calibrate the plan")
+
+
+def load_costs(root: Path = ROOT, sources: Sources | None = None) -> Costs:
+    src = sources or Sources()
+    r, c, dense = _read(src.runtime, root), _read(src.cost, root), _read(src.density, root)
+    runs = {rel: _read(rel, root) for rel in src.villages}
+    for rel, data in runs.items():
+        _unkicked(data, rel)
+        if _field(data, rel, "shards") != 1:
+            raise PlanError(f"{rel}: a calibration run has one shard")
+    _unkicked(dense, src.density)
+    if len({_field(d, rel, "agents") for rel, d in runs.items()}) < 2:
+        raise PlanError(f"{', '.join(src.villages)}: need runs of at least two sizes")
+
+    def line(*path: str) -> tuple[float, float]:  # (at 0 agents, per agent) through the runs
+        return _line([(_field(d, rel, "agents"), _field(d, rel, *path)) for rel, d in runs.items()])
+
+    cpu_fixed, cpu_per = line("all_processes", "cpu_percent")
+    mb_fixed, mb_per = line("all_processes", "rss_mb")
+    runs_named = " and ".join(src.villages)
     return Costs(
         cores_per_agent=Cost(
-            _field(r, runtime, "cpu_us_per_agent_s") / 1e6
-            + _field(r, runtime, "services_cpu_pct") / 100 / _field(r, runtime, "agents"),
-            f"{runtime}: cpu_us_per_agent_s + services_cpu_pct / agents",
+            _field(r, src.runtime, "cpu_us_per_agent_s") / 1e6
+            + _field(r, src.runtime, "services_cpu_pct") / 100 / _field(r, src.runtime, "agents"),
+            f"{src.runtime}: cpu_us_per_agent_s + services_cpu_pct / agents",
         ),
-        mb_per_agent=Cost(_field(r, runtime, "rss_mb_per_agent"), f"{runtime}: rss_mb_per_agent"),
+        mb_per_agent=Cost(
+            _field(r, src.runtime, "rss_mb_per_agent"), f"{src.runtime}: rss_mb_per_agent"
+        ),
         embodied_cores_per_agent=Cost(
-            cpu_per / 100, f"{both}: all_processes.cpu_percent, the slope per agent"
+            cpu_per / 100, f"{runs_named}: all_processes.cpu_percent, the slope per agent"
         ),
-        embodied_mb_per_agent=Cost(mb_per, f"{both}: all_processes.rss_mb, the slope per agent"),
-        embodied_fixed_cores=Cost(max(0.0, cpu_fixed / 100), f"{both}: the line at 0 agents"),
-        embodied_fixed_mb=Cost(max(0.0, mb_fixed), f"{both}: the line at 0 agents"),
+        embodied_mb_per_agent=Cost(
+            mb_per, f"{runs_named}: all_processes.rss_mb, the slope per agent"
+        ),
+        embodied_fixed_cores=Cost(max(0.0, cpu_fixed / 100), f"{runs_named}: the line at 0 agents"),
+        embodied_fixed_mb=Cost(max(0.0, mb_fixed), f"{runs_named}: the line at 0 agents"),
         agents_per_shard=Cost(
-            n_large / _field(large, village, "shards"), f"{village}: agents / shards, 0 kicks"
+            _field(dense, src.density, "agents") / _field(dense, src.density, "shards"),
+            f"{src.density}: agents / shards, 0 kicks",
         ),
         llm_calls_per_agent_hour=Cost(
-            _field(c, cost, "modules", "all", "calls_per_agent_hour"),
-            f"{cost}: modules.all.calls_per_agent_hour",
+            _field(c, src.cost, "modules", "all", "calls_per_agent_hour"),
+            f"{src.cost}: modules.all.calls_per_agent_hour",
         ),
         llm_tokens_per_agent_hour=Cost(
-            _field(c, cost, "modules", "all", "tokens_per_agent_hour"),
-            f"{cost}: modules.all.tokens_per_agent_hour",
+            _field(c, src.cost, "modules", "all", "tokens_per_agent_hour"),
+            f"{src.cost}: modules.all.tokens_per_agent_hour",
         ),
     )
 
@@ -201,8 +228,55 @@ def plan(
     )
 
 
+def _calibrated_rates(root: Path = ROOT) -> str:
+    """The decisions per agent-minute of the runs the plan is calibrated on: ``low-high``."""
+    rates = [decisions_per_agent_minute(_read(rel, root)) for rel in Sources().villages]
+    return f"{min(rates):.2f}-{max(rates):.2f} (calibration runs)"
+
+
+def _measured_cores(measured: Mapping[str, Any]) -> str:
+    """The run's cores, saying when its machine was saturated (then it shows no more than
+    the machine has: the need may be larger)."""
+    cores = float(measured["all_processes"]["cpu_percent"]) / 100
+    machine = int(measured["provenance"]["cpus"])
+    text = f"{cores:.2f} (of the machine's {machine}"
+    busy = measured.get("machine_cpu_percent")
+    if busy is not None and float(busy) >= 95 * machine:
+        text += f"; machine CPU {float(busy):g}%: saturated, the need may be more"
+    return text + ")"
+
+
+def _render_calibration(root: Path = ROOT) -> str:
+    """The village runs the plan with bodies is calibrated on, and the line through them."""
+    src, costs = Sources(), load_costs(root)
+    rows = []
+    for rel in src.villages:
+        r = _read(rel, root)
+        used = r["all_processes"]
+        servers = sum(float(v) for v in r.get("server_cpu_percent", {}).values())
+        rows.append(
+            f"| {r['provenance']['date'][:16].replace('T', ' ')} | {r['agents']} "
+            f"| {used['cpu_percent']:g} | {servers:g} | {used['rss_mb']:,.0f} "
+            f"| {decisions_per_agent_minute(r):.2f} | {r['sched_lag_ms']['p99']:g} | {r['kicks']} |"
+        )
+    per_cpu, per_mb = costs.embodied_cores_per_agent.value, costs.embodied_mb_per_agent.value
+    fixed_cpu, fixed_mb = costs.embodied_fixed_cores.value, costs.embodied_fixed_mb.value
+    rows.append(
+        f"| **the line**: per agent | | **{100 * per_cpu:.2f}** | | **{per_mb:.1f}** | | | |"
+    )
+    rows.append(f"| at 0 agents | | {100 * fixed_cpu:.1f} | | {fixed_mb:,.0f} | | | |")
+    head = (
+        "| run (UTC) | agents | CPU % of one core, all processes | of it the server "
+        "| RSS MB | decisions per agent-minute | lag p99 (ms) | kicks |"
+    )
+    return markdown_table(head, rows)
+
+
 def render_check(source: Path, options: Mapping[str, str]) -> str:
-    """The plan for a measured village bench (``source``) beside what it measured."""
+    """The plan for a measured village bench (``source``) beside what it measured; with
+    ``table=calibration`` instead the runs the plan is calibrated on (``source``: the first)."""
+    if options.get("table") == "calibration":
+        return _render_calibration()
     measured = json.loads(source.read_text())
     agents = int(measured["agents"])
     p = plan(
@@ -213,18 +287,17 @@ def render_check(source: Path, options: Mapping[str, str]) -> str:
         memory_gb_per_node=float(options.get("memory_gb", "24")),
         llm=False,
     )
-    used = measured["all_processes"]
-    cores = float(used["cpu_percent"]) / 100
-    gb = float(used["rss_mb"]) / 1024
-    return "\n".join(
-        [
-            f"| {agents} agents with bodies | planned | measured |",
-            "|---|---|---|",
-            f"| CPUs (cores) | {p.cpus:g} | {cores:.2f} (of the machine's "
-            f"{measured['provenance']['cpus']}) |",
-            f"| memory (GB) | {p.memory_gb:g} | {gb:.2f} |",
-            f"| world shards | {p.world_shards} | {measured['shards']} (kicks: "
-            f"{measured['kicks']}) |",
-            f"| nodes of {options.get('cores', '2')} cores | {p.nodes} | 1 |",
-        ]
-    ) + "\n"
+    cores = float(measured["all_processes"]["cpu_percent"]) / 100
+    gb = float(measured["all_processes"]["rss_mb"]) / 1024
+    rows = [
+        f"| {agents} agents with bodies | planned | measured | planned / measured |",
+        "|---|---|---|---|",
+        f"| CPUs (cores) | {p.cpus:g} | {_measured_cores(measured)} | {p.cpus / cores:.2f} |",
+        f"| memory (GB) | {p.memory_gb:g} | {gb:.2f} | {p.memory_gb / gb:.2f} |",
+        f"| world shards | {p.world_shards} | {measured['shards']} (kicks: "
+        f"{measured['kicks']}) | |",
+        f"| nodes of {options.get('cores', '2')} cores | {p.nodes} | 1 | |",
+        f"| decisions per agent-minute (the work the CPU buys) | {_calibrated_rates()} "
+        f"| {decisions_per_agent_minute(measured):.2f} | |",
+    ]
+    return "\n".join(rows) + "\n"

@@ -19,7 +19,7 @@ from typing import Any
 
 from agent_runtime.app.doc_figures import result_files
 
-__all__ = ["render_village_runs"]
+__all__ = ["decisions_per_agent_minute", "render_village_runs"]
 
 _HEAD = (
     "| run (UTC) | launcher | agents / workers / shards | decisions per agent-minute "
@@ -36,7 +36,7 @@ def _launcher(r: Mapping[str, Any]) -> str:
     return launcher
 
 
-def _per_agent_minute(r: Mapping[str, Any]) -> float:
+def decisions_per_agent_minute(r: Mapping[str, Any]) -> float:
     if "decisions_per_agent_minute" in r:
         return float(r["decisions_per_agent_minute"])
     return float(r["decisions"]) * 60 / int(r["agents"]) / float(r["measured_seconds"])
@@ -52,11 +52,11 @@ def _row(r: Mapping[str, Any], first: Mapping[str, Any] | None) -> str:
     before = (prov.get("load_average_before") or ["?"])[0]
     after = (prov.get("load_average_after") or ["?"])[0]
     lag = r["sched_lag_ms"]
-    rate = _per_agent_minute(r)
+    rate = decisions_per_agent_minute(r)
     vs = "-"
     if first is not None:
         vs = (
-            f"{_share(rate, _per_agent_minute(first))} / "
+            f"{_share(rate, decisions_per_agent_minute(first))} / "
             f"{_share(float(lag['p99']), float(first['sched_lag_ms']['p99']))}"
         )
     unresponsive = r.get("unresponsive_agents_end", 0)

@@ -9,28 +9,30 @@ from pathlib import Path
 import pytest
 
 from agent_runtime.app.cli.main import main
-from agent_runtime.app.plan import (
-    COST,
-    RUNTIME,
-    VILLAGE,
-    VILLAGE_SMALL,
-    PlanError,
-    load_costs,
-    plan,
-)
+from agent_runtime.app.plan import PlanError, Sources, load_costs, plan, render_check
+
+SRC = Sources()
+SMALL, MIDDLE, LARGE = SRC.villages
+
+
+def _village(agents: int, cpu: float, mb: float) -> dict[str, object]:
+    return {"agents": agents, "shards": 1, "kicks": 0,
+            "all_processes": {"cpu_percent": cpu, "rss_mb": mb}}  # fmt: skip
 
 
 def _results(root: Path, over: Mapping[str, Mapping[str, object]] | None = None) -> None:
     over = over or {}
     files: dict[str, dict[str, object]] = {
-        RUNTIME: {"agents": 1000, "cpu_us_per_agent_s": 700.0, "services_cpu_pct": 3.0,
-                  "rss_mb_per_agent": 0.7},
-        VILLAGE_SMALL: {"agents": 20, "shards": 1, "kicks": 0,
-                        "all_processes": {"cpu_percent": 60.0, "rss_mb": 900.0}},
-        VILLAGE: {"agents": 40, "shards": 1, "kicks": 0,
-                  "all_processes": {"cpu_percent": 100.0, "rss_mb": 1300.0}},
-        COST: {"modules": {"all": {"calls_per_agent_hour": 1200.0,
-                                   "tokens_per_agent_hour": 700_000.0}}},
+        SRC.runtime: {"agents": 1000, "cpu_us_per_agent_s": 700.0, "services_cpu_pct": 3.0,
+                      "rss_mb_per_agent": 0.7},
+        # on the line 20 % + 2 % an agent and 500 MB + 20 MB an agent, but the middle run
+        # above it and the others below, as measurements are: the least-squares line
+        SMALL: _village(10, 39.0, 699.0),
+        MIDDLE: _village(20, 62.0, 902.0),
+        LARGE: _village(30, 79.0, 1099.0),
+        SRC.density: {"agents": 100, "shards": 2, "kicks": 0},
+        SRC.cost: {"modules": {"all": {"calls_per_agent_hour": 1200.0,
+                                       "tokens_per_agent_hour": 700_000.0}}},
     }  # fmt: skip
     for rel, data in files.items():
         path = root / rel
@@ -41,29 +43,36 @@ def _results(root: Path, over: Mapping[str, Mapping[str, object]] | None = None)
 def test_a_plan_from_measured_costs(tmp_path: Path) -> None:
     _results(tmp_path)
     costs = load_costs(tmp_path)
-    # the line through the two village runs: 0.02 cores and 20 MB an agent, 0.2 cores and
-    # 500 MB for the rest (once); shards of 40 agents
+    # the least-squares line through the three village runs: 0.02 cores and 20 MB an agent,
+    # 0.2 cores and 500 MB for the rest (once); shards of 50 agents (the density run's)
     assert round(costs.embodied_cores_per_agent.value, 6) == 0.02
-    assert costs.embodied_fixed_mb.value == 500.0 and costs.agents_per_shard.value == 40
+    assert round(costs.embodied_mb_per_agent.value, 6) == 20.0
+    assert round(costs.embodied_fixed_cores.value, 6) == 0.2
+    assert round(costs.embodied_fixed_mb.value, 6) == 500.0 and costs.agents_per_shard.value == 50
     p = plan(500, costs, embodied=True, cores_per_node=2, memory_gb_per_node=24, llm_latency_s=2)
-    assert p.world_shards == 13 and p.agent_workers == 5
+    assert p.world_shards == 10 and p.agent_workers == 5
     assert p.cpus == round(500 * 0.02 + 0.2, 2)
     assert p.memory_gb == round((500 * 20 + 500) / 1024, 2)
     assert p.nodes == 8  # ceil(10.2 / (2 x 0.7)); memory needs 1
     assert p.llm_calls_per_s == round(500 * 1200 / 3600, 2) and p.llm_requests_in_flight == 333.3
     assert p.llm_tokens_per_minute == round(500 * 700_000 / 60)
-    assert p.sources["cpus"].startswith(f"{VILLAGE_SMALL} and {VILLAGE}")
-    assert p.sources["world_shards"].startswith(VILLAGE)
+    assert p.sources["cpus"].startswith(" and ".join(SRC.villages))
+    assert p.sources["world_shards"].startswith(SRC.density)
     q = plan(1000, costs, embodied=False, cores_per_node=2, memory_gb_per_node=24, llm=False)
     assert q.cpus == round(1000 * (700e-6 + 0.03 / 1000), 2) and q.world_shards == 0
     assert q.nodes == 1 and q.llm_calls_per_s == 0 and "llm_calls_per_s" not in q.sources
-    # a new measurement changes the plan: twice the CPU in the larger run
-    _results(tmp_path, {VILLAGE: {"all_processes": {"cpu_percent": 140.0, "rss_mb": 1300.0}}})
+    # a new measurement changes the plan: more CPU in the largest run
+    _results(tmp_path, {LARGE: _village(30, 140.0, 1099.0)})
     more = plan(500, load_costs(tmp_path), embodied=True, cores_per_node=2, memory_gb_per_node=24)
     assert more.cpus > p.cpus
-    # a run whose bodies were kicked cannot set the density
-    _results(tmp_path, {VILLAGE: {"kicks": 3}})
-    with pytest.raises(PlanError, match="kicked"):
+    # a run whose bodies were kicked calibrates nothing, nor sets the density
+    for kicked in (MIDDLE, SRC.density):
+        _results(tmp_path, {kicked: {"kicks": 3}})
+        with pytest.raises(PlanError, match=f"{kicked}: bodies were kicked"):
+            load_costs(tmp_path)
+    # runs of one size give no line
+    _results(tmp_path, {rel: {"agents": 20} for rel in SRC.villages})
+    with pytest.raises(PlanError, match="at least two sizes"):
         load_costs(tmp_path)
 
 
@@ -71,8 +80,8 @@ def test_a_missing_file_or_field_is_named(tmp_path: Path) -> None:
     with pytest.raises(PlanError, match="no such result file"):
         load_costs(tmp_path)
     _results(tmp_path)
-    (tmp_path / RUNTIME).write_text(json.dumps({"agents": 1000}))
-    with pytest.raises(PlanError, match=f"{RUNTIME}: no field cpu_us_per_agent_s"):
+    (tmp_path / SRC.runtime).write_text(json.dumps({"agents": 1000}))
+    with pytest.raises(PlanError, match=f"{SRC.runtime}: no field cpu_us_per_agent_s"):
         load_costs(tmp_path)
 
 
@@ -84,3 +93,35 @@ def test_the_cli_plans_from_the_committed_results(capsys: pytest.CaptureFixture[
     assert set(out["sources"]) == {"cpus", "memory_gb", "world_shards", "llm_calls_per_s",
                                    "llm_tokens_per_minute"}  # fmt: skip
     assert main(["plan", "--agents", "0"]) == 2
+
+
+def _bench(path: Path, machine_cpu_percent: float) -> None:
+    path.write_text(json.dumps({
+        "agents": 100, "shards": 2, "kicks": 0, "decisions_per_agent_minute": 4.26,
+        "machine_cpu_percent": machine_cpu_percent, "provenance": {"cpus": 2},
+        "all_processes": {"cpu_percent": 160.0, "rss_mb": 3072.0},
+    }))  # fmt: skip
+
+
+def test_the_check_gives_the_ratios_and_says_when_its_run_was_saturated(tmp_path: Path) -> None:
+    p = plan(100, load_costs(), embodied=True, cores_per_node=2, memory_gb_per_node=24, llm=False)
+    bench = tmp_path / "village.json"
+    _bench(bench, machine_cpu_percent=199.9)
+    rows = render_check(bench, {"cores": "2", "memory_gb": "24"}).splitlines()
+    cpu = next(r for r in rows if r.startswith("| CPUs"))
+    assert cpu.startswith(f"| CPUs (cores) | {p.cpus:g} | 1.60 (of the machine's 2; machine CPU")
+    assert "saturated" in cpu and cpu.endswith(f"| {p.cpus / 1.6:.2f} |")
+    assert f"| {p.memory_gb:g} | 3.00 | {p.memory_gb / 3:.2f} |" in rows[3]
+    assert rows[-1].endswith("(calibration runs) | 4.26 | |")
+    _bench(bench, machine_cpu_percent=170.0)  # below 95% of the machine: not saturated
+    assert "| 1.60 (of the machine's 2) |" in render_check(bench, {})
+
+
+def test_the_calibration_table_lists_the_runs_and_their_line() -> None:
+    costs = load_costs()
+    rows = render_check(Path("unused"), {"table": "calibration"}).splitlines()
+    assert len(rows) == 2 + len(Sources().villages) + 2
+    agents = [int(r.split(" | ")[1]) for r in rows[2:-2]]
+    assert agents == sorted(agents) and len(set(agents)) == len(agents)
+    per = f"**{100 * costs.embodied_cores_per_agent.value:.2f}**"
+    assert per in rows[-2] and f"**{costs.embodied_mb_per_agent.value:.1f}**" in rows[-2]
