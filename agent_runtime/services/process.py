@@ -114,11 +114,22 @@ class ChildProcess:
     def running(self) -> bool:
         return self.proc is not None and self.proc.returncode is None
 
-    async def stop(self) -> int | None:
-        """SIGTERM the process group, then SIGKILL after ``stop_timeout``; returns the exit code."""
+    async def stop(self, *, eof_grace: float = 0.0) -> int | None:
+        """SIGTERM the process group, then SIGKILL after ``stop_timeout``; returns the exit code.
+
+        With ``eof_grace`` (and ``pipe_stdin``) the child is first asked the polite way: its
+        stdin is closed and it has that long to exit by itself."""
         proc = self.proc
         if proc is None:
             return None
+        if eof_grace > 0 and proc.stdin is not None:
+            with contextlib.suppress(Exception):
+                proc.stdin.close()
+            try:
+                async with asyncio.timeout(eof_grace):
+                    await proc.wait()
+            except TimeoutError:
+                log.warning("%s (pid %s) did not exit at the end of its input", self.name, proc.pid)
         if proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)

@@ -10,7 +10,6 @@ many requests in flight at once. See ``bots/body/BENCH.md`` for numbers.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import logging
@@ -160,17 +159,9 @@ class StdioTransport(HostTransport):
             except (BridgeCallError, BodyClosedError) as exc:
                 logger.warning("body sidecar shutdown failed: %r", exc)
         self._open = False
-        if proc is not None:
-            if proc.stdin is not None:
-                with contextlib.suppress(Exception):
-                    proc.stdin.close()
-            try:
-                async with asyncio.timeout(5):
-                    await proc.wait()
-            except TimeoutError:
-                logger.warning("body sidecar (pid %d) did not exit; stopping it", proc.pid)
         if self._child is not None:
-            await self._child.stop()  # SIGTERM, then SIGKILL, to its whole group
+            # end of its input, then SIGTERM and SIGKILL to its whole group
+            await self._child.stop(eof_grace=5)
             self._child = None
         if self._reader is not None:
             await cancel_and_wait(self._reader)

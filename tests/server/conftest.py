@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import signal
 import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -19,6 +17,7 @@ from typing import Any, Protocol
 
 import pytest
 
+from agent_runtime.services.process import ChildProcess
 from bots.admin import AdminClient
 from bots.node import BOTS_DIR, node_env, node_executable
 from bots.server_host import EmbeddedServer
@@ -59,6 +58,7 @@ class JsBot:
         self._event_signal = asyncio.Event()
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._next = 0
+        self._child: ChildProcess | None = None
         self._proc: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
         self.spawn_info: dict[str, Any] = {}
@@ -67,23 +67,21 @@ class JsBot:
     async def start(self, within: float = 20.0) -> JsBot:
         env = node_env()
         env["PIANO_NODE_MODULES"] = str(BOTS_DIR / "node_modules")
-        self._proc = await asyncio.create_subprocess_exec(
-            str(node_executable()),
-            str(DRIVER),
-            json.dumps(
-                {
-                    "host": self.host,
-                    "port": self.port,
-                    "username": self.username,
-                    "version": self.version,
-                }
-            ),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
+        opts = {
+            "host": self.host,
+            "port": self.port,
+            "username": self.username,
+            "version": self.version,
+        }
+        self._child = ChildProcess(
+            f"bot[{self.username}]",
+            [str(node_executable()), str(DRIVER), json.dumps(opts)],
             env=env,
-            start_new_session=True,
+            capture=True,
+            pipe_stdin=True,
         )
+        await self._child.start()
+        self._proc = self._child.proc
         self._reader = asyncio.create_task(self._read(), name=f"bot[{self.username}].reader")
         self.spawn_info = await self.wait_event("spawned", within=within)
         return self
@@ -157,24 +155,15 @@ class JsBot:
                 await self._event_signal.wait()
 
     async def close(self) -> None:
-        proc = self._proc
-        if proc is None:
+        if self._child is None:
             return
-        if proc.returncode is None and proc.stdin is not None:
-            with contextlib.suppress(Exception):
-                proc.stdin.close()
-            try:
-                async with asyncio.timeout(5):
-                    await proc.wait()
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                await proc.wait()
+        await self._child.stop(eof_grace=5)
         if self._reader is not None:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(5):
                     await self._reader
         self._proc = None
+        self._child = None
 
 
 @pytest.fixture
