@@ -9,7 +9,9 @@ thread that started the child, not the process).
 A child that ends while nobody asked it to stop ends the actor's process too
 (``os._exit``), so that Ray restarts the actor (``max_restarts``) and with it the worker:
 the engine's restart replaces the pool's hand-written one. This module does not import
-Ray; :meth:`WorkerActor.info` takes the actor's node and incarnation from its caller.
+Ray: where an actor runs (:class:`Placement`) is what the launcher's subclass answers
+from :meth:`OwningActor.place`. :class:`OwningActor` is what the worker's and the world
+shard's actor (:mod:`.server_actor`) share.
 """
 
 from __future__ import annotations
@@ -21,14 +23,15 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent_runtime.clock import wall_time
 from agent_runtime.services.process import _pdeathsig_prefix
 
-__all__ = ["WorkerActor", "renice"]
+__all__ = ["OwningActor", "Placement", "WorkerActor", "renice"]
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +40,53 @@ log = logging.getLogger(__name__)
 EXIT_GRACE_S = 0.5
 
 
-class WorkerActor:
+@dataclass(frozen=True)
+class Placement:
+    """Where an actor runs, as its engine says (outside one: nowhere in particular)."""
+
+    node: str | None = None
+    node_ip: str = "127.0.0.1"
+    reconstructed: bool = False  # a later incarnation: the engine restarted the actor
+
+
+class OwningActor:
+    """An actor that owns one child for the child's whole life on one thread of its own.
+
+    It knows where it runs (:meth:`place`) and since when. Its subclass starts the thread
+    with :meth:`_start_owner`, which returns once the thread has set ``_started``: the
+    child runs, or the thread failed (``_error``, raised there)."""
+
+    _thread: threading.Thread  # the owning thread, from :meth:`_start_owner` on
+
+    def __init__(self) -> None:
+        self.placement = self.place()
+        self.started_at = wall_time()
+        self._error: BaseException | None = None
+        self._started = threading.Event()
+        self._exited = threading.Event()
+
+    def place(self) -> Placement:
+        """Where this actor runs: the launcher's subclass asks its engine."""
+        return Placement()
+
+    def _start_owner(self, own: Callable[[], None], name: str) -> None:
+        self._thread = threading.Thread(target=own, name=name, daemon=True)
+        self._thread.start()
+        self._started.wait()
+        if self._error is not None:
+            raise self._error
+
+    def _whereabouts(self) -> dict[str, Any]:
+        """The actor's pid, node, incarnation and start, for its ``info``."""
+        return {
+            "actor_pid": os.getpid(),
+            "node": self.placement.node,
+            "reconstructed": self.placement.reconstructed,
+            "started_at": self.started_at,
+        }
+
+
+class WorkerActor(OwningActor):
     """Runs one ``piano worker`` child; ``wait_exit`` returns its exit code."""
 
     def __init__(
@@ -49,9 +98,8 @@ class WorkerActor:
         stop_timeout: float,
         cwd: str | None = None,
         nice: int | None = None,
-        node: str | None = None,
-        reconstructed: bool = False,
     ) -> None:
+        super().__init__()
         self.k = k
         self.argv = list(argv)
         self.env = {**os.environ, **env}
@@ -59,19 +107,9 @@ class WorkerActor:
         self.stop_timeout = stop_timeout
         self.cwd = cwd if cwd is not None and os.path.isdir(cwd) else None
         self.nice = nice
-        self.node = node
-        self.reconstructed = reconstructed
-        self.started_at = wall_time()
         self._stopping = threading.Event()
-        self._exited = threading.Event()
-        self._spawned = threading.Event()
         self._proc: subprocess.Popen[bytes] | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._own_child, name=f"worker[{k}]", daemon=True)
-        self._thread.start()
-        self._spawned.wait()
-        if self._error is not None:
-            raise self._error
+        self._start_owner(self._own_child, f"worker[{k}]")
 
     def _own_child(self) -> None:
         try:
@@ -88,10 +126,10 @@ class WorkerActor:
                 )
         except BaseException as err:  # reported by __init__
             self._error = err
-            self._spawned.set()
+            self._started.set()
             return
         self._renice(self._proc.pid)
-        self._spawned.set()
+        self._started.set()
         self._proc.wait()
         self._exited.set()
         if not self._stopping.is_set():  # died by itself: let Ray restart the actor
@@ -109,10 +147,7 @@ class WorkerActor:
         return {
             "k": self.k,
             "pid": self._proc.pid if self._proc is not None else None,
-            "actor_pid": os.getpid(),
-            "node": self.node,
-            "reconstructed": self.reconstructed,
-            "started_at": self.started_at,
+            **self._whereabouts(),
             "nice": _priority(self._proc.pid) if self._proc else None,
         }
 

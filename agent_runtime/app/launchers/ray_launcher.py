@@ -34,7 +34,7 @@ from ray.exceptions import RayActorError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from agent_runtime.app.launchers.handles import WorkerHandle
-from agent_runtime.app.launchers.ray_actor import WorkerActor
+from agent_runtime.app.launchers.ray_actor import Placement, WorkerActor
 from agent_runtime.app.launchers.ray_settings import SYSTEM_CONFIG, dashboard_wanted
 from agent_runtime.app.launchers.server_actor import ServerActor, ServerSettings
 from agent_runtime.services import ServiceError
@@ -56,40 +56,27 @@ def _nice() -> int:
     return os.getpriority(os.PRIO_PROCESS, 0)
 
 
-class _RayWorkerActor(WorkerActor):
-    """:class:`WorkerActor` that knows its node and whether Ray restarted it."""
+class _OnRay:
+    """An actor that asks Ray where it runs."""
 
-    def __init__(
-        self,
-        k: int,
-        argv: Sequence[str],
-        env: Mapping[str, str],
-        log_path: str,
-        stop_timeout: float,
-        cwd: str | None = None,
-        nice: int | None = None,
-    ) -> None:
+    def place(self) -> Placement:
         ctx = ray.get_runtime_context()
-        super().__init__(
-            k, argv, env, log_path, stop_timeout, cwd, nice,
-            node=ctx.get_node_id(), reconstructed=ctx.was_current_actor_reconstructed,
-        )  # fmt: skip
+        return Placement(
+            node=ctx.get_node_id(),
+            node_ip=ray.util.get_node_ip_address(),  # type: ignore[no-untyped-call]
+            reconstructed=ctx.was_current_actor_reconstructed,
+        )
+
+
+class _RayWorkerActor(_OnRay, WorkerActor):
+    """:class:`WorkerActor` that knows its node and whether Ray restarted it."""
 
 
 _RemoteWorker: Any = ray.remote(_RayWorkerActor)
 
 
-class _RayServerActor(ServerActor):
+class _RayServerActor(_OnRay, ServerActor):
     """:class:`ServerActor` that knows its node, its address and whether Ray restarted it."""
-
-    def __init__(self, settings: ServerSettings) -> None:
-        ctx = ray.get_runtime_context()
-        super().__init__(
-            settings,
-            node=ctx.get_node_id(),
-            node_ip=ray.util.get_node_ip_address(),  # type: ignore[no-untyped-call]
-            reconstructed=ctx.was_current_actor_reconstructed,
-        )
 
 
 _RemoteServer: Any = ray.remote(_RayServerActor)

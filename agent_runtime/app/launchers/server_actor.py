@@ -11,7 +11,7 @@ admin token (all given to the constructor), so the bodies reconnect to the same 
 
 A port that is still held by the previous incarnation's server (it exits within a second of
 its parent) is tried again for :data:`START_LIMIT_S`; any other failure to start fails the
-incarnation. This module does not import Ray;
+incarnation. This module does not import Ray (see :class:`.ray_actor.OwningActor`);
 :class:`ServerSettings` is what the coordinator hands over.
 """
 
@@ -23,15 +23,13 @@ import logging
 import os
 import signal
 import sys
-import threading
 import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.app.launchers.ray_actor import renice
-from agent_runtime.clock import wall_time
+from agent_runtime.app.launchers.ray_actor import OwningActor, renice
 
 __all__ = ["ServerActor", "ServerSettings"]
 
@@ -64,46 +62,29 @@ class ServerSettings:
         return f"ServerSettings(shard={self.shard!r}, port={self.port})"
 
 
-class ServerActor:
+class ServerActor(OwningActor):
     """Runs one shard's embedded server; ``wait_exit`` returns when it has stopped."""
 
-    def __init__(
-        self,
-        settings: ServerSettings,
-        node: str | None = None,
-        node_ip: str = "127.0.0.1",
-        reconstructed: bool = False,
-    ) -> None:
+    def __init__(self, settings: ServerSettings) -> None:
+        super().__init__()
         self.settings = settings
-        self.node = node
-        self.host = settings.host or node_ip
-        self.reconstructed = reconstructed
-        self.started_at = wall_time()
+        self.host = settings.host or self.placement.node_ip
         self.restarts = 0  # in place, while this incarnation lives
         self._info: dict[str, Any] = {}
-        self._error: BaseException | None = None
-        self._ready = threading.Event()
-        self._exited = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
-        self._thread = threading.Thread(
-            target=self._own_server, name=f"shard[{settings.shard}]", daemon=True
-        )
-        self._thread.start()
-        self._ready.wait()
-        if self._error is not None:
-            raise self._error
+        self._start_owner(self._own_server, f"shard[{settings.shard}]")
 
     def _own_server(self) -> None:
         try:
             asyncio.run(_serve(self))
         except BaseException as err:  # reported by __init__ when it happens at the start
-            if not self._ready.is_set():
+            if not self._started.is_set():
                 self._error = err
             else:
                 log.exception("shard %s: the server's loop failed", self.settings.shard)
         finally:
-            self._ready.set()
+            self._started.set()
             self._exited.set()
         if self._error is None and not self._stopping():  # ended by itself: let Ray restart
             os._exit(1)
@@ -117,10 +98,7 @@ class ServerActor:
             "shard": self.settings.shard,
             "host": self.host,
             **self._info,
-            "actor_pid": os.getpid(),
-            "node": self.node,
-            "reconstructed": self.reconstructed,
-            "started_at": self.started_at,
+            **self._whereabouts(),
             "restarts_in_place": self.restarts,
         }
 
@@ -185,7 +163,7 @@ async def _serve(self: ServerActor) -> None:
             "places": [p.model_dump() for p in server.places.values()],
             "pid": server.pid,
         }
-        self._ready.set()
+        self._started.set()
 
         def restarted(message: str) -> None:
             self.restarts += 1
