@@ -44,7 +44,9 @@ def summarise(run: Path) -> dict[str, Any]:
     events = [json.loads(line) for line in (run / "events.jsonl").open() if line.strip()]
     stamps = [float(e["t"]) for e in events if "t" in e]
     span_s = max(stamps) - min(stamps) if stamps else 0.0
-    agents = sorted({str(a["name"]) for a in cfg["agents"]})
+    # a village of templates (the experiments') lists no agents: those its events name
+    named = cfg["agents"] or [{"name": e["agent"]} for e in events if e.get("agent")]
+    agents = sorted({str(a["name"]) for a in named})
     minutes = max(1e-9, len(agents) * span_s / 60)
     per: dict[str, Counter[str]] = {a: Counter() for a in agents}
     skills: dict[str, Counter[str]] = {}
@@ -152,7 +154,7 @@ def markdown(result: dict[str, Any]) -> str:
     out += ["", "## Failures", ""]
     for r in runs:
         reasons = "; ".join(f"{k} ({n})" for k, n in r["failure_reasons"].items()) or "-"
-        out.append(f"- {r['version']}: {reasons}")
+        out.append(f"- {r['version']} {r['run']}: {reasons}")
     return "\n".join(out) + "\n"
 
 
