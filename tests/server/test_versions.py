@@ -51,6 +51,27 @@ async def test_join_see_each_other_chat_and_teleport(
     assert await b.call("players") == ["alpha", "bravo"]
 
 
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+async def test_a_player_teleported_in_sight_is_seen_where_it_landed(
+    mc_version: str, admin: AdminClient, make_bot: BotFactory
+) -> None:
+    """A teleport of more than 8 blocks within another player's sight reaches that player as
+    the new position, and both stay connected. At 1.21.4 flying-squid wrote the move in the
+    1.16 shape of ``entity_teleport``: the write threw, watchers were dropped (agents placed by
+    /tp at an experiment's start) and here the teleported bot was not seen standing where it
+    landed within 10 s."""
+    a = await make_bot("alpha")
+    b = await make_bot("bravo")
+    x, y, z = await admin.position("bravo")
+    await admin.teleport("alpha", x + 12.5, y + 1, z + 0.5)
+    await a.call("landed", x=x + 12.5, z=z + 0.5, ms=10000)
+    ax, _, az = await admin.position("alpha")
+    await b.call("player_near", name="alpha", x=ax, z=az, ms=10000)
+    assert await b.call("players") == ["alpha", "bravo"]
+    assert not [e for e in a.events + b.events if e.get("event") in ("end", "kicked")]
+
+
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("mc_version", STATE_IDS)
 async def test_clicks_are_answered_as_a_vanilla_server_does(

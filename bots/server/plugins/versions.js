@@ -5,6 +5,11 @@
 //   flags are a set: flying-squid left them out, the write threw and the client was dropped
 //   (`/tp` ended the connection at 1.21.4).
 // - 1.21.2+ moves from the client carry `flags.onGround` instead of `onGround`.
+// - 1.21.2+ an entity that moved more than 8 blocks (a player teleported) is sent as
+//   `sync_entity_position` (vanilla's packet for it; yaw and pitch in degrees), not
+//   flying-squid's 1.16-shaped `entity_teleport` (whose 1.21.2 form has a velocity and a
+//   flag set): its write threw and every player who saw the move was dropped (agents
+//   placed by /tp at an experiment's start lost their connection at 1.21.4).
 // - 1.17+ `set_slot` and `window_items` carry the window's state id (`player.pianoStateId`,
 //   counted here: a click with another one is answered with the whole window, see
 //   windows.js) and `window_items` the cursor; flying-squid wrote neither.
@@ -69,6 +74,11 @@ module.exports.player = function (player, serv) {
     } else if (name === 'window_items' && params) {
       player.pianoStateId = (player.pianoStateId + 1) & 0x7fff
       params = { carriedItem: Item.toNotch(player.cursor || null), ...params, stateId: player.pianoStateId }
+    } else if (moveFlags && name === 'entity_teleport' && params) {
+      // flying-squid's yaw and pitch are byte angles (1/256 of a turn)
+      const { entityId, x, y, z, onGround } = params
+      const deg = (b) => b * 360 / 256
+      return write('sync_entity_position', { entityId, x, y, z, dx: 0, dy: 0, dz: 0, yaw: deg(params.yaw), pitch: deg(params.pitch), onGround: !!onGround })
     } else if (moveFlags && name === 'position' && params) {
       params = {
         dx: 0,

@@ -498,6 +498,19 @@ const actions = {
     const e = bot.players[name] && bot.players[name].entity
     return e ? { type: e.type, name: e.name, position: pos(e.position) } : null
   },
+  // wait until this bot sees another player's entity within `d` blocks of (x, z)
+  async player_near ({ name, x, z, d = 1.5, ms = 10000 }) {
+    const seen = () => {
+      const e = bot.players[name] && bot.players[name].entity
+      return e && Math.hypot(e.position.x - x, e.position.z - z) <= d ? e : null
+    }
+    let check
+    const e = seen() || await withTimeout(new Promise(resolve => {
+      check = () => { const found = seen(); if (found) resolve(found) }
+      bot.on('entityMoved', check)
+    }), ms, `${name} near ${x}, ${z}`).finally(() => bot.off('entityMoved', check))
+    return pos(e.position)
+  },
   // the items a block drops at this version (minecraft-data), e.g. iron_ore -> raw_iron at 1.17+
   async drops_of ({ block }) {
     const b = registry.blocksByName[block]
