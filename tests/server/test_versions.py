@@ -63,8 +63,8 @@ async def test_a_player_teleported_in_sight_is_seen_where_it_landed(
     landed within 10 s."""
     a = await make_bot("alpha")
     b = await make_bot("bravo")
-    x, y, z = await admin.position("bravo")
-    await admin.teleport("alpha", x + 12.5, y + 1, z + 0.5)
+    x, y, z = (math.floor(v) for v in await admin.position("bravo"))
+    await admin.teleport("alpha", x + 12.5, y + 1, z + 0.5)  # a block's centre
     await a.call("landed", x=x + 12.5, z=z + 0.5, ms=10000)
     ax, _, az = await admin.position("alpha")
     await b.call("player_near", name="alpha", x=ax, z=az, ms=10000)

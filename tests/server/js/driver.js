@@ -451,16 +451,23 @@ const actions = {
   // plugins/wild.js)
   async landed ({ x, z, ms = 5000 }) {
     const t0 = Date.now()
+    // a player stands on whatever block its 0.6-wide feet rest on: at a block's edge or
+    // corner that need not be the block under its centre
+    const footing = () => {
+      const p = bot.entity.position
+      return [[-0.3, -0.3], [-0.3, 0.3], [0.3, -0.3], [0.3, 0.3]]
+        .map(([dx, dz]) => bot.blockAt(p.offset(dx, -0.5, dz)))
+        .filter(b => b && b.boundingBox === 'block').map(b => b.name)
+    }
     const standing = () => {
       const p = bot.entity.position
-      const below = bot.blockAt(p.offset(0, -0.5, 0))
-      return Math.abs(p.x - x) < 13 && Math.abs(p.z - z) < 13 && bot.entity.onGround && below && below.boundingBox === 'block' &&
+      return Math.abs(p.x - x) < 13 && Math.abs(p.z - z) < 13 && bot.entity.onGround && footing().length > 0 &&
         columns().underfoot === 9 // and the 3x3 columns around the feet
     }
     // (polled on a timer: mineflayer emits no physics ticks while its chunk is missing)
     while (!standing()) {
       if (Date.now() - t0 > ms) {
-        throw new Error(`not standing at ${x}, ${z} after ${ms} ms: at ${JSON.stringify(pos(bot.entity.position))}, onGround ${bot.entity.onGround}, columns ${JSON.stringify(columns())}`)
+        throw new Error(`not standing at ${x}, ${z} after ${ms} ms: at ${JSON.stringify(pos(bot.entity.position))}, onGround ${bot.entity.onGround}, footing ${JSON.stringify(footing())}, columns ${JSON.stringify(columns())}`)
       }
       await new Promise(resolve => setTimeout(resolve, 50))
     }
