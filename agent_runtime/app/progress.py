@@ -93,7 +93,7 @@ def village_figures(v: RunningVillage) -> dict[str, Any]:
     # over the newest utterances only: the full summary grows with the run (metrics.json has it)
     c = v.coherence
     recent = CoherenceTracker(
-        window_s=c.window_s, speeches=c.speeches[-RECENT_LINES:], skills=c.skills
+        window_s=c.window_s, speeches=c.speeches[-RECENT_LINES:], skills=c.skills, ended=c.ended
     )
     out["coherence"] = recent.summary().get("kept_share")
     if v.store is not None:

@@ -3,7 +3,8 @@
 An utterance *announces* an action when it says the speaker will do something
 ("I'll bring you wood", "here is 2 bread", "I'm going to collect logs"). It is
 *kept* when the same agent starts a skill of the announced kind within
-``window_s`` seconds of speaking (or was already running it), and a
+``window_s`` seconds of speaking (or was already running it: the skill its decision
+carried, or the one it started before and had no outcome for yet when it spoke), and a
 *contradiction* when, within the window, the agent starts only other skills.
 """
 
@@ -55,11 +56,14 @@ def announced_skills(text: str) -> set[str]:
 @dataclass
 class CoherenceTracker:
     """Fed every event record; :meth:`summary` costs O(n log n) in the number of records
-    (skill starts are kept sorted per agent and each speech looks up its window)."""
+    (skill starts and outcomes are kept sorted per agent and each speech looks up its
+    window). An agent runs one skill at a time: it runs one at ``t`` when it has more starts
+    than outcomes up to ``t``, the latest start's."""
 
     window_s: float = 30.0
     speeches: list[tuple[str, float, set[str], str | None]] = field(default_factory=list)
     skills: dict[str, list[tuple[float, str]]] = field(default_factory=lambda: defaultdict(list))
+    ended: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
 
     def __call__(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -73,6 +77,16 @@ class CoherenceTracker:
         elif kind == "skill_started":
             started = (float(record["t"]), str((record.get("call") or {}).get("skill")))
             bisect.insort(self.skills[agent], started)  # appends when records come in order
+        elif kind == "skill_outcome":
+            bisect.insort(self.ended[agent], float(record["t"]))
+
+    def running(self, agent: str, t: float) -> str | None:
+        """The skill ``agent`` was running at ``t`` (started, no outcome yet), if any."""
+        times = self.skills.get(agent, [])
+        n = bisect.bisect_right(times, (t, "\uffff"))
+        if n == 0 or n <= bisect.bisect_right(self.ended.get(agent, []), t):
+            return None
+        return times[n - 1][1]
 
     def summary(self) -> dict[str, Any]:
         announcing = kept = contradicted = 0
@@ -84,7 +98,7 @@ class CoherenceTracker:
             lo = bisect.bisect_left(times, (t - 2.0, ""))
             hi = bisect.bisect_right(times, (t + self.window_s, "\uffff"))
             started = [s for _, s in times[lo:hi]]
-            if decided in ann or any(s in ann for s in started):
+            if decided in ann or self.running(agent, t) in ann or any(s in ann for s in started):
                 kept += 1
             elif started:
                 contradicted += 1
