@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_runtime.app.launchers.handles import WorkerLaunch
 from agent_runtime.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
@@ -218,7 +219,13 @@ class WorkerPool:
         folder = self.spec.folder(w.k)
         folder.mkdir(parents=True, exist_ok=True)
         w.handle = await self.launcher.start(
-            w.k, self.spec.argv(w.k), self.env(), folder / "worker.log", self.stop_timeout
+            WorkerLaunch(
+                k=w.k,
+                argv=tuple(self.spec.argv(w.k)),
+                env=self.env(),
+                log_path=folder / "worker.log",
+                stop_timeout=self.stop_timeout,
+            )
         )
         w.starts += 1
 

@@ -3,14 +3,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from agent_runtime.app.launchers.server_actor import ServerSettings
 
-__all__ = ["Launcher", "ServerHandle", "ServerLauncher", "WorkerHandle"]
+__all__ = ["Launcher", "ServerHandle", "ServerLauncher", "WorkerHandle", "WorkerLaunch"]
+
+
+@dataclass(frozen=True)
+class WorkerLaunch:
+    """Worker ``k`` to start: ``argv`` with ``env`` added to the environment (secrets go
+    there, never in ``argv``), its output appended to ``log_path``; stopping it waits
+    ``stop_timeout`` before SIGKILL."""
+
+    k: int
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    log_path: Path
+    stop_timeout: float
+
+    def __repr__(self) -> str:  # the environment's secrets stay out of logs
+        return f"WorkerLaunch(k={self.k}, log_path={str(self.log_path)!r})"
 
 
 class WorkerHandle(Protocol):
@@ -42,16 +59,8 @@ class Launcher(Protocol):
 
     async def __aexit__(self, *exc: object) -> None: ...
 
-    async def start(
-        self,
-        k: int,
-        argv: Sequence[str],
-        env: Mapping[str, str],
-        log_path: Path,
-        stop_timeout: float,
-    ) -> WorkerHandle:
-        """Start worker ``k``: ``argv`` with ``env`` added to the environment (secrets go
-        there, never in ``argv``), its output appended to ``log_path``."""
+    async def start(self, worker: WorkerLaunch) -> WorkerHandle:
+        """Start ``worker`` (see :class:`WorkerLaunch`)."""
 
     async def restart(self, handle: WorkerHandle, backoff: float) -> WorkerHandle:
         """``handle`` ended before the run did (:meth:`WorkerHandle.wait` returned): return

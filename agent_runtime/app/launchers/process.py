@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Mapping, Sequence
-from pathlib import Path
 
-from agent_runtime.app.launchers.handles import WorkerHandle
+from agent_runtime.app.launchers.handles import WorkerHandle, WorkerLaunch
 from agent_runtime.services.process import ChildProcess
 
 __all__ = ["ProcessHandle", "ProcessLauncher"]
@@ -48,20 +46,13 @@ class ProcessLauncher:
     async def __aexit__(self, *exc: object) -> None:
         return None
 
-    async def start(
-        self,
-        k: int,
-        argv: Sequence[str],
-        env: Mapping[str, str],
-        log_path: Path,
-        stop_timeout: float,
-    ) -> ProcessHandle:
+    async def start(self, worker: WorkerLaunch) -> ProcessHandle:
         child = ChildProcess(
-            f"worker[{k}]",
-            argv,
-            log_path=log_path,
-            env={**os.environ, **env},
-            stop_timeout=stop_timeout,
+            f"worker[{worker.k}]",
+            worker.argv,
+            log_path=worker.log_path,
+            env={**os.environ, **worker.env},
+            stop_timeout=worker.stop_timeout,
         )
         await child.start()
         return ProcessHandle(child)

@@ -25,15 +25,13 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import ray
 from ray.exceptions import RayActorError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from agent_runtime.app.launchers.handles import WorkerHandle
+from agent_runtime.app.launchers.handles import WorkerHandle, WorkerLaunch
 from agent_runtime.app.launchers.ray_actor import Placement, WorkerActor
 from agent_runtime.app.launchers.ray_settings import SYSTEM_CONFIG, dashboard_wanted
 from agent_runtime.app.launchers.server_actor import ServerActor, ServerSettings
@@ -185,20 +183,22 @@ class RayLauncher:
             await asyncio.to_thread(ray.shutdown)
             self._owns_ray = False
 
-    async def start(
-        self,
-        k: int,
-        argv: Sequence[str],
-        env: Mapping[str, str],
-        log_path: Path,
-        stop_timeout: float,
-    ) -> RayWorkerHandle:
+    async def start(self, worker: WorkerLaunch) -> RayWorkerHandle:
+        k = worker.k
         actor = _RemoteWorker.options(
             num_cpus=self.num_cpus,
             max_restarts=self.max_restarts,
             max_concurrency=4,  # wait_exit blocks one thread; info and stop use others
             scheduling_strategy=self._where(k),
-        ).remote(k, list(argv), dict(env), str(log_path), stop_timeout, os.getcwd(), _nice())
+        ).remote(
+            k,
+            list(worker.argv),
+            dict(worker.env),
+            str(worker.log_path),
+            worker.stop_timeout,
+            os.getcwd(),
+            _nice(),
+        )
         info = await _placed(
             actor,
             f"worker {k}",
@@ -206,7 +206,7 @@ class RayLauncher:
             f"the cluster has {ray.cluster_resources()}",  # type: ignore[no-untyped-call]
         )
         log.info("worker %d: actor on node %s, pid %s", k, info["node"], info["pid"])
-        return RayWorkerHandle(k, actor, info, stop_timeout)
+        return RayWorkerHandle(k, actor, info, worker.stop_timeout)
 
     def prefer_node(self, k: int, node: str | None) -> None:
         """Start worker ``k`` on ``node`` while that node lives (its world shard's, so that its
