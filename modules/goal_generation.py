@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from agent_runtime.config.module_options import GoalOptions
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.policy import LLMPolicy
@@ -49,12 +50,6 @@ from modules.policies import decide, module_policy
 from modules.views import GoalView, goal_view
 
 HISTORY = 200
-#: agent's seconds between two model calls at most. In the cost bench of 2026-11-27 (part H2,
-#: 60 s then), 31 of goal generation's 62 calls after each agent's first came 60 s or more
-#: after the one before (the ceiling); 27 of them kept the goal, and the 4 that changed it had
-#: a reason to revise (reached, pursued long enough) that is in :func:`inputs` and asks at
-#: once. So the ceiling is only a safety net: 300 s.
-MAX_INTERVAL_S = 300.0
 
 
 def inputs(view: GoalView) -> tuple[object, ...]:
@@ -81,20 +76,14 @@ class GoalGeneration(Module):
     )
     writes: ClassVar[frozenset[str]] = frozenset({"goals"})
 
-    def __init__(
-        self,
-        schedule: Any,
-        *,
-        kinds: tuple[str, ...] = (),
-        ask_on_change: bool = True,
-        max_interval_s: float = MAX_INTERVAL_S,
-    ) -> None:
+    def __init__(self, schedule: Any, options: GoalOptions | None = None) -> None:
         super().__init__(schedule)
-        self.gate = InputGate(max_interval_s) if ask_on_change else None
-        unknown = [k for k in kinds if k not in ACTIVITIES]
+        o = options or GoalOptions()
+        self.gate = InputGate(o.max_interval_s) if o.ask_on_change else None
+        unknown = [k for k in o.kinds if k not in ACTIVITIES]
         if unknown:
             raise ValueError(f"goal_generation.options.kinds: unknown activities {unknown}")
-        self.kinds = kinds or tuple(ACTIVITIES)
+        self.kinds = o.kinds or tuple(ACTIVITIES)
 
     def _view(self, ctx: ModuleContext, goals: Goals, perception: Perception) -> GoalView:
         return goal_view(

@@ -18,12 +18,13 @@ import asyncio
 import logging
 from typing import Any, ClassVar
 
+from agent_runtime.config.module_options import MemoryOptions
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Decision, Goals, Identity, WorkingMemory, WorkingMemoryItem
 from modules.base import PendingMemory, memory_inbox
 from modules.memory.importance import topic_rater
-from modules.memory.llm_policies import REMEMBERED_RATINGS, ImportanceBrain
+from modules.memory.llm_policies import ImportanceBrain
 from modules.memory.records import NewMemory
 from modules.memory.store import MemoryStream
 from modules.policies import brain_for
@@ -35,17 +36,6 @@ WM_ITEMS = 12
 RETRIEVE_K = 6
 RETRIEVE_TOKENS = 350
 REFRESH_S = 30.0
-#: memories rated in one model call at most (at 8 the memory module made 251 calls an
-#: agent-hour in the cost bench of 2026-11-27: ~30 memories an agent-minute filled a batch
-#: before the oldest had waited BATCH_S)
-BATCH = 16
-#: agent's seconds the oldest unrated memory waits at most. (At 30 s, in the cost bench of
-#: 2026-11-27 (run I1), 137 calls an agent-hour rated ~10.6 memories each; once a text the
-#: agent's rater rated before is not asked again (``ImportanceBrain.known``: 684 of its 1,211
-#: ratings), ~10.5 new texts an agent-minute are left: at 30 s a call would rate ~5 of them,
-#: at 60 s ~10, in half the calls. A memory is in working memory at once; only its stored,
-#: retrievable record waits.)
-BATCH_S = 60.0
 
 
 def memory_stream(ctx: ModuleContext) -> MemoryStream | None:
@@ -58,23 +48,15 @@ class Memory(Module):
     reads: ClassVar[frozenset[str]] = frozenset({"identity", "goals", "decision", "working_memory"})
     writes: ClassVar[frozenset[str]] = frozenset({"working_memory"})
 
-    def __init__(
-        self,
-        schedule: Any,
-        *,
-        decay: float = 0.995,
-        weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
-        batch: int = BATCH,
-        batch_s: float = BATCH_S,
-        remember_ratings: int = REMEMBERED_RATINGS,
-    ) -> None:
+    def __init__(self, schedule: Any, options: MemoryOptions | None = None) -> None:
         super().__init__(schedule)
-        self.decay = decay
-        self.weights = weights
-        self.batch = max(1, batch)
-        self.batch_s = batch_s
+        o = options or MemoryOptions()
+        self.decay = o.decay
+        self.weights = o.weights
+        self.batch = o.batch
+        self.batch_s = o.batch_s
         #: the model's ratings kept for repeated memories (0: every memory waits for a call)
-        self.remember_ratings = remember_ratings
+        self.remember_ratings = o.remember_ratings
         self._unrated: list[PendingMemory] = []  # waiting for a model's batch rating
         self._focus = ""
         self._focus_at = 0.0

@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from agent_runtime.config.module_options import PlanningOptions
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import (
@@ -68,12 +69,6 @@ __all__ = ["Planning", "prompt_variables"]
 
 PROMPTS: dict[str, str] = {"day": "planning", "hour": "planning_hours", "step": "planning_steps"}
 DAY_HOURS = 24.0
-REPLAN_MIN_S = 30.0  # with a model: agent's seconds between two re-plans of the steps at least
-#: with a model, the steps are planned for at least this many game hours from now (a re-plan
-#: late in an hour chunk had its few minutes left: in the cost bench of 2026-11-27 (H2), 28 of
-#: the 53 step lists that ran out before a fresh hour was planned covered 20 game minutes or
-#: fewer, an hour of game time being 50 s of the agent's)
-STEP_WINDOW_H = 1.0
 IMPORTANCE = {"day": 5, "hour": 3, "step": 2}  # of the plan memories (no rating call)
 
 
@@ -93,33 +88,26 @@ class Planning(Module):
     )
     writes: ClassVar[frozenset[str]] = frozenset({"plan"})
 
-    def __init__(
-        self,
-        schedule: Any,
-        *,
-        replan_min_s: float = REPLAN_MIN_S,
-        finish_steps: bool = True,
-        goal_steps: bool = True,
-        step_window_h: float = STEP_WINDOW_H,
-    ) -> None:
+    def __init__(self, schedule: Any, options: PlanningOptions | None = None) -> None:
         super().__init__(schedule)
+        o = options or PlanningOptions()
         #: with a model, a goal change re-plans only the steps from now (one call; the day's
         #: outline is kept, as Generative Agents re-plan a reaction from the current time)
         #: instead of the day, its hour chunks and the steps (three calls)
-        self.goal_steps = goal_steps
+        self.goal_steps = o.goal_steps
         self.goal_replans = 0  # goal changes re-planned as steps only
         #: with a model, the steps' window runs at least this long from now (game hours)
-        self.step_window_h = step_window_h
+        self.step_window_h = o.step_window_h
         #: with a model, an hour chunk whose time is over while steps of it are left keeps
         #: them (no call) until they run out or the day chunk ends; the next hour is then
         #: decomposed from now (False: at the hour's end, as the heuristic does)
-        self.finish_steps = finish_steps
+        self.finish_steps = o.finish_steps
         self.carried = 0  # hour chunks over whose steps left were kept
         self._carried_at: tuple[int, int, int] | None = None
         #: with a model, the steps are re-planned for a perceived conflict at most this often
         #: (agent's seconds; 0 = at once, as the heuristic does); meanwhile the plan is kept
         #: and the controller, asked on the same failure or request, answers it
-        self.replan_min_s = replan_min_s
+        self.replan_min_s = o.replan_min_s
         self._replanned_at: float | None = None
         self.deferred = 0  # conflicts left for later
         #: with a model, first failures since a revision left to the controller's recovery

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
+from agent_runtime.config.module_options import ReflectionOptions
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Identity, Reflection
@@ -27,9 +28,9 @@ class ReflectionModule(Module):
     reads: ClassVar[frozenset[str]] = frozenset({"reflection", "identity"})
     writes: ClassVar[frozenset[str]] = frozenset({"reflection"})
 
-    def __init__(self, schedule: Any, *, threshold: float = 150.0) -> None:
+    def __init__(self, schedule: Any, options: ReflectionOptions | None = None) -> None:
         super().__init__(schedule)
-        self.config = ReflectionConfig(threshold=threshold)
+        self.config = ReflectionConfig(threshold=(options or ReflectionOptions()).threshold)
 
     async def step(self, ctx: ModuleContext) -> None:
         stream = memory_stream(ctx)

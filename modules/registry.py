@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import TypeVar
 
 from agent_runtime.config.loader import ResolvedAgent
 from agent_runtime.config.models import VillageConfig
+from agent_runtime.config.module_options import (
+    ControllerOptions,
+    GoalOptions,
+    MemoryOptions,
+    ModuleOptions,
+    PlanningOptions,
+    ReflectionOptions,
+)
 from agent_runtime.module import Module, Schedule
 from modules.action_awareness import ActionAwareness
 from modules.controller.module import CognitiveController
@@ -19,6 +27,8 @@ from modules.reflection_module import ReflectionModule
 from modules.skill_execution import SkillExecution
 from modules.social_awareness import SocialAwareness
 from modules.talking import Talking
+
+Opts = TypeVar("Opts", bound=ModuleOptions)
 
 #: module name -> (triggers, min_interval between triggered steps, seconds)
 TRIGGERS: dict[str, tuple[frozenset[str], float]] = {
@@ -37,22 +47,27 @@ TRIGGERS: dict[str, tuple[frozenset[str], float]] = {
 }
 
 
-def _factories() -> dict[str, Callable[[Schedule, dict[str, Any]], Module]]:
-    """Module name -> a constructor from its schedule and the options the file gave (typed
-    and checked when the file was read: :mod:`agent_runtime.config.module_options`; what is
-    not given takes the module's own default)."""
+def _factories() -> dict[str, Callable[[Schedule, ModuleOptions], Module]]:
+    """Module name -> a constructor from its schedule and its options (typed and checked when
+    the file was read: :mod:`agent_runtime.config.module_options`)."""
     return {
         "perception": lambda s, o: PerceptionModule(s),
-        "memory": lambda s, o: Memory(s, **o),
+        "memory": lambda s, o: Memory(s, _typed(o, MemoryOptions)),
         "action_awareness": lambda s, o: ActionAwareness(s),
-        "goal_generation": lambda s, o: GoalGeneration(s, **o),
+        "goal_generation": lambda s, o: GoalGeneration(s, _typed(o, GoalOptions)),
         "social_awareness": lambda s, o: SocialAwareness(s),
         "talking": lambda s, o: Talking(s),
         "skill_execution": lambda s, o: SkillExecution(s),
-        "cognitive_controller": lambda s, o: CognitiveController(s, **o),
-        "planning": lambda s, o: Planning(s, **o),
-        "reflection": lambda s, o: ReflectionModule(s, **o),
+        "cognitive_controller": lambda s, o: CognitiveController(s, _typed(o, ControllerOptions)),
+        "planning": lambda s, o: Planning(s, _typed(o, PlanningOptions)),
+        "reflection": lambda s, o: ReflectionModule(s, _typed(o, ReflectionOptions)),
     }
+
+
+def _typed(options: ModuleOptions, kind: type[Opts]) -> Opts:
+    """``options`` as the type its module takes (:data:`MODULE_OPTIONS` built it so)."""
+    assert isinstance(options, kind), (type(options), kind)
+    return options
 
 
 def build_modules(cfg: VillageConfig, agent: ResolvedAgent, rng: random.Random) -> list[Module]:
@@ -70,5 +85,5 @@ def build_modules(cfg: VillageConfig, agent: ResolvedAgent, rng: random.Random) 
         schedule = Schedule(
             cadence=cadence, cadence_max=cadence_max, triggers=triggers, min_interval=min_interval
         )
-        out.append(factories[name](schedule, cfg.modules.options(name).given()))
+        out.append(factories[name](schedule, cfg.modules.options(name)))
     return out

@@ -1,18 +1,29 @@
-"""Each module's ``options`` in a village file, typed: a misspelt key or a value of the wrong
-type is a config error naming the file and the field (``modules.overrides.<module>.options.
-<key>``), not a keyword a module ignores. An option left out (None) takes the module's own
-default, which the module defines (the config floor does not know the modules)."""
+"""Each module's ``options`` in a village file, typed, with their defaults: a misspelt key or a
+value of the wrong type is a config error naming the file and the field
+(``modules.overrides.<module>.options.<key>``), not a keyword a module ignores. A module is
+built from its options type (:mod:`modules.registry`); an option the file leaves out takes
+the default written here, the one place each knob and the evidence for its value live."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from pydantic import Field
 
 from agent_runtime.config.strict import Strict
 
 __all__ = [
+    "BATCH",
+    "BATCH_S",
+    "CONTROLLER_MAX_INTERVAL_S",
+    "DEADLINE_S",
+    "FOLLOW_PLAN_STEPS",
+    "GOAL_MAX_INTERVAL_S",
     "MODULE_OPTIONS",
+    "PLAN_WAIT_S",
+    "PROMPT_VIEW_CHARS",
+    "REMEMBERED_RATINGS",
+    "REPLAN_MIN_S",
+    "STANDING_ASK_S",
+    "STEP_WINDOW_H",
     "ControllerOptions",
     "GoalOptions",
     "MemoryOptions",
@@ -22,12 +33,69 @@ __all__ = [
     "ReflectionOptions",
 ]
 
+# -- memory
+#: memories rated in one model call at most (at 8 the memory module made 251 calls an
+#: agent-hour in the cost bench of 2026-11-27: ~30 memories an agent-minute filled a batch
+#: before the oldest had waited BATCH_S)
+BATCH = 16
+#: agent's seconds the oldest unrated memory waits at most. (At 30 s, in the cost bench of
+#: 2026-11-27 (run I1), 137 calls an agent-hour rated ~10.6 memories each; once a text the
+#: agent's rater rated before is not asked again (``ImportanceBrain.known``: 684 of its 1,211
+#: ratings), ~10.5 new texts an agent-minute are left: at 30 s a call would rate ~5 of them,
+#: at 60 s ~10, in half the calls. A memory is in working memory at once; only its stored,
+#: retrievable record waits.)
+BATCH_S = 60.0
+#: ratings an agent's importance rater keeps for repeated memories (a few game days of
+#: distinct texts: run I1 of the cost bench had ~105 distinct rated texts an agent in 10 min)
+REMEMBERED_RATINGS = 512
+
+# -- goal generation
+#: agent's seconds between two model calls at most. In the cost bench of 2026-11-27 (part H2,
+#: 60 s then), 31 of goal generation's 62 calls after each agent's first came 60 s or more
+#: after the one before (the ceiling); 27 of them kept the goal, and the 4 that changed it had
+#: a reason to revise (reached, pursued long enough) that is in :func:`modules.goal_generation.inputs` and asks at
+#: once. So the ceiling is only a safety net: 300 s.
+GOAL_MAX_INTERVAL_S = 300.0
+
+# -- cognitive controller
+#: longest wait for a model slot before the call is shed to the heuristic: the reflexes and
+#: the filler keep the agent acting meanwhile, so the controller can afford to wait its turn
+DEADLINE_S = 30.0
+#: the view's text in the prompt (~4 characters a token; a local model reads ~10 tokens/s)
+PROMPT_VIEW_CHARS = 1800
+#: agent's seconds between two model calls at most (the controller's cadence and the call's
+#: latency come on top: 10 + 3 + ~1 s keeps every agent deciding within 15 s)
+CONTROLLER_MAX_INTERVAL_S = 10.0
+#: plan steps a standing decision of the model (``follow_plan``) starts without a call at most:
+#: an hour's steps (5-minute steps at the shortest). Anything but the step's success and the
+#: plan moving on asks the model. (At 3, the controller was asked on most skill ends: 527
+#: calls an agent-hour in the cost bench of 2026-11-27, 141 steps followed.)
+FOLLOW_PLAN_STEPS = 12
+#: while the skill a standing decision started (or followed) runs, the decision answers the
+#: gate's ceiling itself (a ``continue`` labelled ``<model>+plan``, no call), but the model is
+#: asked again at least this often (agent's seconds). (Asked at every 10 s ceiling, the model
+#: answered "continue" 62 of 62 times in the cost bench of 2026-11-27, part G; at 30 s, in
+#: run I1, 24 of its 32 ceiling-only calls came when a standing decision's 30 s had passed,
+#: and all 32 answered "continue": 60 s since part J.)
+STANDING_ASK_S = 60.0
+#: when the standing decision's skill succeeded and the plan's steps ran out, the controller
+#: waits this long (agent's seconds after the skill ended, and never past the gate's ceiling)
+#: for the planning module, woken by the same skill event, to write the next steps, and
+#: follows the first of them; then it asks. (Asked at once, 43 of the 175 skill-end calls of
+#: the cost bench of 2026-11-27, part H run 1, came when the plan had run out.)
+PLAN_WAIT_S = 5.0
+
+# -- planning
+REPLAN_MIN_S = 30.0  # with a model: agent's seconds between two re-plans of the steps at least
+#: with a model, the steps are planned for at least this many game hours from now (a re-plan
+#: late in an hour chunk had its few minutes left: in the cost bench of 2026-11-27 (H2), 28 of
+#: the 53 step lists that ran out before a fresh hour was planned covered 20 game minutes or
+#: fewer, an hour of game time being 50 s of the agent's)
+STEP_WINDOW_H = 1.0
+
 
 class ModuleOptions(Strict):
-    """A module's options; ``given()`` has only those the file set."""
-
-    def given(self) -> dict[str, Any]:
-        return self.model_dump(exclude_none=True)
+    """A module's options."""
 
 
 class NoOptions(ModuleOptions):
@@ -35,38 +103,40 @@ class NoOptions(ModuleOptions):
 
 
 class MemoryOptions(ModuleOptions):
-    decay: float | None = Field(default=None, gt=0, le=1)  # recency decay per game hour
-    weights: tuple[float, float, float] | None = None  # recency, importance, relevance
-    batch: int | None = Field(default=None, ge=1)  # memories rated in one model call
-    batch_s: float | None = Field(default=None, gt=0)  # longest wait of an unrated memory
-    remember_ratings: int | None = Field(default=None, ge=0)  # model ratings kept for repeats
+    decay: float = Field(default=0.995, gt=0, le=1)  # recency decay per game hour
+    weights: tuple[float, float, float] = (1.0, 1.0, 1.0)  # recency, importance, relevance
+    batch: int = Field(default=BATCH, ge=1)  # memories rated in one model call
+    batch_s: float = Field(default=BATCH_S, gt=0)  # longest wait of an unrated memory
+    remember_ratings: int = Field(default=REMEMBERED_RATINGS, ge=0)  # ratings kept for repeats
 
 
 class GoalOptions(ModuleOptions):
-    kinds: tuple[str, ...] | None = None  # the activities this village's agents choose from
-    ask_on_change: bool | None = None  # with a model: asked only when its inputs changed
-    max_interval_s: float | None = Field(default=None, gt=0)  # ... and at least this often
+    kinds: tuple[str, ...] = ()  # the activities this village's agents choose from (): all
+    ask_on_change: bool = True  # with a model: asked only when its inputs changed
+    max_interval_s: float = Field(default=GOAL_MAX_INTERVAL_S, gt=0)  # ... and at least this often
 
 
 class ControllerOptions(ModuleOptions):
-    deadline_s: float | None = Field(default=None, gt=0)  # longest wait for a model slot
-    prompt_chars: int | None = Field(default=None, ge=200)  # the view's text in the prompt
-    ask_on_change: bool | None = None  # asked only when the view changed in a way that counts
-    max_interval_s: float | None = Field(default=None, gt=0)  # ... and at least this often
-    follow_plan_steps: int | None = Field(default=None, ge=0)  # steps a standing decision covers
-    standing_ask_s: float | None = Field(default=None, ge=0)  # a standing decision's ceiling cover
-    plan_wait_s: float | None = Field(default=None, ge=0)  # wait for planning's next steps
+    deadline_s: float = Field(default=DEADLINE_S, gt=0)  # longest wait for a model slot
+    prompt_chars: int = Field(default=PROMPT_VIEW_CHARS, ge=200)  # the view's text in the prompt
+    ask_on_change: bool = True  # asked only when the view changed in a way that counts
+    max_interval_s: float = Field(
+        default=CONTROLLER_MAX_INTERVAL_S, gt=0
+    )  # ... and at least this often
+    follow_plan_steps: int = Field(default=FOLLOW_PLAN_STEPS, ge=0)  # a standing decision's steps
+    standing_ask_s: float = Field(default=STANDING_ASK_S, ge=0)  # its ceiling cover
+    plan_wait_s: float = Field(default=PLAN_WAIT_S, ge=0)  # wait for planning's next steps
 
 
 class PlanningOptions(ModuleOptions):
-    replan_min_s: float | None = Field(default=None, ge=0)  # with a model: between step re-plans
-    finish_steps: bool | None = None  # an hour's steps left are finished before the next hour
-    goal_steps: bool | None = None  # with a model: a goal change re-plans only the steps
-    step_window_h: float | None = Field(default=None, ge=0)  # steps planned this far ahead (h)
+    replan_min_s: float = Field(default=REPLAN_MIN_S, ge=0)  # with a model: between re-plans
+    finish_steps: bool = True  # an hour's steps left are finished before the next hour
+    goal_steps: bool = True  # with a model: a goal change re-plans only the steps
+    step_window_h: float = Field(default=STEP_WINDOW_H, ge=0)  # steps planned this far ahead (h)
 
 
 class ReflectionOptions(ModuleOptions):
-    threshold: float | None = Field(default=None, gt=0)  # summed importance that reflects
+    threshold: float = Field(default=150.0, gt=0)  # summed importance that reflects (the paper's)
 
 
 #: module name -> the type of its options

@@ -46,11 +46,11 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from agent_runtime.bottleneck import BottleneckView
+from agent_runtime.config.module_options import CONTROLLER_MAX_INTERVAL_S
 from agent_runtime.state.sections import Decision
 from modules.heuristics.controller import HUNGRY, HURT
 
 __all__ = [
-    "DEFAULT_MAX_INTERVAL_S",
     "FOLLOWABLE",
     "HEALTH_DROP",
     "AskGate",
@@ -60,9 +60,6 @@ __all__ = [
     "why",
 ]
 
-#: agent's seconds between two model calls at most (the controller's cadence and the call's
-#: latency come on top: 10 + 3 + ~1 s keeps every agent deciding within 15 s)
-DEFAULT_MAX_INTERVAL_S = 10.0
 HEALTH_DROP = 2.0  # health lost since the last call that counts as a threat
 #: the reasons a standing decision answers itself: its skill ended and the plan moved on
 FOLLOWABLE = frozenset({"skill_ended", "idle", "plan_step"})
@@ -152,7 +149,7 @@ def why(before: Situation | None, now: Situation, max_interval: float) -> list[s
 class AskGate:
     """The controller's record of its last model call: :meth:`reasons` to ask now."""
 
-    def __init__(self, max_interval_s: float = DEFAULT_MAX_INTERVAL_S) -> None:
+    def __init__(self, max_interval_s: float = CONTROLLER_MAX_INTERVAL_S) -> None:
         self.max_interval_s = max_interval_s
         self.last: Situation | None = None
         self.held = 0  # steps that kept the course without a call since the last one

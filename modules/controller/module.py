@@ -44,6 +44,7 @@ import asyncio
 from typing import Any, ClassVar
 
 from agent_runtime.bottleneck import BottleneckView, build_view
+from agent_runtime.config.module_options import ControllerOptions
 from agent_runtime.llm.turns import EndpointTurns
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
@@ -51,11 +52,11 @@ from agent_runtime.policy import LLMPolicy, Policy
 from agent_runtime.state.sections import Decision, IntentKind
 from agent_runtime.world import SkillCall
 from modules.base import remember
-from modules.controller.asking import DEFAULT_MAX_INTERVAL_S, FOLLOWABLE, AskGate, Situation
+from modules.controller.asking import FOLLOWABLE, AskGate, Situation
 from modules.controller.commitment import Ledger
 from modules.controller.decisions import ControllerChoice, ControllerOut, skill_list, to_decision
 from modules.controller.plan_steps import next_plan_step, plan_ran_out
-from modules.controller.prompt import PROMPT_VIEW_CHARS, heuristic_choice, prompt_view
+from modules.controller.prompt import heuristic_choice, prompt_view
 from modules.controller.reflexes import KEEP_GOING_S, keep_busy, keep_going, reflex
 from modules.controller.rounds import Round, without_done
 from modules.heuristics.controller import decide as heuristic_decide
@@ -68,30 +69,9 @@ REFLEX_POLL_S = 0.5  # agent's seconds between reflex checks while the model thi
 #: agent's seconds a call may take before the controller says it keeps going meanwhile
 THINK_GRACE_S = 3.0
 PRIORITY = "high"  # an agent waits on its controller
-#: longest wait for a model slot before the call is shed to the heuristic: the reflexes and
-#: the filler keep the agent acting meanwhile, so the controller can afford to wait its turn
-DEADLINE_S = 30.0
 #: after a call was shed (the endpoint is behind), the heuristic decides this long (agent's
 #: seconds) before the model is asked again: no stream of calls doomed to be shed
 SHED_BACKOFF_S = 5.0
-#: plan steps a standing decision of the model (``follow_plan``) starts without a call at most:
-#: an hour's steps (5-minute steps at the shortest). Anything but the step's success and the
-#: plan moving on asks the model. (At 3, the controller was asked on most skill ends: 527
-#: calls an agent-hour in the cost bench of 2026-11-27, 141 steps followed.)
-FOLLOW_PLAN_STEPS = 12
-#: while the skill a standing decision started (or followed) runs, the decision answers the
-#: gate's ceiling itself (a ``continue`` labelled ``<model>+plan``, no call), but the model is
-#: asked again at least this often (agent's seconds). (Asked at every 10 s ceiling, the model
-#: answered "continue" 62 of 62 times in the cost bench of 2026-11-27, part G; at 30 s, in
-#: run I1, 24 of its 32 ceiling-only calls came when a standing decision's 30 s had passed,
-#: and all 32 answered "continue": 60 s since part J.)
-STANDING_ASK_S = 60.0
-#: when the standing decision's skill succeeded and the plan's steps ran out, the controller
-#: waits this long (agent's seconds after the skill ended, and never past the gate's ceiling)
-#: for the planning module, woken by the same skill event, to write the next steps, and
-#: follows the first of them; then it asks. (Asked at once, 43 of the 175 skill-end calls of
-#: the cost bench of 2026-11-27, part H run 1, came when the plan had run out.)
-PLAN_WAIT_S = 5.0
 
 
 class CognitiveController(Module):
@@ -99,36 +79,26 @@ class CognitiveController(Module):
     reads: ClassVar[frozenset[str]] = frozenset()  # everything comes through the bottleneck
     writes: ClassVar[frozenset[str]] = frozenset({"decision"})
 
-    def __init__(
-        self,
-        schedule: Any,
-        *,
-        deadline_s: float = DEADLINE_S,
-        prompt_chars: int = PROMPT_VIEW_CHARS,
-        ask_on_change: bool = True,
-        max_interval_s: float = DEFAULT_MAX_INTERVAL_S,
-        follow_plan_steps: int = FOLLOW_PLAN_STEPS,
-        standing_ask_s: float = STANDING_ASK_S,
-        plan_wait_s: float = PLAN_WAIT_S,
-    ) -> None:
+    def __init__(self, schedule: Any, options: ControllerOptions | None = None) -> None:
         super().__init__(schedule)
+        o = options or ControllerOptions()
         #: with the gate on, plan steps a standing decision of the model starts without a
         #: call at most (0: the model is asked on every step's end)
-        self.follow_plan_steps = follow_plan_steps
+        self.follow_plan_steps = o.follow_plan_steps
         #: the model's standing decision: (plan step it was made on, its brain, steps left)
         self._standing: tuple[tuple[int, str], str, int] | None = None
         #: a standing decision keeps the course at the ceiling for at most this long after
         #: the model's last call (agent's seconds; 0: the model answers every ceiling)
-        self.standing_ask_s = standing_ask_s
+        self.standing_ask_s = o.standing_ask_s
         #: after a standing decision's skill succeeded with the plan's steps run out, wait
         #: this long (agent's seconds, within the ceiling) for planning's next steps
-        self.plan_wait_s = plan_wait_s
+        self.plan_wait_s = o.plan_wait_s
         self._asked_at = 0.0  # clock time of the model's last call
         self.waited = 0  # steps held for the plan's next steps under a standing decision
-        self.deadline_s = deadline_s
-        self.prompt_chars = prompt_chars
+        self.deadline_s = o.deadline_s
+        self.prompt_chars = o.prompt_chars
         #: None = the model is asked on every step (the behaviour before issue 30)
-        self.gate = AskGate(max_interval_s) if ask_on_change else None
+        self.gate = AskGate(o.max_interval_s) if o.ask_on_change else None
         self._decisions = 0
         self.reflexes = 0
         self.reflex_checks = 0  # reflex checks made while the model thought (observable)
@@ -284,7 +254,7 @@ class CognitiveController(Module):
           skill off the plan, such as a recovery, that is the plan's current step again),
           labelled ``<model's brain>+plan``;
         - the plan's steps ran out with that success: wait for the planning module's next
-          steps (``plan_wait_s``, :data:`PLAN_WAIT_S`, within the ceiling; no decision), then
+          steps (``plan_wait_s``, within the ceiling; no decision), then
           follow the first;
         - only the ceiling passed while a skill runs, within ``standing_ask_s`` of the
           model's last call: keep the course (a ``continue`` labelled the same way).

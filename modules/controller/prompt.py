@@ -8,6 +8,7 @@ import random
 import re
 
 from agent_runtime.bottleneck import BottleneckView
+from agent_runtime.config.module_options import PROMPT_VIEW_CHARS
 from agent_runtime.state.sections import IntentKind
 from agent_runtime.world import SkillCall
 from modules.controller.decisions import ControllerChoice, ControllerOut
@@ -16,15 +17,12 @@ from modules.techtree import same_step
 
 __all__ = [
     "PROMPT_ORDER",
-    "PROMPT_VIEW_CHARS",
     "heuristic_choice",
     "out_call",
     "prompt_view",
     "terse",
 ]
 
-#: the view's text in the prompt (~4 characters a token; a local model reads ~10 tokens/s)
-PROMPT_VIEW_CHARS = 1800
 #: which sections the prompt keeps, in the order the decision needs them: what the agent is
 #: doing and for what, what it holds and sees, what was said to it, who it is and who the
 #: others are, what it noticed and remembers. Each is kept within its share of characters

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
 
+from agent_runtime.config.module_options import REMEMBERED_RATINGS
 from agent_runtime.interfaces import LLMRequest, Message
 from modules.memory.importance import (
     ImportanceRater,
@@ -70,9 +71,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: ratings an agent's importance rater keeps for repeated memories (a few game days of
-#: distinct texts: run I1 of the cost bench had ~105 distinct rated texts an agent in 10 min)
-REMEMBERED_RATINGS = 512
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -173,8 +173,9 @@ def test_presets_are_ablations(tmp_path: Path) -> None:
 def test_module_options_are_typed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A misspelt option or a value of the wrong type is exit 2 naming the file and the field;
     a good one reaches the module, the rest take the module's defaults."""
+    from agent_runtime.config.module_options import FOLLOW_PLAN_STEPS
     from agent_runtime.module import Schedule
-    from modules.controller.module import FOLLOW_PLAN_STEPS, CognitiveController
+    from modules.controller.module import CognitiveController
     from modules.registry import build_modules
 
     def village(options: str) -> Path:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from agent_runtime.app.testing import config, local_services, module_context
 from agent_runtime.config.loader import load_topic
+from agent_runtime.config.module_options import MemoryOptions
 from agent_runtime.config.topics import Topic
 from agent_runtime.llm.brain import Brain
 from agent_runtime.llm.scripted import ScriptedLanguageModel
@@ -25,7 +26,7 @@ async def _rating(topics: tuple[Topic, ...], *, model: ScriptedLanguageModel | N
     async with local_services(settings) as svc:
         st = svc.store.agent("Bob")
         st.set("identity", Identity(name="Bob", topics=topics), writer="runtime")
-        mem = Memory(Schedule(cadence=3.0), batch=1)
+        mem = Memory(Schedule(cadence=3.0), MemoryOptions(batch=1))
         ctx = module_context(svc, mem, agent="Bob")
         if model:
             ctx.shared["brain:memory"] = Brain(model, module="memory", agent="Bob")

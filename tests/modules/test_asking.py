@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from agent_runtime.app.testing import config, local_services, module_context
+from agent_runtime.config.module_options import ControllerOptions, GoalOptions
 from agent_runtime.interfaces import LLMRequest
 from agent_runtime.llm.brain import Brain
 from agent_runtime.llm.scripted import ScriptedLanguageModel
@@ -113,7 +114,7 @@ async def controller(**options: Any) -> AsyncIterator[tuple[CognitiveController,
             running=SkillCall(skill="collect", args={"block": "oak_log"}), started_at=time.time()
         )
         st.set("action", running, writer="skill_execution")
-        cc = CognitiveController(Schedule(cadence=3.0), **options)
+        cc = CognitiveController(Schedule(cadence=3.0), ControllerOptions(**options))
         ctx = module_context(svc, cc, agent="Ann")
         ctx.shared["brain:cognitive_controller"] = Brain(
             model, module="cognitive_controller", agent="Ann"
@@ -219,7 +220,7 @@ async def test_goals_are_asked_for_only_when_their_inputs_changed() -> None:
         st.set("conversation", Conversation(lines=(chat, line)), writer="talking")
         await gg.step(ctx)  # heard a request: asked again
         assert len(model.calls) == 2
-        off = GoalGeneration(Schedule(cadence=5.0), ask_on_change=False)
+        off = GoalGeneration(Schedule(cadence=5.0), GoalOptions(ask_on_change=False))
         ctx2 = module_context(svc, off, agent="Ann")
         ctx2.shared["brain:goal_generation"] = ctx.shared["brain:goal_generation"]
         await off.step(ctx2)
@@ -288,7 +289,9 @@ async def standing(
         st.set("identity", Identity(name="Ann"), writer="runtime")
         st.set("perception", FED, writer="perception")
         st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
-        cc = CognitiveController(Schedule(cadence=3.0), follow_plan_steps=follow_plan_steps)
+        cc = CognitiveController(
+            Schedule(cadence=3.0), ControllerOptions(follow_plan_steps=follow_plan_steps)
+        )
         ctx = module_context(svc, cc, agent="Ann")
         ctx.shared["brain:cognitive_controller"] = Brain(
             model, module="cognitive_controller", agent="Ann"
@@ -360,7 +363,7 @@ async def test_a_standing_decision_survives_an_answer_that_keeps_the_course() ->
         st.set("identity", Identity(name="Ann"), writer="runtime")
         st.set("perception", FED, writer="perception")
         st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
-        cc = CognitiveController(Schedule(cadence=3.0), follow_plan_steps=3)
+        cc = CognitiveController(Schedule(cadence=3.0), ControllerOptions(follow_plan_steps=3))
         ctx = module_context(svc, cc, agent="Ann")
         ctx.shared["brain:cognitive_controller"] = Brain(
             model, module="cognitive_controller", agent="Ann"
@@ -448,7 +451,7 @@ async def test_a_standing_decision_off_the_plan_goes_back_to_the_plans_step() ->
         st.set("identity", Identity(name="Ann"), writer="runtime")
         st.set("perception", FED, writer="perception")
         st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=1), writer="planning")
-        cc = CognitiveController(Schedule(cadence=3.0), follow_plan_steps=3)
+        cc = CognitiveController(Schedule(cadence=3.0), ControllerOptions(follow_plan_steps=3))
         ctx = module_context(svc, cc, agent="Ann")
         ctx.shared["brain:cognitive_controller"] = Brain(
             model, module="cognitive_controller", agent="Ann"
@@ -537,7 +540,7 @@ async def test_a_standing_decision_waits_briefly_for_the_plans_next_steps() -> N
     out, the planning module (woken by the same skill event) is writing the next ones: the
     controller holds (no call, no decision) for up to ``PLAN_WAIT_S`` and follows the first
     new step; when none comes in time, the model is asked."""
-    from modules.controller.module import PLAN_WAIT_S
+    from agent_runtime.config.module_options import PLAN_WAIT_S
 
     async with standing(follow_plan_steps=6) as (cc, ctx, model, st, seen):
         st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=2), writer="planning")

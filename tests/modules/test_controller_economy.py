@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import time
 
+from agent_runtime.config.module_options import STANDING_ASK_S
 from agent_runtime.state.sections import Action, Decision, IntentKind
 from agent_runtime.world import SkillCall
-from modules.controller.module import STANDING_ASK_S
 from tests.modules.test_asking import standing
 
 

@@ -13,6 +13,7 @@ import pytest
 from pydantic import ValidationError
 
 from agent_runtime import prompts
+from agent_runtime.config.module_options import PROMPT_VIEW_CHARS
 from agent_runtime.llm._schema import strict_json_schema
 from agent_runtime.llm.tokens import estimate_tokens
 from agent_runtime.state.sections import (
@@ -51,7 +52,6 @@ from modules.controller.decisions import (
 )
 from modules.controller.prompt import (
     CONVERSATION_HEAD,
-    PROMPT_VIEW_CHARS,
     heuristic_choice,
     prompt_view,
 )

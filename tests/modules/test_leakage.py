@@ -41,6 +41,7 @@ from agent_runtime.app.testing import config, local_services, module_context
 from agent_runtime.body.recording import RecordingBody
 from agent_runtime.bus import topics
 from agent_runtime.clock import Clock
+from agent_runtime.config.module_options import ReflectionOptions
 from agent_runtime.module import Module, Schedule
 from agent_runtime.state.sections import (
     Awareness,
@@ -170,7 +171,7 @@ def modules_for(perception: type[PerceptionModule]) -> dict[str, Module]:
         "action_awareness": ActionAwareness(trig("topic:skill")),
         "memory": Memory(Schedule(cadence=3.0)),
         # a threshold of 1 so that the scripted moment's memories are reflected on at once
-        "reflection": ReflectionModule(Schedule(cadence=10.0), threshold=1.0),
+        "reflection": ReflectionModule(Schedule(cadence=10.0), ReflectionOptions(threshold=1.0)),
     }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from agent_runtime.app.testing import config, local_services, module_context
+from agent_runtime.config.module_options import BATCH_S, MemoryOptions
 from agent_runtime.llm.brain import Brain
 from agent_runtime.llm.scripted import ScriptedLanguageModel
 from agent_runtime.module import Schedule
@@ -13,7 +14,7 @@ from agent_runtime.state.sections import Identity
 from modules.base import remember
 from modules.memory.importance import ImportanceRating, ratings_model
 from modules.memory.llm_policies import ImportanceBrain
-from modules.memory_module import BATCH_S, Memory, memory_stream
+from modules.memory_module import Memory, memory_stream
 
 REPEAT = "I tried to collect(block=stone, count=4): collect succeeded (+4 cobblestone)."
 
@@ -81,7 +82,7 @@ async def test_the_module_stores_a_repeat_at_once_and_batches_only_new_texts() -
     async with local_services(config(llm={"provider": "openai"})) as svc:
         st = svc.store.agent("Ann")
         st.set("identity", Identity(name="Ann", traits=("You mine.",)), writer="runtime")
-        mem = Memory(Schedule(cadence=3.0), batch=2, batch_s=600.0)
+        mem = Memory(Schedule(cadence=3.0), MemoryOptions(batch=2, batch_s=600.0))
         ctx = module_context(svc, mem, agent="Ann")
         ctx.shared["brain:memory"] = Brain(model, module="memory", agent="Ann")
         await mem.setup(ctx)

@@ -4,6 +4,7 @@ and refreshes working memory with what it retrieves for the current goal."""
 from __future__ import annotations
 
 from agent_runtime.app.testing import local_services, module_context
+from agent_runtime.config.module_options import MemoryOptions
 from agent_runtime.module import Schedule
 from agent_runtime.state.sections import Goals, Identity, WorkingMemory
 from modules.base import remember
@@ -39,7 +40,7 @@ async def test_with_a_model_memories_are_rated_in_batches() -> None:
     async with local_services(config(llm={"provider": "openai"})) as svc:
         st = svc.store.agent("Ann")
         st.set("identity", Identity(name="Ann", traits=("You are kind.",)), writer="runtime")
-        mem = Memory(Schedule(cadence=3.0), batch=3, batch_s=600.0)
+        mem = Memory(Schedule(cadence=3.0), MemoryOptions(batch=3, batch_s=600.0))
         ctx = module_context(svc, mem, agent="Ann")
         ctx.shared["brain:memory"] = Brain(model, module="memory", agent="Ann")
         await mem.setup(ctx)

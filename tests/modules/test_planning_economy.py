@@ -72,7 +72,8 @@ async def test_with_a_model_a_late_re_plan_makes_steps_for_an_hour_from_now() ->
 
 async def test_goal_generation_asks_at_its_ceiling_only_after_max_interval_s() -> None:
     """Nothing a goal depends on changed: no call 60 s on (the old ceiling), one at 300 s."""
-    from modules.goal_generation import MAX_INTERVAL_S, GoalGeneration
+    from agent_runtime.config.module_options import GOAL_MAX_INTERVAL_S as MAX_INTERVAL_S
+    from modules.goal_generation import GoalGeneration
 
     model = ScriptedLanguageModel(
         responder=lambda r: GoalOut(goal="gather wood", kind="gather_wood", reason="wood"),

@@ -7,6 +7,7 @@ from typing import Any
 
 from agent_runtime.agent_services import AgentServices
 from agent_runtime.app.testing import local_services, module_context
+from agent_runtime.config.module_options import ReflectionOptions
 from agent_runtime.module import Schedule
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Identity, Reflection
@@ -44,7 +45,7 @@ async def test_reflects_once_enough_has_happened() -> None:
                 importance=9,
             )
         await mem.step(mctx)
-        ref = ReflectionModule(Schedule(cadence=10.0), threshold=50.0)
+        ref = ReflectionModule(Schedule(cadence=10.0), ReflectionOptions(threshold=50.0))
         await ref.step(module_context(svc, ref, agent="Ann", shared=shared))
         r = st.get("reflection", Reflection)
         assert r.reflections == 1 and r.insights
