@@ -29,7 +29,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from agent_runtime.config.llm import DEFAULT_PRICES, ModelPrice
@@ -113,54 +113,24 @@ class CallStats:
         return self.ok / decisions if decisions else 0.0
 
     def add(self, other: CallStats) -> None:
-        self.calls += other.calls
-        self.ok += other.ok
-        self.failures += other.failures
-        self.parsed += other.parsed
-        self.repaired += other.repaired
-        self.shed += other.shed
-        self.failed += other.failed
-        self.format_rejections += other.format_rejections
-        self.attempts += other.attempts
-        self.retries += other.retries
-        self.heuristic += other.heuristic
-        self.fallbacks += other.fallbacks
-        self.prompt_tokens += other.prompt_tokens
-        self.cached_tokens += other.cached_tokens
-        self.completion_tokens += other.completion_tokens
-        self.cost_usd += other.cost_usd
-        self.latency_s_total += other.latency_s_total
-        self.latency_s_max = max(self.latency_s_max, other.latency_s_max)
-        self.errors.update(other.errors)
-        self.fallback_reasons.update(other.fallback_reasons)
-        self.shed_reasons.update(other.shed_reasons)
-        self.attempt_errors.update(other.attempt_errors)
+        for f in fields(self):
+            mine, theirs = getattr(self, f.name), getattr(other, f.name)
+            if isinstance(mine, Counter):
+                mine.update(theirs)
+            elif f.name == "latency_s_max":
+                self.latency_s_max = max(mine, theirs)
+            else:
+                setattr(self, f.name, mine + theirs)
 
     def as_dict(self) -> dict[str, Any]:
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
         return {
-            "calls": self.calls,
-            "ok": self.ok,
-            "failures": self.failures,
-            "parsed": self.parsed,
-            "repaired": self.repaired,
-            "shed": self.shed,
-            "failed": self.failed,
-            "format_rejections": self.format_rejections,
-            "attempts": self.attempts,
-            "retries": self.retries,
-            "heuristic": self.heuristic,
-            "fallbacks": self.fallbacks,
-            "prompt_tokens": self.prompt_tokens,
-            "cached_tokens": self.cached_tokens,
-            "completion_tokens": self.completion_tokens,
+            **{k: v for k, v in values.items() if type(v) is int},  # the counts, in field order
             "total_tokens": self.total_tokens,
             "cost_usd": round(self.cost_usd, 8),
             "latency_s_mean": round(self.latency_s_total / self.calls, 6) if self.calls else 0.0,
             "latency_s_max": round(self.latency_s_max, 6),
-            "errors": dict(sorted(self.errors.items())),
-            "fallback_reasons": dict(sorted(self.fallback_reasons.items())),
-            "shed_reasons": dict(sorted(self.shed_reasons.items())),
-            "attempt_errors": dict(sorted(self.attempt_errors.items())),
+            **{k: dict(sorted(v.items())) for k, v in values.items() if isinstance(v, Counter)},
             "fallback_share": round(self.fallback_share, 4),
             "model_share": round(self.model_share, 4),
         }

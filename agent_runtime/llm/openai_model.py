@@ -48,7 +48,7 @@ import logging
 import random
 import time
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import openai
@@ -89,14 +89,8 @@ logger = logging.getLogger(__name__)
 @dataclass(slots=True)
 class _CallState:
     attempts: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
+    usage: Usage = field(default_factory=Usage)  # the answered attempts' tokens, summed
     last_error: tuple[type[LLMError], BaseException] | None = None  # being retried
-
-    @property
-    def usage(self) -> Usage:
-        return Usage(self.prompt_tokens, self.completion_tokens, self.cached_tokens)
 
 
 class OpenAILanguageModel(LanguageModel):
@@ -253,10 +247,13 @@ class OpenAILanguageModel(LanguageModel):
                 continue
             if self.endpoint.supports(mode) is None and self.endpoint.learn(mode, True):
                 logger.info("%s (%s): structured output mode %s works", *self._where(), mode)
-            call.prompt_tokens += reply[1].prompt_tokens
-            call.completion_tokens += reply[1].completion_tokens
-            call.cached_tokens += reply[1].cached_tokens
-            return reply[0]
+            text, usage = reply
+            call.usage = Usage(
+                call.usage.prompt_tokens + usage.prompt_tokens,
+                call.usage.completion_tokens + usage.completion_tokens,
+                call.usage.cached_tokens + usage.cached_tokens,
+            )
+            return text
 
     def _where(self) -> tuple[str, str]:
         return self.endpoint.base_url, self.model
