@@ -15,8 +15,9 @@ SRC = Sources()
 SMALL, MIDDLE, LARGE = SRC.villages
 
 
-def _village(agents: int, cpu: float, mb: float) -> dict[str, object]:
-    return {"agents": agents, "shards": 1, "kicks": 0,
+def _village(agents: int, cpu: float, mb: float, pace: float = 10.0) -> dict[str, object]:
+    return {"agents": agents, "shards": 1, "kicks": 0, "measured_seconds": 120.0,
+            "decisions": pace * agents * 2, "provenance": {"cpus": 2},
             "all_processes": {"cpu_percent": cpu, "rss_mb": mb}}  # fmt: skip
 
 
@@ -24,15 +25,19 @@ def _results(root: Path, over: Mapping[str, Mapping[str, object]] | None = None)
     over = over or {}
     files: dict[str, dict[str, object]] = {
         SRC.runtime: {"agents": 1000, "cpu_us_per_agent_s": 700.0, "services_cpu_pct": 3.0,
-                      "rss_mb_per_agent": 0.7},
+                      "rss_mb_per_agent": 0.7, "cc_decisions_per_s": 150.0},
         # on the line 20 % + 2 % an agent and 500 MB + 20 MB an agent, but the middle run
         # above it and the others below, as measurements are: the least-squares line
-        SMALL: _village(10, 39.0, 699.0),
-        MIDDLE: _village(20, 62.0, 902.0),
-        LARGE: _village(30, 79.0, 1099.0),
+        SMALL: _village(10, 39.0, 699.0, pace=11.0),
+        MIDDLE: _village(20, 62.0, 902.0, pace=10.0),
+        LARGE: _village(30, 79.0, 1099.0, pace=9.0),
         SRC.density: {"agents": 100, "shards": 2, "kicks": 0},
         SRC.cost: {"modules": {"all": {"calls_per_agent_hour": 1200.0,
                                        "tokens_per_agent_hour": 700_000.0}}},
+        SRC.ray: {"all_processes": {"by_kind": {
+            "ray raylet": {"cpu_percent": 3.0, "rss_mb": 100.0},
+            "ray gcs": {"cpu_percent": 2.0, "rss_mb": 412.0},
+            "body host": {"cpu_percent": 90.0, "rss_mb": 2000.0}}}},
     }  # fmt: skip
     for rel, data in files.items():
         path = root / rel
@@ -49,6 +54,11 @@ def test_a_plan_from_measured_costs(tmp_path: Path) -> None:
     assert round(costs.embodied_mb_per_agent.value, 6) == 20.0
     assert round(costs.embodied_fixed_cores.value, 6) == 0.2
     assert round(costs.embodied_fixed_mb.value, 6) == 500.0 and costs.agents_per_shard.value == 50
+    # the pace that CPU buys: the runs' mean (11, 10, 9), and the runtime's 150 / s over 1000
+    assert round(costs.embodied_decisions_per_agent_minute.value, 6) == 10.0
+    assert round(costs.decisions_per_agent_minute.value, 6) == 9.0
+    # Ray's own processes: the ray* kinds of its run, not the bodies
+    assert round(costs.ray_fixed_cores.value, 6) == 0.05 and costs.ray_fixed_mb.value == 512
     p = plan(500, costs, embodied=True, cores_per_node=2, memory_gb_per_node=24, llm_latency_s=2)
     assert p.world_shards == 10 and p.agent_workers == 5
     assert p.cpus == round(500 * 0.02 + 0.2, 2)
@@ -56,7 +66,15 @@ def test_a_plan_from_measured_costs(tmp_path: Path) -> None:
     assert p.nodes == 8  # ceil(10.2 / (2 x 0.7)); memory needs 1
     assert p.llm_calls_per_s == round(500 * 1200 / 3600, 2) and p.llm_requests_in_flight == 333.3
     assert p.llm_tokens_per_minute == round(500 * 700_000 / 60)
+    assert p.decisions_per_agent_minute == 10
     assert p.sources["cpus"].startswith(" and ".join(SRC.villages))
+    on_ray = plan(500, costs, embodied=True, cores_per_node=2, memory_gb_per_node=24, ray=True)
+    assert on_ray.cpus == round(p.cpus + 0.05, 2) and on_ray.memory_gb == round(
+        p.memory_gb + 0.5, 2
+    )
+    assert on_ray.sources["memory_gb"].endswith(
+        f"{SRC.ray}: all_processes.by_kind.ray*.rss_mb, summed"
+    )
     assert p.sources["world_shards"].startswith(SRC.density)
     q = plan(1000, costs, embodied=False, cores_per_node=2, memory_gb_per_node=24, llm=False)
     assert q.cpus == round(1000 * (700e-6 + 0.03 / 1000), 2) and q.world_shards == 0
@@ -91,30 +109,9 @@ def test_the_cli_plans_from_the_committed_results(capsys: pytest.CaptureFixture[
     out = json.loads(capsys.readouterr().out)
     assert out["agents"] == 100 and out["world_shards"] >= 1 and out["cpus"] > 0
     assert set(out["sources"]) == {"cpus", "memory_gb", "world_shards", "llm_calls_per_s",
-                                   "llm_tokens_per_minute"}  # fmt: skip
+                                   "llm_tokens_per_minute", "decisions_per_agent_minute"}  # fmt: skip
+    assert out["on_machine"] is None  # no --cores: the demand only
     assert main(["plan", "--agents", "0"]) == 2
-
-
-def _bench(path: Path, machine_cpu_percent: float) -> None:
-    path.write_text(json.dumps({
-        "agents": 100, "shards": 2, "kicks": 0, "decisions_per_agent_minute": 4.26,
-        "machine_cpu_percent": machine_cpu_percent, "provenance": {"cpus": 2},
-        "all_processes": {"cpu_percent": 160.0, "rss_mb": 3072.0},
-    }))  # fmt: skip
-
-
-def test_the_check_gives_the_ratios_and_says_when_its_run_was_saturated(tmp_path: Path) -> None:
-    p = plan(100, load_costs(), embodied=True, cores_per_node=2, memory_gb_per_node=24, llm=False)
-    bench = tmp_path / "village.json"
-    _bench(bench, machine_cpu_percent=199.9)
-    rows = render_check(bench, {"cores": "2", "memory_gb": "24"}).splitlines()
-    cpu = next(r for r in rows if r.startswith("| CPUs"))
-    assert cpu.startswith(f"| CPUs (cores) | {p.cpus:g} | 1.60 (of the machine's 2; machine CPU")
-    assert "saturated" in cpu and cpu.endswith(f"| {p.cpus / 1.6:.2f} |")
-    assert f"| {p.memory_gb:g} | 3.00 | {p.memory_gb / 3:.2f} |" in rows[3]
-    assert rows[-1].endswith("(calibration runs) | 4.26 | |")
-    _bench(bench, machine_cpu_percent=170.0)  # below 95% of the machine: not saturated
-    assert "| 1.60 (of the machine's 2) |" in render_check(bench, {})
 
 
 def test_the_calibration_table_lists_the_runs_and_their_line() -> None:
