@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agent_runtime.config.models import GiftSettings
 from agent_runtime.config.strict import Strict
-from agent_runtime.config.topics import Topic
-from agent_runtime.state.sections import Utterance
+from agent_runtime.state.sections import IdentityFacts, Utterance
 from agent_runtime.world import SkillCall, SkillOutcome, Vec3
 
 __all__ = [
@@ -38,13 +36,8 @@ class Data(Strict):
     """The frozen base of every section's data."""
 
 
-class IdentityData(Data):
-    name: str = ""
-    traits: tuple[str, ...] = ()
-    community_goal: str = ""
-    location_memories: tuple[str, ...] = ()
-    gifts: GiftSettings = Field(default_factory=GiftSettings)  # its own gift policy
-    topics: tuple[Topic, ...] = ()  # what its village talks about (an experiment's words)
+class IdentityData(IdentityFacts, Data):
+    """The identity section's facts (its places cut to the section's ``max_items``)."""
 
 
 class PerceptionData(Data):

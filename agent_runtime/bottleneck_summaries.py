@@ -56,14 +56,8 @@ def _identity(s: Identity, spec: BottleneckSection) -> Summary:
         lines.append(f"Community goal: {s.community_goal}")
     places = tuple(s.location_memories[: spec.max_items])
     lines += list(places)
-    return lines, IdentityData(
-        name=s.name,
-        traits=s.traits,
-        community_goal=s.community_goal,
-        location_memories=places,
-        gifts=s.gifts,
-        topics=s.topics,
-    )
+    data = IdentityData.model_validate(s, from_attributes=True)
+    return lines, data.model_copy(update={"location_memories": places})
 
 
 def _perception(s: Perception, spec: BottleneckSection) -> Summary:

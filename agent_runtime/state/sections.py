@@ -38,7 +38,10 @@ class Section(BaseModel):
     updated_at: float = 0.0
 
 
-class Identity(Section):
+class IdentityFacts(BaseModel):
+    """Who an agent is: the fields of its identity section, which the controller's view of it
+    (:class:`agent_runtime.bottleneck_data.IdentityData`) carries too."""
+
     name: str = ""
     traits: tuple[str, ...] = ()
     community_goal: str = ""
@@ -46,6 +49,10 @@ class Identity(Section):
     gifts: GiftSettings = Field(default_factory=GiftSettings)  # its own gift policy
     # what its village talks about (the village's ``topics``, an experiment's words)
     topics: tuple[Topic, ...] = ()
+
+
+class Identity(IdentityFacts, Section):
+    """The identity section (the runtime writes it at the agent's start)."""
 
 
 class Perception(Section):
