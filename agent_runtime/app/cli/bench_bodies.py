@@ -26,6 +26,7 @@ from typing import Any
 import psutil
 
 from agent_runtime.app.bench_output import Measurement, add_json_out, emit
+from agent_runtime.app.cli.bench_flags import add_bots_per_process
 from agent_runtime.interfaces import BotSpec
 from agent_runtime.world import SkillCall
 
@@ -42,12 +43,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--rate", type=float, default=2.0, help="observation snapshots per second per body"
     )
-    p.add_argument(
-        "--bots-per-process",
-        type=int,
-        default=0,
-        help="bodies per Node worker process (0: all in the JSPyBridge process)",
-    )
+    add_bots_per_process(p, default=0)
     p.add_argument("--no-skills", action="store_true", help="observe only (bodies stand still)")
     p.add_argument(
         "--chat-every",

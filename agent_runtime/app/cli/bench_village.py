@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.app.bench_output import Measurement, add_json_out, emit
+from agent_runtime.app.cli.bench_flags import add_bots_per_process
 from agent_runtime.app.launchers import CLUSTER_HELP, ClusterSpec, parse_cluster
 from agent_runtime.app.proc_tree import TreeUsage
 
@@ -41,7 +42,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     p.add_argument("--shards", type=int, default=2)
     p.add_argument("--duration", type=float, default=60.0, help="measured seconds")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--bots-per-process", type=int, default=25)
+    add_bots_per_process(p, default=25)
     p.add_argument(
         "--cross",
         type=int,
