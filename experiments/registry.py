@@ -11,7 +11,8 @@ from experiments.common import EXPERIMENTS_DIR
 from experiments.files import experiment_dir, write_json
 from experiments.spec import ExperimentOptions, load_experiment_file
 
-#: name -> runner module (exporting ``async run_experiment(exp, opts, out) -> dict``)
+#: name -> runner module, exporting ``async run_experiment(exp, opts, out) -> dict`` and
+#: ``PROTOCOL_MODEL``, the model of the file's ``protocol:`` (``piano validate`` checks it)
 EXPERIMENTS: dict[str, str] = {
     "specialization": "experiments.specialization.runner",
     "tax": "experiments.tax.runner",

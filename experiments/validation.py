@@ -15,27 +15,17 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.config.loader import parse_config
+from experiments.registry import EXPERIMENTS
 from experiments.runner_base import parse_protocol
 from experiments.spec import ExperimentOptions, load_experiment_file, village_data
 
-__all__ = ["PROTOCOL_MODELS", "validate_experiment_file"]
-
-#: experiment -> (module, class) of its protocol model
-PROTOCOL_MODELS: dict[str, tuple[str, str]] = {
-    "specialization": ("experiments.specialization.runner", "SpecializationProtocol"),
-    "tax": ("experiments.tax.protocol", "TaxProtocol"),
-    "item_progression": ("experiments.item_progression.runner", "ItemProtocol"),
-    "social_perception": ("experiments.social_perception.runner", "PerceptionProtocol"),
-    "culture": ("experiments.culture.runner", "CultureProtocol"),
-    "chef": ("experiments.chef.runner", "ChefProtocol"),
-}
+__all__ = ["validate_experiment_file"]
 
 
 def validate_experiment_file(path: Path) -> str:
     """Check an experiment file whole; returns a one-line summary, raises ConfigError."""
-    exp = load_experiment_file(path, known=PROTOCOL_MODELS)
-    module, name = PROTOCOL_MODELS[exp.experiment]
-    model: Any = getattr(importlib.import_module(module), name)
+    exp = load_experiment_file(path, known=EXPERIMENTS)
+    model: Any = importlib.import_module(EXPERIMENTS[exp.experiment]).PROTOCOL_MODEL
     parse_protocol(exp, model, path)
     opts = ExperimentOptions(out=path.parent)
     for cond in exp.conditions:

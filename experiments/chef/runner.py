@@ -66,6 +66,9 @@ class ChefProtocol(Strict):
         return self
 
 
+PROTOCOL_MODEL = ChefProtocol
+
+
 def cast(p: ChefProtocol, agents: int | None) -> tuple[Character, ...]:
     """The characters of a run (``--agents N``: the chef and the first N-1)."""
     return p.characters if agents is None else p.characters[: max(2, agents - 1)]

@@ -62,6 +62,9 @@ class CultureProtocol(Strict):
     population: Population
 
 
+PROTOCOL_MODEL = CultureProtocol
+
+
 class ProtocolAsRun(Strict):
     """The protocol as it ran (after --scale / --agents), for the report's header."""
 

@@ -43,6 +43,9 @@ class ItemProtocol(Strict):
     confidence: float = Field(default=0.95, gt=0, lt=1)
 
 
+PROTOCOL_MODEL = ItemProtocol
+
+
 def spawn_ring(
     n: int, spacing: float, cx: float, cz: float, y: float, turn: float = 0.0
 ) -> list[dict[str, float]]:

@@ -48,6 +48,9 @@ class PerceptionProtocol(Strict):
     confidence: float = Field(default=0.95, gt=0, lt=1)
 
 
+PROTOCOL_MODEL = PerceptionProtocol
+
+
 class ScoreOut(BaseModel):
     score: float = Field(ge=0, le=10)
     reason: str = Field(default="", max_length=200)

@@ -42,6 +42,9 @@ class SpecializationProtocol(Strict):
     top_roles_in_report: int = Field(default=6, ge=1)
 
 
+PROTOCOL_MODEL = SpecializationProtocol
+
+
 async def _one_run(
     spec: RunSpec, opts: ExperimentOptions, p: SpecializationProtocol
 ) -> dict[str, Any]:

@@ -34,7 +34,9 @@ from experiments.tax.roster import Member, roster
 
 log = logging.getLogger(__name__)
 
-__all__ = ["TaxProtocol", "make_config", "members_of", "run_experiment"]
+__all__ = ["PROTOCOL_MODEL", "TaxProtocol", "make_config", "members_of", "run_experiment"]
+
+PROTOCOL_MODEL = TaxProtocol
 
 Rosters = dict[tuple[str, int], list[Member]]
 
