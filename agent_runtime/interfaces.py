@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from agent_runtime.config.models import DEFAULT_VERSION
 from agent_runtime.world import BodyEvent, Observation, SkillCall, SkillOutcome
 
 T = TypeVar("T", bound=BaseModel)
@@ -157,7 +158,7 @@ class BotSpec:
     name: str
     host: str = "127.0.0.1"
     port: int = 25565
-    version: str = "1.16.5"
+    version: str = DEFAULT_VERSION
     spawn: tuple[float, float, float] | None = None
 
 

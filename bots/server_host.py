@@ -1,4 +1,6 @@
-"""Run the embedded Minecraft server (flying-squid 1.16.5 + our plugins) as a child process.
+"""Run the embedded Minecraft server (flying-squid + our plugins) as a child process.
+
+It serves Minecraft ``version`` (``DEFAULT_VERSION`` unless told another).
 
 ``EmbeddedServer`` is an async context manager::
 
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agent_runtime.config.layout import Place, VillageLayout
+from agent_runtime.config.models import DEFAULT_VERSION
 from agent_runtime.services.process import ChildProcess
 from bots.node import BOTS_DIR, node_env, node_executable, require_node_modules
 from bots.status_ping import protocol_of, status_ping
@@ -74,7 +77,7 @@ class EmbeddedServer:
         stop_timeout: float = 10.0,
         furnace_cook_ticks: int = 200,
         pregen_radius: int = 4,
-        version: str = "1.16.5",
+        version: str = DEFAULT_VERSION,
     ) -> None:
         if host not in _LOOPBACK and not host.replace(".", "").isdigit() and host != "0.0.0.0":
             raise ValueError(f"host: not an IP address or localhost: {host!r}")

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agent_runtime.config.models import DEFAULT_VERSION
 from agent_runtime.interfaces import BotSpec
 from agent_runtime.world import SkillCall, SkillOutcome
 from modules.techtree import craft_step
@@ -209,7 +210,7 @@ class Bench:
     teleports_resent: int = 0
     #: blocks put back to the generated world before the rounds (what earlier rounds dug)
     blocks_restored: int = 0
-    version: str = "1.16.5"  # the Minecraft version the server serves and the bodies speak
+    version: str = DEFAULT_VERSION  # the Minecraft version the server serves and the bodies speak
 
     async def restore(self, start: str) -> None:
         """The generated world again around place ``start``: every round starts on the same

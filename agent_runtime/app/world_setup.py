@@ -14,7 +14,7 @@ from typing import Any
 
 from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.loader import ResolvedAgent
-from agent_runtime.config.models import VillageConfig
+from agent_runtime.config.models import DEFAULT_VERSION, VillageConfig
 from agent_runtime.interfaces import Body, BotSpec, BotTransport
 from agent_runtime.run.events import EventLog
 from agent_runtime.world import Vec3
@@ -33,7 +33,7 @@ class WorldHandle:
     kind: str
     host: str = "127.0.0.1"
     port: int = 0
-    version: str = "1.16.5"
+    version: str = DEFAULT_VERSION
     places: dict[str, Any] = field(default_factory=dict)  # name -> Place
     admin_url: str | None = None
     transport: BotTransport | None = None

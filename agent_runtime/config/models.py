@@ -45,6 +45,11 @@ from agent_runtime.config.topics import Topic
 #: tests/bodies/test_body_versions.py; bots/README.md, "Versions").
 SUPPORTED_VERSIONS: tuple[str, ...] = ("1.16.5", "1.20.4", "1.21.4")
 
+#: the version a world is served at and bodies speak when nothing names one: the newest at
+#: which the whole tech tree and every experiment work on the embedded world (bots/README.md,
+#: "Versions"); every default version in the runtime is this one
+DEFAULT_VERSION = "1.21.4"
+
 SectionName = Literal[
     "identity",
     "perception",
@@ -115,7 +120,7 @@ class WorldSettings(Strict):
     kind: Literal["embedded", "external", "none"] = "none"
     host: str = "127.0.0.1"
     port: int = Field(default=25565, ge=0, le=65535)
-    version: str = "1.16.5"
+    version: str = DEFAULT_VERSION
     seed: int | None = None  # defaults to run.seed
     layout: VillageLayout = Field(default_factory=VillageLayout)
     bots_per_process: int = Field(default=25, ge=1, le=200)

@@ -1,6 +1,6 @@
 'use strict'
 // Entry point of the embedded Minecraft server: flying-squid 1.12.0 at
-// Minecraft 1.16.5 (or settings.version) with our settings and plugins, on a generated village.
+// Minecraft settings.version with our settings and plugins, on a generated village.
 //
 //   node host.js '<settings JSON>'    or    node host.js /path/to/settings.json
 //
@@ -10,7 +10,7 @@
 //   ("127.0.0.1"), adminPort (0 = pick a free port, null = no admin API),
 //   pregenRadius (chunks around spawn generated before READY, default 4),
 //   parentPid (exit if that process goes away), difficulty (1), debug (false),
-//   version ("1.16.5": the Minecraft version served; a world keeps the one it was made with)
+//   version (required: the Minecraft version served; a world keeps the one it was made with)
 //
 // Prints one line `PIANO_READY {json}` once a client can log in; the JSON has
 // port, adminPort, seed, places, chests, startMs, worldGenMs.
@@ -51,6 +51,7 @@ function readSettings (arg) {
   const text = arg.trim().startsWith('{') ? arg : fs.readFileSync(arg, 'utf8')
   const s = JSON.parse(text)
   if (!s.worldDir) throw new Error('settings.worldDir is required')
+  if (!s.version) throw new Error('settings.version is required (bots/server_host.py passes DEFAULT_VERSION unless told another)')
   return {
     host: '127.0.0.1',
     port: 25565,
@@ -65,7 +66,6 @@ function readSettings (arg) {
     parentPid: null,
     difficulty: 1,
     debug: false,
-    version: '1.16.5',
     ...s
   }
 }
@@ -80,7 +80,7 @@ function worldIdentity (settings) {
     if (saved.seed !== settings.seed || JSON.stringify(saved.layout) !== JSON.stringify(settings.layout)) {
       console.log(`[piano] world ${settings.worldDir} exists: keeping its seed ${saved.seed} and layout`)
     }
-    const version = saved.version || '1.16.5'
+    const version = saved.version || '1.16.5' // worlds made before village.json kept a version
     if (version !== settings.version) throw new Error(`world ${settings.worldDir} was made at Minecraft ${version}, not ${settings.version}`)
     return { seed: saved.seed, layout: saved.layout, version, fresh: false }
   }

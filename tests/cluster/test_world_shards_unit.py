@@ -22,6 +22,7 @@ from agent_runtime.app.launchers.world_shards import open_shard_server
 from agent_runtime.app.shards import shard_spot
 from agent_runtime.app.world_setup import WorldHandle
 from agent_runtime.config.loader import load_config
+from agent_runtime.config.models import DEFAULT_VERSION
 from agent_runtime.run.events import EventLog
 from tests.core.helpers import wait_until
 
@@ -129,7 +130,7 @@ async def test_a_shard_actor_fills_the_world_and_its_restart_is_an_event(
         s = server.settings
         assert s.shard == "west" and s.host == "127.0.0.1" and s.port > 0 and s.admin_port > 0
         assert Path(s.world_dir) == tmp_path / "run" / "world-west"
-        assert s.version == "1.16.5"  # world.version reaches the shard server
+        assert s.version == DEFAULT_VERSION  # world.version reaches the shard server
         assert len(s.admin_token) >= 24 and s.admin_token not in repr(s)
         assert world.port == s.port and world.host == "127.0.0.1"
         assert world.admin_url == f"http://piano:{s.admin_token}@127.0.0.1:{s.admin_port}"

@@ -68,6 +68,8 @@ def test_an_experiment_protocol_is_checked_at_each_version_its_runs_use(
     text = default_config("chef").read_text(encoding="utf-8")
     assert "inventory: {bread: 4}" in text and "  - {name: full, preset: full}" in text
     text = text.replace("inventory: {bread: 4}", "inventory: {bread: 4, grass: 1}")
+    pinned = "world: {kind: embedded, port: 0, version: '1.16.5'}"
+    text = text.replace("world: {kind: embedded, port: 0}", pinned)  # not the default
     f = tmp_path / "chef.yaml"
     f.write_text(text, encoding="utf-8")
     assert main(["validate", str(f)]) == 0  # the village's version (1.16.5) has grass

@@ -160,7 +160,7 @@ def test_an_unset_version_the_bodies_do_not_speak_is_one_line(
 
 
 def test_an_unset_version_becomes_the_servers(tmp_path: Path) -> None:
-    """The file leaves world.version unset (its model defaults it to 1.16.5): the bodies log
+    """The file leaves world.version unset (its model defaults it to DEFAULT_VERSION): the bodies log
     in at the server's version; the file setting 1.16.5 keeps it (and is refused)."""
     unset = load_config(village(tmp_path, "{kind: external}"))
     set_ = load_config(village(tmp_path, "{kind: external, version: 1.16.5}", "set.yaml"))

@@ -10,7 +10,7 @@ import pytest
 
 from agent_runtime.app.village import Village, VillageOptions
 from agent_runtime.config.loader import parse_config
-from agent_runtime.config.models import SUPPORTED_VERSIONS
+from agent_runtime.config.models import DEFAULT_VERSION, SUPPORTED_VERSIONS
 from agent_runtime.state.sections import Perception, Social
 from modules.memory.encoder import HashingEncoder
 from tests.core.helpers import wait_until, wait_until_async
@@ -20,7 +20,7 @@ from tests.server.conftest import JsBot
 pytestmark = [pytest.mark.minecraft, pytest.mark.services]
 
 
-def village(agents: list[dict[str, Any]], mc_version: str = "1.16.5", **modules: Any) -> Any:
+def village(agents: list[dict[str, Any]], mc_version: str = DEFAULT_VERSION, **modules: Any) -> Any:
     return parse_config(
         {
             "run": {"seed": 5, "time_scale": 1.0, "progress_every": 2},

@@ -103,9 +103,16 @@ async def _until(cond: Any, limit: float, what: str) -> None:
 
 
 @pytest.mark.timeout(900)
-async def test_ctrl_c_then_resume_keeps_memories_and_inventories(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pinned", [None, "1.16.5"], ids=["shipped", "at-1.16.5"])
+async def test_ctrl_c_then_resume_keeps_memories_and_inventories(
+    tmp_path: Path, pinned: str | None
+) -> None:
+    """As shipped (the default version), and with world.version 1.16.5: the oldest supported
+    version keeps a village that stops and resumes in CI."""
     shipped = yaml.safe_load((ROOT / "configs" / "village_small.yaml").read_text())
     shipped["world"]["port"] = 0  # only change: any free port (25565 may be in use)
+    if pinned is not None:
+        shipped["world"]["version"] = pinned
     config = tmp_path / "village_small.yaml"
     config.write_text(yaml.safe_dump(shipped, sort_keys=False))
     names = [a["name"] for a in shipped["agents"]]

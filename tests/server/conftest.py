@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import pytest
 
+from agent_runtime.config.models import DEFAULT_VERSION
 from agent_runtime.services.process import ChildProcess
 from bots.admin import AdminClient
 from bots.node import BOTS_DIR, node_env, node_executable
@@ -48,7 +49,7 @@ class JsBot:
     """One mineflayer bot in its own Node process."""
 
     def __init__(
-        self, port: int, username: str, *, host: str = "127.0.0.1", version: str = "1.16.5"
+        self, port: int, username: str, *, host: str = "127.0.0.1", version: str = DEFAULT_VERSION
     ) -> None:
         self.port = port
         self.username = username
@@ -169,7 +170,7 @@ class JsBot:
 @pytest.fixture
 def mc_version() -> str:
     """The Minecraft version the ``server`` fixture serves (tests parametrise it)."""
-    return "1.16.5"
+    return DEFAULT_VERSION
 
 
 @pytest.fixture

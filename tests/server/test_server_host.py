@@ -15,9 +15,10 @@ import psutil
 import pytest
 
 from agent_runtime.config.layout import VillageLayout
+from agent_runtime.config.models import DEFAULT_VERSION
 from bots.admin import AdminClient
 from bots.server_host import EmbeddedServer
-from bots.status_ping import status_ping
+from bots.status_ping import protocol_of, status_ping
 from tests.core.helpers import wait_until
 
 from .conftest import run_js
@@ -39,7 +40,8 @@ async def test_start_stop_restart_continues_world(tmp_path: Path) -> None:
         pid = srv.pid
         assert pid is not None and _alive(pid)
         status = await status_ping("127.0.0.1", srv.port)
-        assert status["version"]["name"].endswith("1.16.5") or status["version"]["protocol"] == 754
+        assert srv.version == DEFAULT_VERSION  # the server's default
+        assert status["version"]["protocol"] == protocol_of(DEFAULT_VERSION)
         assert set(srv.places) >= {
             "town_hall",
             "farm",

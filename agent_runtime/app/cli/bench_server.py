@@ -78,6 +78,7 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
                     json.dumps(
                         {
                             "port": server.port,
+                            "version": server.version,
                             "bots": args.bots,
                             "prefix": "walker",
                             "spacingMs": args.spacing_ms,

@@ -21,6 +21,7 @@ from typing import Any
 
 from agent_runtime.app.bench_output import Measurement, add_json_out, emit
 from agent_runtime.app.skills_bench import SCENARIOS, Bench, Tally
+from agent_runtime.config.models import DEFAULT_VERSION
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -33,7 +34,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--climb-limit", type=float, default=600.0, help="seconds per climb")
     p.add_argument("--server-log", default=None, help="keep the server log in this file")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--version", default="1.16.5", help="Minecraft version served and spoken")
+    p.add_argument(
+        "--version",
+        default=DEFAULT_VERSION,
+        help="Minecraft version served and spoken (default %(default)s)",
+    )
     add_json_out(p)
 
 

@@ -1,7 +1,7 @@
 """``piano server``: run the embedded Minecraft server on a generated village, in the foreground.
 
-Prints the address a Minecraft client of ``--version`` (default: the default of
-``world.version``) can join, the admin API URL and the village's named places; Ctrl-C (or
+Prints the address a Minecraft client of ``--version`` (default ``DEFAULT_VERSION``, as
+``world.version``'s) can join, the admin API URL and the village's named places; Ctrl-C (or
 SIGTERM) stops the server cleanly (players and world saved). Starting again on the same
 ``--world-dir`` continues the world. Any version minecraft-data knows is served; a village's
 bodies speak only ``SUPPORTED_VERSIONS`` (bots/README.md, "Versions").
@@ -16,11 +16,8 @@ import sys
 from pathlib import Path
 
 from agent_runtime.config.layout import VillageLayout
-from agent_runtime.config.models import SUPPORTED_VERSIONS, WorldSettings
+from agent_runtime.config.models import DEFAULT_VERSION, SUPPORTED_VERSIONS
 from agent_runtime.tasks import cancel_and_wait
-
-#: what ``world.version`` defaults to
-DEFAULT_VERSION: str = WorldSettings.model_fields["version"].default
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -1,6 +1,6 @@
 'use strict'
 // N simple walkers in one process, for `piano bench server`.
-//   node walker.js '{"host": "127.0.0.1", "port": 25565, "bots": 10, "prefix": "walker", "spacingMs": 100}'
+//   node walker.js '{"host": "127.0.0.1", "port": 25565, "version": "1.21.4", "bots": 10, "prefix": "walker", "spacingMs": 100}'
 // Each bot walks forward, turns to a random direction every 2-4 s (jumping
 // when blocked) and stays within ~24 blocks of the village centre.
 // stdout: JSON lines {event: spawned|kicked|end|error, bot, ...} and {event: "all_spawned", seconds}.
@@ -9,6 +9,7 @@ const NM = process.env.PIANO_NODE_MODULES || path.resolve(__dirname, '../../node
 const mineflayer = require(path.join(NM, 'mineflayer'))
 
 const opts = JSON.parse(process.argv[2] || '{}')
+if (!opts.version) throw new Error('walker.js: opts.version (the Minecraft version served) is required')
 const n = opts.bots || 10
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n')
 const t0 = Date.now()
@@ -20,7 +21,7 @@ function startBot (i) {
     host: opts.host || '127.0.0.1',
     port: opts.port || 25565,
     username: name,
-    version: '1.16.5',
+    version: opts.version, // the server's (required: piano bench server passes it)
     auth: 'offline',
     physicsEnabled: true
   })

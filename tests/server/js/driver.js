@@ -17,13 +17,14 @@ const toolPlugin = req('mineflayer-tool').plugin
 const { Vec3 } = req('vec3')
 
 const opts = JSON.parse(process.argv[2] || '{}')
+if (!opts.version) throw new Error('driver.js: opts.version is required (JsBot passes it)')
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')
 
 const bot = mineflayer.createBot({
   host: opts.host || '127.0.0.1',
   port: opts.port || 25565,
   username: opts.username || 'tester',
-  version: opts.version || '1.16.5',
+  version: opts.version,
   auth: 'offline',
   checkTimeoutInterval: 60000
 })
