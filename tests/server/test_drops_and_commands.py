@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent_runtime import mc_names
 from bots.admin import AdminClient
 from bots.server_host import EmbeddedServer
 
@@ -16,15 +17,22 @@ async def put_block(admin: AdminClient, x: int, y: int, z: int, block: str) -> N
     await admin.command(f"/setblock {x} {y} {z} {block}")
 
 
+def drop(server: EmbeddedServer, block: str) -> str:
+    """What ``block`` drops at the server's version (minecraft-data: iron ore drops
+    ``iron_ore`` at 1.16.5, ``raw_iron`` from 1.17)."""
+    (item,) = mc_names.drops_of(server.version, block)
+    return item
+
+
 @pytest.mark.parametrize(
-    ("block", "tool", "expected"),
+    ("block", "tool"),
     [
-        ("stone", "wooden_pickaxe", "cobblestone"),
-        ("coal_ore", "wooden_pickaxe", "coal"),
-        ("iron_ore", "stone_pickaxe", "iron_ore"),
-        ("diamond_ore", "iron_pickaxe", "diamond"),
-        ("oak_log", None, "oak_log"),
-        ("grass_block", None, "dirt"),
+        ("stone", "wooden_pickaxe"),  # cobblestone
+        ("coal_ore", "wooden_pickaxe"),  # coal
+        ("iron_ore", "stone_pickaxe"),  # iron_ore, raw_iron from 1.17
+        ("diamond_ore", "iron_pickaxe"),  # diamond
+        ("oak_log", None),
+        ("grass_block", None),  # dirt
     ],
 )
 async def test_block_drops_with_right_tool(
@@ -33,8 +41,8 @@ async def test_block_drops_with_right_tool(
     make_bot: BotFactory,
     block: str,
     tool: str | None,
-    expected: str,
 ) -> None:
+    expected = drop(server, block)
     bot = await make_bot("digger")
     x, y, z = 6, server.spawn[1], 6
     await put_block(admin, x, y, z, block)
@@ -50,11 +58,11 @@ async def test_block_drops_with_right_tool(
 
 
 @pytest.mark.parametrize(
-    ("block", "wrong_tool", "tool", "expected"),
+    ("block", "wrong_tool", "tool"),
     [
-        ("stone", None, "wooden_pickaxe", "cobblestone"),
-        ("iron_ore", "wooden_pickaxe", "stone_pickaxe", "iron_ore"),
-        ("diamond_ore", "stone_pickaxe", "iron_pickaxe", "diamond"),
+        ("stone", None, "wooden_pickaxe"),
+        ("iron_ore", "wooden_pickaxe", "stone_pickaxe"),
+        ("diamond_ore", "stone_pickaxe", "iron_pickaxe"),
     ],
 )
 async def test_no_drop_without_the_tool(
@@ -64,8 +72,8 @@ async def test_no_drop_without_the_tool(
     block: str,
     wrong_tool: str | None,
     tool: str,
-    expected: str,
 ) -> None:
+    expected = drop(server, block)
     bot = await make_bot("bare")
     y = server.spawn[1]
     await put_block(admin, 6, y, 6, block)

@@ -79,7 +79,7 @@ async def test_a_killed_server_is_restarted_by_its_supervisor(tmp_path: Path) ->
             await wait_until(lambda: srv.restarts >= 1, 60, "the supervisor to restart the server")
             assert srv.pid not in (None, pid) and srv.port == port
             status = await status_ping("127.0.0.1", port)
-            assert status["version"]["protocol"] == 754
+            assert status["version"]["protocol"] == protocol_of(DEFAULT_VERSION)
             assert told and "restarted" in told[0]
         finally:
             await srv.stop()  # a stop asked for is not restarted: the supervisor returns
@@ -225,7 +225,7 @@ def test_piano_server_command_foreground_and_ctrl_c(tmp_path: Path) -> None:
         assert "town_hall" in text and "cave" in text
         port = int(text.split("join localhost:")[1].split()[0])
         status = asyncio.run(status_ping("127.0.0.1", port))
-        assert status["version"]["protocol"] == 754
+        assert status["version"]["protocol"] == protocol_of(DEFAULT_VERSION)
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=30)
         assert proc.returncode == 0, out
