@@ -9,6 +9,7 @@ import time
 import httpx
 import pytest
 
+from agent_runtime.config.models import SUPPORTED_VERSIONS
 from bots.admin import AdminClient, AdminError
 from bots.server_host import EmbeddedServer
 from tests.listeners import listening_addresses
@@ -157,7 +158,12 @@ async def test_late_joiner_sees_earlier_players(make_bot: BotFactory) -> None:
     assert await first.call("players") == ["early", "late"]
 
 
-async def test_dead_player_respawns(admin: AdminClient, make_bot: BotFactory) -> None:
+@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+async def test_dead_player_respawns(
+    mc_version: str, admin: AdminClient, make_bot: BotFactory
+) -> None:
+    """At every supported version (at 1.20.4 and 1.21.4 the respawn packet was written in its
+    1.16 shape, the write threw and the dead player was dropped)."""
     bot = await make_bot("mortal")
     await admin.command("/kill mortal")
     await bot.wait_event("death", within=10)

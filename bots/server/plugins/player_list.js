@@ -6,7 +6,10 @@
 // right before it is spawned for the others.
 // Also: flying-squid's per-player latency timer keeps writing after the
 // player left; make writes to a closed connection no-ops. At 1.20.2+ players also get their
-// entity type (below).
+// entity type (below). At 1.19.3+ a player who leaves is removed from the others' lists with
+// `player_remove`, as vanilla does: flying-squid wrote a `player_info` with a `remove_player`
+// flag, which that version's packet does not have, so no one learnt of a departure
+// (mineflayer's `playerLeft` never came at 1.21.4).
 
 module.exports.server = function (serv) {
   // 1.19.3+: the action is a set of flags, each entry has the fields of the flags set
@@ -21,6 +24,11 @@ module.exports.server = function (serv) {
   // 1.20.2+ spawns players with spawn_entity, whose type flying-squid leaves null (0): other
   // players arrived as an unknown entity, invisible to bots. Give them the player type.
   const playerType = serv.supportFeature('unifiedPlayerAndEntitySpawnPacket') ? serv.registry.entitiesByName.player.id : null
+  if (bitfield) {
+    // flying-squid assigns its own at every login (login.js): keep this one
+    const leave = (player) => player._writeOthers('player_remove', { players: [player.uuid] })
+    Object.defineProperty(serv, '_sendPlayerEventLeave', { get: () => leave, set: () => {}, configurable: true })
+  }
   serv.on('newPlayer', (player) => {
     if (playerType !== null) player.entityType = playerType
     const original = player.updateAndSpawn

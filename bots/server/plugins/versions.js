@@ -20,6 +20,10 @@
 // - 1.20+ entity metadata names its types and, from 1.17, an item entity's stack is key 8:
 //   flying-squid wrote the 1.16 numbers (type 6 at key 7), which failed to write, so dropped
 //   items were never shown. Entries keep their meaning; the stack is in the version's format.
+// - `respawn`: 1.20.5+ carries the world's spawn info (`worldState`, as the login does) and
+//   1.20.2-1.20.4 name the dimension type by a string (the login's `worldType`): flying-squid
+//   wrote the 1.16 fields, the write threw ("SizeOf error ... dimension") and a player who
+//   died was dropped instead of respawning (1.20.4, 1.21.4).
 // - 1.20+: flying-squid's sound packets are not sent (their 1.16 shape broke the client's
 //   packet parsing at 1.21.4).
 
@@ -47,8 +51,13 @@ module.exports.player = function (player, serv) {
   // an itemDrop (the test bot's collects at 1.20.4/1.21.4 found no drop) and a vanilla client
   // shows no item. An item entity's metadata follows its spawn packet to each player.
   const itemMetadata = serv.registry.version['>=']('1.20.2')
+  const login = serv.registry.loginPacket || {}
   const write = player._client.write.bind(player._client)
   player._client.write = (name, params) => {
+    if (name === 'respawn' && params) {
+      const shaped = respawnShape(params, login)
+      if (shaped) return write('respawn', shaped)
+    }
     // flying-squid's sounds are in the 1.16 shape: at 1.21 the client failed to read them
     // ("Chunk size is 51 but only 31 was read"); bodies do not listen to sounds
     if (namedMetadata && (name === 'sound_effect' || name === 'named_sound_effect')) return
@@ -96,6 +105,22 @@ module.exports.player = function (player, serv) {
       if (packet && packet.onGround === undefined && packet.flags) packet.onGround = !!packet.flags.onGround
     })
   }
+}
+
+const GAME_MODES = ['survival', 'creative', 'adventure', 'spectator']
+
+// flying-squid's respawn fields in the served version's shape (null: already in it)
+function respawnShape (params, login) {
+  const previousGamemode = typeof params.previousGameMode === 'number' ? params.previousGameMode : 255
+  if (login.worldState && !params.worldState) {
+    const mode = params.gamemode
+    const gamemode = typeof mode === 'number' ? GAME_MODES[mode] : (mode ?? login.worldState.gamemode)
+    return { worldState: { ...login.worldState, gamemode, previousGamemode }, copyMetadata: params.copyMetadata ? 1 : 0 }
+  }
+  if (login.worldType && typeof params.dimension !== 'string') {
+    return { ...params, dimension: login.worldType, previousGamemode }
+  }
+  return null
 }
 
 // the 1.16 bit mask (x, y, z, yaw, pitch relative) as 1.21.2's flag set
