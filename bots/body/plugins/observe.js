@@ -94,12 +94,16 @@ function scanNotable (bot, center, radius, { lookup, names }) {
         // With a section palette, map each palette entry once (to name index + 1), then
         // read the packed indices; without one, the data holds global state ids.
         const palette = section.palette
+        let data = section.data
         let hit = lookup
         if (palette) {
           hit = palette.map(id => lookup[id])
           if (!hit.some(Boolean)) continue
+          // 1.18+: the section's data is a palette container, whose get() answers the state
+          // id itself; the palette indices are its bits (read as state ids, they named the
+          // wrong blocks: chests and furnaces everywhere, the crafting table never, at 1.21.4)
+          if (data.palette === palette && data.data) data = data.data
         }
-        const data = section.data
         const y0 = Math.max(yLo, sy * 16)
         const y1 = Math.min(yHi, sy * 16 + 15)
         for (let y = y0; y <= y1; y++) {
