@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_runtime.app.launchers.world_shards import open_shard_server
-from agent_runtime.app.world_setup import ServerSpot, WorldError, WorldHandle
+from agent_runtime.app.world_setup import ServerSpot, WorldError, WorldHandle, WorldRun
 from agent_runtime.clock import wall_time
 from agent_runtime.config.errors import ConfigError, FieldProblem
 from agent_runtime.config.loader import ResolvedAgent, with_overrides
@@ -84,24 +84,17 @@ def shard_spot(w: Any, s: ShardSettings) -> ServerSpot:
         admin_port=s.admin_port,
         layout=layout,
         shard=s.name,
+        admin_url=s.admin_url,
     )
 
 
-async def open_shards(
-    stack: contextlib.AsyncExitStack,
-    cfg: VillageConfig,
-    run_dir: Path,
-    events: EventLog,
-    servers: ServerLauncher | None = None,
-) -> WorldHandle:
+async def open_shards(run: WorldRun, servers: ServerLauncher | None = None) -> WorldHandle:
     """Open every shard (servers start one after the other) and return the routing handle.
     ``servers`` (``--cluster``): each embedded shard's server is an actor of the cluster."""
+    cfg = run.cfg
     shards: list[Shard] = []
     for s in cfg.world.shards:
-        spot = shard_spot(cfg.world, s)
-        world = await open_shard_server(
-            stack, cfg, spot, run_dir, events, admin_url=s.admin_url, servers=servers
-        )
+        world = await open_shard_server(run, shard_spot(cfg.world, s), servers)
         shards.append(Shard(s, world))
     first = shards[0].world
     handle = WorldHandle(
@@ -112,7 +105,7 @@ async def open_shards(
         for name, place in shard.world.places.items():
             key = name if len(shards) == 1 else f"{shard.name}_{name}"
             handle.places[key] = place
-    handle.router = ShardRouter(shards, events)
+    handle.router = ShardRouter(shards, run.events)
     return handle
 
 

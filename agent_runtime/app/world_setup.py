@@ -149,20 +149,28 @@ class ServerSpot:
     admin_port: int | None
     layout: VillageLayout
     shard: str | None = None  # None: the only world
+    #: an external server's admin API, when another process of this run started it (with its
+    #: token: kept out of the repr)
+    admin_url: str | None = field(default=None, repr=False)
 
 
-async def open_server(
-    stack: contextlib.AsyncExitStack,
-    cfg: VillageConfig,
-    spot: ServerSpot,
-    run_dir: Path,
-    events: EventLog,
-    *,
-    admin_url: str | None = None,
-) -> WorldHandle:
+@dataclass(frozen=True)
+class WorldRun:
+    """What every server of a run is opened with: the exit stack that stops them, the
+    village's config, the run folder (worlds and logs) and the run's events."""
+
+    stack: contextlib.AsyncExitStack
+    cfg: VillageConfig
+    run_dir: Path
+    events: EventLog
+
+
+async def open_server(run: WorldRun, spot: ServerSpot) -> WorldHandle:
     """Start (embedded) or check (external) one server; its handle has no transport yet.
     (On a cluster an embedded shard's server is an actor instead:
     :func:`agent_runtime.app.launchers.world_shards.open_shard_server`.)"""
+    stack, cfg, run_dir, events = run.stack, run.cfg, run.run_dir, run.events
+    admin_url = spot.admin_url
     w = cfg.world
     suffix = f"-{spot.shard}" if spot.shard else ""
     handle = WorldHandle(

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_runtime.app.shards import open_shards
-from agent_runtime.app.world_setup import ServerSpot, WorldHandle, open_server
+from agent_runtime.app.world_setup import ServerSpot, WorldHandle, WorldRun, open_server
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.run.events import EventLog
 
@@ -41,13 +41,19 @@ async def open_world(
         yield WorldHandle(kind="none", null_skill_seconds=w.null_skill_seconds)
         return
     async with contextlib.AsyncExitStack() as stack:
+        run = WorldRun(stack, cfg, run_dir, events)
         if w.shards:
-            handle = await open_shards(stack, cfg, run_dir, events, servers)
+            handle = await open_shards(run, servers)
         else:
             spot = ServerSpot(
-                kind=w.kind, host=w.host, port=w.port, admin_port=w.admin_port, layout=w.layout
+                kind=w.kind,
+                host=w.host,
+                port=w.port,
+                admin_port=w.admin_port,
+                layout=w.layout,
+                admin_url=admin_url,
             )
-            handle = await open_server(stack, cfg, spot, run_dir, events, admin_url=admin_url)
+            handle = await open_server(run, spot)
         if not bodies:
             yield handle
             return

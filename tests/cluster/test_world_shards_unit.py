@@ -20,7 +20,7 @@ import yaml
 from agent_runtime.app.launchers.server_actor import ServerSettings
 from agent_runtime.app.launchers.world_shards import open_shard_server
 from agent_runtime.app.shards import shard_spot
-from agent_runtime.app.world_setup import WorldHandle
+from agent_runtime.app.world_setup import WorldHandle, WorldRun
 from agent_runtime.config.loader import load_config
 from agent_runtime.config.models import DEFAULT_VERSION
 from agent_runtime.run.events import EventLog
@@ -113,7 +113,7 @@ async def open_west(
 ) -> WorldHandle:
     cfg = village(tmp_path)
     spot = shard_spot(cfg.world, cfg.world.shards[0])
-    return await open_shard_server(stack, cfg, spot, Path("run"), events, servers=launcher)
+    return await open_shard_server(WorldRun(stack, cfg, Path("run"), events), spot, launcher)
 
 
 async def test_a_shard_actor_fills_the_world_and_its_restart_is_an_event(

@@ -17,17 +17,20 @@ the new address and the event says ``moved: true``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import secrets
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_runtime.app.launchers.server_actor import ServerSettings
-from agent_runtime.app.world_setup import ServerSpot, WorldError, WorldHandle, open_server
-from agent_runtime.config.models import VillageConfig
+from agent_runtime.app.world_setup import (
+    ServerSpot,
+    WorldError,
+    WorldHandle,
+    WorldRun,
+    open_server,
+)
 from agent_runtime.run.events import EventLog
 from agent_runtime.services import ServiceError
 from agent_runtime.services.ports import free_port
@@ -41,12 +44,11 @@ __all__ = ["open_server_actor", "open_shard_server"]
 log = logging.getLogger(__name__)
 
 
-def _settings(
-    cfg: VillageConfig, spot: ServerSpot, run_dir: Path, servers: ServerLauncher
-) -> ServerSettings:
+def _settings(run: WorldRun, spot: ServerSpot, servers: ServerLauncher) -> ServerSettings:
     assert spot.shard is not None
+    cfg = run.cfg
     w = cfg.world
-    run_dir = run_dir.absolute()  # the actor's process starts in another folder
+    run_dir = run.run_dir.absolute()  # the actor's process starts in another folder
     return ServerSettings(
         shard=spot.shard,
         world_dir=str(run_dir / f"world-{spot.shard}"),
@@ -69,40 +71,32 @@ def _admin_url(settings: ServerSettings, info: dict[str, Any]) -> str:
 
 
 async def open_shard_server(
-    stack: contextlib.AsyncExitStack,
-    cfg: VillageConfig,
-    spot: ServerSpot,
-    run_dir: Path,
-    events: EventLog,
-    *,
-    admin_url: str | None = None,
-    servers: ServerLauncher | None = None,
+    run: WorldRun, spot: ServerSpot, servers: ServerLauncher | None = None
 ) -> WorldHandle:
     """One shard's server: with ``servers`` (``--cluster``) an embedded shard's server runs
     as an actor of the cluster (:func:`open_server_actor`); otherwise as
     :func:`~agent_runtime.app.world_setup.open_server` starts (or checks) it."""
     if spot.kind == "embedded" and servers is not None and spot.shard is not None:
         handle = WorldHandle(
-            kind=spot.kind, host=spot.host, port=spot.port, version=cfg.world.version, events=events
+            kind=spot.kind,
+            host=spot.host,
+            port=spot.port,
+            version=run.cfg.world.version,
+            events=run.events,
         )
-        return await open_server_actor(stack, cfg, spot, run_dir, events, servers, handle)
-    return await open_server(stack, cfg, spot, run_dir, events, admin_url=admin_url)
+        return await open_server_actor(run, spot, servers, handle)
+    return await open_server(run, spot)
 
 
 async def open_server_actor(
-    stack: contextlib.AsyncExitStack,
-    cfg: VillageConfig,
-    spot: ServerSpot,
-    run_dir: Path,
-    events: EventLog,
-    servers: ServerLauncher,
-    handle: WorldHandle,
+    run: WorldRun, spot: ServerSpot, servers: ServerLauncher, handle: WorldHandle
 ) -> WorldHandle:
     """Start shard ``spot.shard``'s server as an actor and fill ``handle`` from it."""
     from agent_runtime.config.layout import Place
     from bots.admin import AdminClient
 
-    settings = _settings(cfg, spot, run_dir, servers)
+    stack, events = run.stack, run.events
+    settings = _settings(run, spot, servers)
     await stack.enter_async_context(servers)  # connects to (or starts) the cluster
     try:
         server = await servers.start_server(settings)
