@@ -54,6 +54,15 @@ def test_two_shards_take_the_world_defaults() -> None:
     assert shard_spot(cfg.world, east).port == 25570
 
 
+def test_an_external_shard_spot_carries_its_admin_url_and_hides_its_token() -> None:
+    url = "http://piano:s3cret@127.0.0.1:9"
+    east = shard("east", 0, 100, kind="external", port=25570, admin_url=url)
+    cfg = parse_config(village([shard("west", -100, 0), east]))
+    west_spot, east_spot = (shard_spot(cfg.world, s) for s in cfg.world.shards)
+    assert (west_spot.admin_url, east_spot.admin_url) == (None, url)
+    assert "s3cret" not in repr(east_spot)
+
+
 @pytest.mark.parametrize(
     ("shards", "kind", "path", "needle"),
     [
