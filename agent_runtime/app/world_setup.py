@@ -17,6 +17,7 @@ from agent_runtime.config.loader import ResolvedAgent
 from agent_runtime.config.models import DEFAULT_VERSION, VillageConfig
 from agent_runtime.interfaces import Body, BotSpec, BotTransport
 from agent_runtime.run.events import EventLog
+from agent_runtime.tasks import cancel_and_wait
 from agent_runtime.world import Vec3
 
 log = logging.getLogger(__name__)
@@ -281,10 +282,4 @@ def _supervise_server(stack: contextlib.AsyncExitStack, server: Any, events: Eve
         events.emit("service_restarted", service="minecraft", message=message)
 
     task = asyncio.create_task(server.supervise(restarted), name="world.supervise[minecraft]")
-
-    async def cancel() -> None:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-
-    stack.push_async_callback(cancel)
+    stack.push_async_callback(cancel_and_wait, task)
