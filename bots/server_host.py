@@ -27,13 +27,13 @@ import os
 import re
 import secrets
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 from agent_runtime.config.layout import Place, VillageLayout
 from agent_runtime.config.models import DEFAULT_VERSION
 from agent_runtime.services.process import ChildProcess
+from agent_runtime.services.supervised import Supervised
 from bots.node import BOTS_DIR, node_env, node_executable, require_node_modules
 from bots.status_ping import protocol_of, status_ping
 
@@ -56,8 +56,12 @@ class EmbeddedServerError(RuntimeError):
     """The embedded server failed to start or stopped unexpectedly (message has the log tail)."""
 
 
-class EmbeddedServer:
+class EmbeddedServer(Supervised):
     """The embedded flying-squid server on a generated village (see module docstring)."""
+
+    first_backoff = 1.0
+    max_backoff = 30.0
+    start_error = EmbeddedServerError
 
     def __init__(
         self,
@@ -359,32 +363,20 @@ class EmbeddedServer:
         await self.stop()
         await self.start()
 
-    async def supervise(
-        self,
-        on_restart: Callable[[str], None] | None = None,
-        *,
-        max_backoff: float = 30.0,
-    ) -> None:
-        """Run beside the server: when its process dies unasked, start it again on the same
-        world folder and ports (bodies then reconnect); ``on_restart(message)`` is told.
-        Returns when :meth:`stop` was called. Same contract as the runtime's services."""
-        backoff = 1.0
-        while True:
-            proc = self._proc
-            if proc is None:
-                return
-            code = await proc.wait()
-            if self._proc is None or self._stopping:
-                return  # stop() was called
-            logger.warning("embedded server (pid %s) exited with %s; restarting", proc.pid, code)
-            await asyncio.sleep(backoff)
-            try:
-                await self.restart()
-            except EmbeddedServerError as err:
-                backoff = min(max_backoff, backoff * 2)
-                logger.warning("embedded server did not come back: %s", err)
-                continue
-            backoff = 1.0
-            self.restarts += 1
-            if on_restart is not None:
-                on_restart(f"the Minecraft server exited with {code} and was restarted")
+    # the supervision (:meth:`supervise`, from :class:`Supervised`): after a death nobody
+    # asked for, the same world folder and ports again (bodies then reconnect), 1 s doubling
+    # up to 30 s while restarts fail; it returns when :meth:`stop` was called
+    def _running(self) -> asyncio.subprocess.Process | None:
+        return self._proc
+
+    def _stop_asked(self) -> bool:
+        return self._proc is None or self._stopping
+
+    def _name(self) -> str:
+        return "embedded server"
+
+    async def _start_again(self) -> None:
+        await self.restart()
+
+    def _restarted(self, code: int) -> str:
+        return f"the Minecraft server exited with {code} and was restarted"

@@ -4,7 +4,8 @@ Subclasses say which binary, which arguments and how to check readiness; this cl
 the data folder, the port, the process and its stop. Services listen on loopback unless the
 caller passes another host, and then only with a password (``ServiceError`` without one:
 nothing listens beyond loopback without a key). :meth:`LoopbackService.supervise` restarts a service that dies
-(same port, same data folder, capped backoff) until the service is stopped.
+(same port, same data folder, 0.5 s doubling up to 10 s while restarts fail: :mod:`supervised`)
+until the service is stopped.
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ import abc
 import asyncio
 import logging
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from typing import Self
 
 from agent_runtime.services.credentials import is_loopback
 from agent_runtime.services.ports import free_port
 from agent_runtime.services.process import ChildProcess
+from agent_runtime.services.supervised import Supervised
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,8 @@ def find_binary(name: str, extra_dirs: tuple[str, ...] = ("/usr/sbin", "/usr/bin
     raise ServiceError(f"{name} is not installed (apt-get install {name.split('-')[0]}-server?)")
 
 
-class LoopbackService(abc.ABC):
+class LoopbackService(Supervised):
+    start_error = ServiceError
     binary: str  # the executable's name, looked up on PATH and in /usr/sbin
     log_name: str  # the log file in data_dir
     url_format: str  # the clients' URL, from {host} and {port}
@@ -119,36 +121,21 @@ class LoopbackService(abc.ABC):
         if self._proc is not None:
             await self._proc.stop()
 
-    async def supervise(
-        self,
-        on_restart: Callable[[str], None] | None = None,
-        *,
-        max_backoff: float = 10.0,
-    ) -> None:
-        """Run beside the service: when its process dies, start it again on the same port and
-        data folder (after 0.5 s, doubling up to ``max_backoff`` while restarts fail);
-        ``on_restart(message)`` is told each time. Returns when the service is stopped."""
-        backoff = 0.5
-        while not self._stopping:
-            proc = self._proc.proc if self._proc is not None else None
-            if proc is None:
-                return
-            code = await proc.wait()
-            if self._stopping:
-                return
-            log.warning("%s (pid %s) exited with %s; restarting", self.binary, proc.pid, code)
-            if self._proc is not None:
-                await self._proc.stop()  # close its log, reap what is left of its group
-            await asyncio.sleep(backoff)
-            try:
-                await self._start()
-            except ServiceError as err:
-                backoff = min(max_backoff, backoff * 2)
-                log.warning("%s did not come back: %s", self.binary, err)
-                continue
-            backoff = 0.5
-            self.restarts += 1
-            if on_restart is not None:
-                on_restart(
-                    f"{self.binary} exited with {code} and was restarted on port {self.port}"
-                )
+    def _running(self) -> asyncio.subprocess.Process | None:
+        return self._proc.proc if self._proc is not None else None
+
+    def _stop_asked(self) -> bool:
+        return self._stopping
+
+    def _name(self) -> str:
+        return self.binary
+
+    async def _exited(self) -> None:
+        if self._proc is not None:
+            await self._proc.stop()  # close its log, reap what is left of its group
+
+    async def _start_again(self) -> None:
+        await self._start()
+
+    def _restarted(self, code: int) -> str:
+        return f"{self.binary} exited with {code} and was restarted on port {self.port}"
