@@ -13,6 +13,16 @@ own last decision) and says why the model should be asked now, or nothing:
 - ``discrepancy``: action awareness noted a new one;
 - ``danger``: its health or food fell below the reflexes' thresholds, or it lost health;
 - ``connected``: its body's observation came back (or failed);
+- also while a skill runs, when the agent may start a conversation again (its own last line
+  is ``TALK_GAP_S`` old, :data:`modules.heuristics.controller.TALK_GAP_S`): ``unmet``, a
+  player in view it has not spoken to yet (by its own conversation record) who was not
+  already such a chance at the last call (one it could not take then, its last line too
+  recent, counts again); ``company``, its gap ended since the last call with a player in
+  view. A line does not change the running skill (a ``continue`` that says something), so
+  these are the occasions of greeting someone and of telling someone what it does: a model
+  asked only at a skill's end and by a standing decision's step boundary never heard of
+  them (the 10-agent simulated village of 2026-11-28: lines 1.03 -> 0.61 an agent-minute;
+  greetings and "I'm going to" lines said while a skill ran 48 -> 4);
 - only while nothing runs (idle): ``goal``, ``plan_step`` (its goal or its plan's current
   step changed), ``heard`` (a line to everyone), ``player`` (a player came into view who was
   not in view at the last call). While a skill runs, these cannot change the decision: the
@@ -48,7 +58,7 @@ from pydantic import BaseModel, ConfigDict
 from agent_runtime.bottleneck import BottleneckView
 from agent_runtime.config.module_options import CONTROLLER_MAX_INTERVAL_S
 from agent_runtime.state.sections import Decision
-from modules.heuristics.controller import HUNGRY, HURT
+from modules.heuristics.controller import HUNGRY, HURT, TALK_GAP_S
 
 __all__ = [
     "FOLLOWABLE",
@@ -83,6 +93,8 @@ class Situation(BaseModel):
     health: float
     players: frozenset[str]
     connected: bool
+    talk_from: float  # when it may start a conversation again: its own last line + the gap
+    unmet: frozenset[str]  # players in view it has not spoken to
 
 
 def situation(view: BottleneckView, decision: Decision) -> Situation:
@@ -111,6 +123,8 @@ def situation(view: BottleneckView, decision: Decision) -> Situation:
         health=per.health,
         players=frozenset(per.players),
         connected=per.connected,
+        talk_from=conv.last_said_at + view.seconds(TALK_GAP_S),
+        unmet=frozenset(p for p in per.players if p not in conv.spoke_to and p != me),
     )
 
 
@@ -132,6 +146,12 @@ def why(before: Situation | None, now: Situation, max_interval: float) -> list[s
         reasons.append("danger")
     if now.connected != before.connected:
         reasons.append("connected")
+    if now.at >= now.talk_from:  # it may start a conversation: also while a skill runs
+        chances = before.unmet if before.at >= before.talk_from else frozenset()
+        if now.unmet - chances:
+            reasons.append("unmet")
+        if now.players and before.at < now.talk_from:
+            reasons.append("company")
     if now.idle:  # what applies only when the running step ends
         if now.goal != before.goal:
             reasons.append("goal")

@@ -32,7 +32,8 @@ heuristic); the model's own decision is broadcast even when it only keeps the ag
 **Asked only when something changed** (option ``ask_on_change``, on by default;
 :mod:`modules.controller.asking`): the model is asked when the view changed in a way that can change
 the decision (a skill ended or failed, a line to the agent, a new goal or plan step, a
-discrepancy, danger, a player in view) or ``max_interval_s`` passed since its last call;
+discrepancy, danger, a player in view, someone to greet or to talk to once the agent may
+start a conversation again) or ``max_interval_s`` passed since its last call;
 otherwise the step keeps the course without a call (counted as ``held``, no decision
 published; the reflexes still run). The prompt puts what changes least first
 (:data:`PROMPT_ORDER`), so consecutive prompts of an agent share a long prefix.
@@ -231,8 +232,10 @@ class CognitiveController(Module):
         out = without_done(got.value.to_out(fresh.social.opinions), rnd)
         # the model's decision is broadcast even when it keeps the agent on its course
         made = await self._apply(ctx, fresh, out, got.brain, replaceable=rnd.filler, keep=True)
-        if got.brain != HEURISTIC and got.value.skill is None and got.value.say is None:
-            return  # the model kept the course: a standing decision it made stands
+        if got.brain != HEURISTIC and got.value.skill is None:
+            # the model kept the course (saying something or not: a greeting while the step
+            # runs changes no plan): a standing decision it made stands
+            return
         self._standing = None
         if (
             got.value.follow_plan

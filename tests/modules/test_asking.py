@@ -74,10 +74,11 @@ def test_what_can_change_the_decision_is_a_reason() -> None:
     step = PlanStep(text="collect stone", skill=SkillCall(skill="collect", args={"block": "stone"}))
     bob = NearbyPlayer(name="Bob", position=Vec3(x=1, y=64, z=1), distance=3.0)
     seen = Perception(observation=Observation(food=20, health=20, players=(bob,)))
+    met = ann_heard(None).model_copy(update={"spoke_to": {"Bob": NOW - 100}})  # to everyone
     later: dict[str, Any] = {
         "goals": Goals(current="build a house"),
         "plan": Plan(goal="g", steps=(step,)),
-        "conversation": ann_heard(None),  # to everyone
+        "conversation": met,  # Ann spoke to Bob before: no one to greet (see below)
         "perception": seen,
     }
     assert reasons(**later) == []

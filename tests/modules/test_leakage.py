@@ -103,6 +103,7 @@ class World:
     ann_traits: tuple[str, ...] = ("You love working with wood in the forest.",)
     ann_inventory: dict[str, int] = field(default_factory=lambda: {"oak_log": 10, "bread": 5})
     seen_blocks: tuple[str, ...] = ("oak_log",)
+    seen_players: tuple[str, ...] = ("Bob",)
     announced_pct: int = 20
     bob_says: tuple[str, ...] = (
         "Hello everyone! I'm going to mine stone.",
@@ -142,7 +143,10 @@ class WorldBody(RecordingBody):
             at=NOW,
             position=Vec3(x=10, y=64, z=-3),
             inventory=dict(world.ann_inventory),
-            players=(NearbyPlayer(name="Bob", position=Vec3(x=11, y=64, z=-3), distance=1.0),),
+            players=tuple(
+                NearbyPlayer(name=p, position=Vec3(x=11, y=64, z=-3), distance=1.0)
+                for p in world.seen_players
+            ),
             blocks=blocks,
         )
         self.chests = {(12, 64, -3): dict(world.chest_contents)}
@@ -332,6 +336,23 @@ def test_when_the_controller_asks_depends_only_on_what_ann_perceived(
     worlds that differ only in what Ann cannot perceive, and changes with what she hears."""
     assert outputs["A"]["controller_gate"] == outputs["B"]["controller_gate"]
     assert outputs["talking"]["controller_gate"] != outputs["A"]["controller_gate"]
+
+
+def test_someone_to_greet_is_read_from_anns_own_view_and_conversation(
+    outputs: dict[str, dict[str, Any]],
+) -> None:
+    """The gate's talk occasions (issue 30: players in view she has not spoken to, when she
+    may talk again) come from her perception and her own conversation record: the same in
+    worlds that differ only in what she cannot perceive, another when Cleo is in view too."""
+    import asyncio
+
+    cleo = asyncio.run(run_world(dataclasses.replace(A, seen_players=("Bob", "Cleo"))))
+    gate, a = cleo["controller_gate"], outputs["A"]["controller_gate"]
+    assert "Cleo" in gate["unmet"] and "Cleo" not in a["unmet"]
+    assert (a["unmet"], a["talk_from"]) == (
+        outputs["B"]["controller_gate"]["unmet"],
+        outputs["B"]["controller_gate"]["talk_from"],
+    )
 
 
 def test_the_step_a_standing_decision_starts_depends_only_on_what_ann_perceived(
