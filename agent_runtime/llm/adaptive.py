@@ -8,7 +8,11 @@ flight near what the endpoint serves without queueing:
 * per key (the module: its prompts have a typical size) it keeps a *baseline*:
   the median of its last ``window`` latencies measured while it was the only
   request in flight (nothing of ours could queue ahead of it in the server);
-  a key without one yet is compared with the baseline of all keys;
+  a key without one yet is compared with the baseline of all keys; no request
+  is judged against a baseline of fewer than ``baseline_samples`` such
+  latencies (one reply slowed by a cold server or a stalled client would
+  otherwise make every queued reply look fast, and the limit would climb to
+  ``max_limit`` over a one-at-a-time server);
 * requests granted while others were in flight are compared with their key's
   baseline; once ``judge_after`` of them were seen at the current limit, a mean
   ratio above ``tolerance`` means they queue in the server: the limit shrinks
@@ -16,10 +20,12 @@ flight near what the endpoint serves without queueing:
   remembered as a *ceiling*: the limit does not grow back to it for
   ``refresh_after`` replies (a one-at-a-time server is not probed with a second
   request every few calls, which would queue the controller behind it);
-* when no baseline exists after ``probe_after`` replies (e.g. two agents
-  always asking at once), or none was refreshed for ``refresh_after``
-  replies, the limit is 1 until one reply comes alone (a *probe*, as BBR's
-  ProbeRTT does);
+* when the first reply alone came, or no reply came alone after ``probe_after``
+  replies (e.g. two agents always asking at once), the limit is 1 until
+  ``baseline_samples`` replies came alone; when the baseline was not refreshed
+  for ``refresh_after`` replies, until one reply comes alone (a *probe*, as
+  BBR's ProbeRTT does); a probe's replies do not raise the limit (it is 1 only
+  for the probe);
 * an HTTP 429 or a timeout halves the limit;
 * while every slot is busy and the requests at this limit are not slower than
   the baseline (or there are none yet: at limit 1), the limit grows: by one
@@ -55,6 +61,7 @@ class AdaptiveConcurrency:
         judge_after: int = 3,
         probe_after: int = 8,
         refresh_after: int = 200,
+        baseline_samples: int = 3,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_limit < 1:
@@ -71,7 +78,9 @@ class AdaptiveConcurrency:
         self.judge_after = judge_after
         self.probe_after = probe_after
         self.refresh_after = refresh_after
+        self.baseline_samples = max(1, baseline_samples)
         self._since_alone = 0  # replies since the last one that came alone
+        self._probe = False  # the limit is 1 until replies come alone
         self.probes = 0
         self._ratios: deque[float] = deque(maxlen=16)  # latency / baseline at this limit
         self._recent: dict[str, deque[float]] = {}
@@ -89,10 +98,12 @@ class AdaptiveConcurrency:
 
     @property
     def probing(self) -> bool:
-        if not self.enabled:
-            return False
-        wait = self.probe_after if not self._any else self.refresh_after
-        return self._since_alone >= wait
+        return self.enabled and self._probe
+
+    @property
+    def _trusted(self) -> bool:
+        """Enough unqueued latencies are known to judge queued ones against."""
+        return len(self._any) >= self.baseline_samples
 
     @property
     def effective(self) -> int:
@@ -118,20 +129,27 @@ class AdaptiveConcurrency:
         recent = self._recent.get(key)
         if recent is None:
             recent = self._recent[key] = deque(maxlen=self._window)
+        probing = self._probe  # a reply alone because of a probe says nothing of the limit
         if in_flight <= 1:
             recent.append(latency_s)
             self._any.append(latency_s)
             self._since_alone = 0
+            # a refresh needs one reply alone; a first baseline, ``baseline_samples``: the
+            # replies after the first are asked for at once, before anything is judged
+            if self._trusted:
+                self._probe = False
+            else:
+                self._start_probe()
         else:
             self._since_alone += 1
             if self._since_alone == (self.probe_after if not self._any else self.refresh_after):
-                self.probes += 1
+                self._start_probe()
         if not self.enabled or not self._any:
             return  # no unqueued latency known yet: no evidence either way
         # this kind's own baseline, else (until it has one) that of all kinds
         baseline = statistics.median(recent or self._any)
         now = self._clock()
-        if in_flight > 1:
+        if in_flight > 1 and self._trusted:
             self._ratios.append(latency_s / baseline)
         judged = len(self._ratios) >= self.judge_after
         mean = statistics.fmean(self._ratios) if judged else 1.0
@@ -139,9 +157,20 @@ class AdaptiveConcurrency:
             if now - self._last_decrease >= baseline:
                 self._ceiling, self._since_ceiling = int(self.limit), 0
                 self._shrink(self.decrease, now)
-        elif saturated and (judged or in_flight <= 1) and mean <= 1.15 and self.limit < self._cap:
+        elif (
+            saturated
+            and not probing
+            and (judged or in_flight <= 1)
+            and mean <= 1.15
+            and self.limit < self._cap
+        ):
             step = 1.0 if self._slow_start else self.increase / self.limit
             self._set(min(self._cap, self.limit + step))
+
+    def _start_probe(self) -> None:
+        if not self._probe:
+            self.probes += 1
+        self._probe = True
 
     @property
     def _cap(self) -> float:

@@ -320,6 +320,9 @@ class Limiter:
     ) -> None:
         future = self._waiters.push(priority, served)
         self._changed()
+        # nothing may be in flight to release a slot (e.g. one free slot kept for the
+        # controller): dispatch now, which also looks again when that reservation lapses
+        self._dispatch()
         try:
             async with asyncio.timeout(deadline):
                 await future

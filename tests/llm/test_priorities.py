@@ -189,9 +189,15 @@ async def test_shedding_falls_back_and_is_accounted() -> None:
 
 def test_adaptive_concurrency_follows_latency_and_429() -> None:
     now = [0.0]
-    ac = AdaptiveConcurrency(8, clock=lambda: now[0])
-    assert ac.effective == 2
-    ac.observe("m", 1.0, saturated=True, in_flight=1)  # alone: the baseline; slow start
+    ac = AdaptiveConcurrency(8, clock=lambda: now[0], initial=1)
+    assert ac.effective == 1
+    ac.observe("m", 1.0, saturated=True, in_flight=1)  # alone and saturated: slow start
+    assert ac.limit == 2  # a first baseline sample: two more alone before anything is judged
+    assert ac.probing and ac.effective == 1
+    for _ in range(2):
+        ac.observe("m", 1.0, saturated=True, in_flight=1)
+    assert not ac.probing and ac.effective == 2  # a probe's replies do not raise the limit
+    ac.observe("m", 1.0, saturated=True, in_flight=1)
     assert ac.effective == 3
     for _ in range(3):  # three at a time, no slower: concurrency helps
         ac.observe("m", 1.0, saturated=True, in_flight=3)
@@ -222,9 +228,31 @@ def test_probe_for_a_baseline_when_requests_never_come_alone() -> None:
     assert ac.effective == 4 and not ac.probing  # no baseline, no judgement
     ac.observe("m", 2.0, saturated=True, in_flight=2)
     assert ac.probing and ac.effective == 1  # one request alone, to measure a baseline
+    for _ in range(2):
+        ac.observe("m", 1.0, saturated=True, in_flight=1)
+        assert ac.probing  # until the baseline has three replies alone
     ac.observe("m", 1.0, saturated=True, in_flight=1)
-    assert not ac.probing and ac.effective >= 4
+    assert not ac.probing and ac.effective == 4  # the level before the probe, not raised
     assert ac.snapshot()["probes"] == 1
+
+
+def test_one_slow_reply_alone_is_not_a_baseline() -> None:
+    now = [0.0]
+    ac = AdaptiveConcurrency(8, clock=lambda: now[0])
+    ac.observe("m", 5.0, saturated=False, in_flight=1)  # the first reply: a cold server
+    assert ac.probing and ac.effective == 1  # replies alone until the baseline is trusted
+    for _ in range(3):  # granted before the probe, two at a time: not judged
+        ac.observe("m", 2.0, saturated=True, in_flight=2)
+    assert ac.probing and ac.limit == 2 and ac.decreases == 0
+    ac.observe("m", 1.0, saturated=True, in_flight=1)
+    assert ac.probing
+    ac.observe("m", 1.0, saturated=True, in_flight=1)
+    assert not ac.probing  # median(5, 1, 1): the slow reply is outvoted
+    before = ac.effective
+    now[0] = 10.0
+    for _ in range(3):  # twice the baseline with `before` in flight: they queue
+        ac.observe("m", 2.0 * before, saturated=True, in_flight=before)
+    assert ac.effective < before and ac.decreases == 1
 
 
 async def test_adaptive_limit_settles_at_the_server_capacity() -> None:
@@ -235,8 +263,13 @@ async def test_adaptive_limit_settles_at_the_server_capacity() -> None:
     )
     limiter.policy = policy_free
 
+    first = asyncio.Event()
+
     async def one() -> None:
         async with limiter.slot(module="planning") as slot:
+            if not first.is_set():  # the first reply comes late (a cold server, a stall)
+                first.set()
+                await asyncio.sleep(0.15)
             await model.complete(plan_request())
             slot.succeeded()
 
@@ -250,7 +283,7 @@ async def test_429_lowers_the_limit(server: FakeOpenAIServer, make_model: ModelF
     limiter = Limiter(concurrency=8, adaptive=True, initial_concurrency=8)
     server.push(FakeReply.error(429, retry_after=0), FakeReply.json(PLAN))
     await make_model(limiter=limiter).complete(plan_request())
-    assert limiter.limit == 4
+    assert limiter.concurrency_control.limit == 4  # (a probe for a first baseline follows)
     assert limiter.concurrency_control.overloads == 1
 
 
@@ -271,6 +304,16 @@ async def test_last_slot_is_kept_for_the_controller_while_it_keeps_asking() -> N
     async with asyncio.timeout(5):
         await low  # granted once the controller's demand is older than a service time
     assert order == ["cognitive_controller", "memory"]
+
+
+async def test_a_request_kept_from_the_free_slot_gets_it_when_the_demand_lapses() -> None:
+    """Nothing in flight, so no release to dispatch the queue: the waiter must still be
+    looked at again when the controller's reservation lapses, not shed at its deadline."""
+    limiter = Limiter(concurrency=1)
+    limiter.concurrency_control.observe("cognitive_controller", 0.3, saturated=False)
+    await _enter(limiter, "cognitive_controller")  # high-priority demand just now
+    async with asyncio.timeout(5), limiter.slot(module="memory"):  # LLMShed if left waiting
+        assert limiter.in_flight == 1
 
 
 async def test_the_slot_stays_kept_after_a_long_controller_call() -> None:
@@ -309,8 +352,8 @@ async def test_the_slot_stays_kept_after_a_long_controller_call() -> None:
 def test_a_level_where_requests_queued_is_not_probed_again_soon() -> None:
     now = [0.0]
     ac = AdaptiveConcurrency(2, clock=lambda: now[0], refresh_after=20)
-    ac.observe("m", 10.0, saturated=True, in_flight=1)  # alone: the baseline
-    ac.observe("m", 10.0, saturated=True, in_flight=1)
+    for _ in range(3):  # alone: the baseline
+        ac.observe("m", 10.0, saturated=True, in_flight=1)
     now[0] = 100.0
     for _ in range(3):  # two in flight take twice as long: a one-at-a-time server
         ac.observe("m", 20.0, saturated=True, in_flight=2)
