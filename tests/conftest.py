@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_runtime.services import MosquittoBroker, RedisServer
+from tests.timeline import record as pytest_runtest_protocol  # noqa: F401 (a hook)
 
 
 @pytest.fixture
