@@ -12,7 +12,7 @@ grows), which is why a plan sizes nodes to that share.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agent_runtime.app.plan.sizing import CPU_HEADROOM, MEMORY_HEADROOM, Plan
@@ -26,14 +26,25 @@ class OnMachine:
     memory_gb: float | None  # None: not given, not checked
     cpus_used: float  # min(demand, cores)
     cpu_load: float  # demand / cores: above 1 CPU-bound
-    cpu_bound: bool
-    near_saturation: bool  # above CPU_HEADROOM of the cores, not above all of them
     decisions_per_agent_minute: float
     memory_fits: bool | None
     sources: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def cpu_bound(self) -> bool:
+        return self.cpu_load > 1
+
+    @property
+    def near_saturation(self) -> bool:
+        """Above CPU_HEADROOM of the cores, not above all of them."""
+        return CPU_HEADROOM < self.cpu_load <= 1
+
     def as_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        return {
+            **asdict(self),
+            "cpu_bound": self.cpu_bound,
+            "near_saturation": self.near_saturation,
+        }
 
 
 def on_machine(p: Plan, *, cores: float, memory_gb: float | None = None) -> OnMachine:
@@ -61,8 +72,6 @@ def on_machine(p: Plan, *, cores: float, memory_gb: float | None = None) -> OnMa
         memory_gb=memory_gb,
         cpus_used=round(min(p.cpus, cores), 2),
         cpu_load=round(load, 2),
-        cpu_bound=load > 1,
-        near_saturation=CPU_HEADROOM < load <= 1,
         decisions_per_agent_minute=round(p.decisions_per_agent_minute * share, 2),
         memory_fits=fits,
         sources=sources,
