@@ -37,6 +37,7 @@ from agent_runtime.state.sections import (
     Conversation,
     Goals,
     Identity,
+    IdentityFacts,
     Perception,
     Plan,
     Reflection,
@@ -50,14 +51,19 @@ __all__ = ["SUMMARISERS", "Summary"]
 Summary = tuple[list[str], SectionData]
 
 
+_IDENTITY_FIELDS = tuple(IdentityFacts.model_fields)
+
+
 def _identity(s: Identity, spec: BottleneckSection) -> Summary:
     lines = [f"You are {s.name}.", *s.traits]
     if s.community_goal:
         lines.append(f"Community goal: {s.community_goal}")
     places = tuple(s.location_memories[: spec.max_items])
     lines += list(places)
-    data = IdentityData.model_validate(s, from_attributes=True)
-    return lines, data.model_copy(update={"location_memories": places})
+    # the section was validated when it was read: its fields are copied, not checked again
+    facts = {k: getattr(s, k) for k in _IDENTITY_FIELDS}
+    facts["location_memories"] = places
+    return lines, IdentityData.model_construct(**facts)
 
 
 def _perception(s: Perception, spec: BottleneckSection) -> Summary:
@@ -242,4 +248,3 @@ SUMMARISERS: dict[str, Callable[[Any, BottleneckSection], Summary]] = {
     "working_memory": _working_memory,
     "reflection": _reflection,
 }
-
