@@ -28,6 +28,7 @@ from agent_runtime.state.sections import (
     Plan,
     PlanStep,
     Utterance,
+    UtteranceKind,
 )
 from agent_runtime.world import NearbyPlayer, Observation, SkillCall, SkillOutcome, Vec3
 from modules.controller.asking import AskGate, situation, why
@@ -277,14 +278,16 @@ PLAN_STEPS = (
 
 @contextlib.asynccontextmanager
 async def standing(
-    follow_plan_steps: int,
+    follow_plan_steps: int, *then: ControllerChoice
 ) -> AsyncIterator[tuple[CognitiveController, Any, Any, Any, list[dict[str, Any]]]]:
     """Ann with the wood plan at its first step and a model whose every answer is a standing
-    decision to chop oaks: (controller, context, model, state, events seen)."""
+    decision to chop oaks (the first answer only, when answers ``then`` follow it):
+    (controller, context, model, state, events seen)."""
     chop = ControllerChoice(
         kind=IntentKind.WORK, skill="collect", item="oak_log", follow_plan=True, reason="plan"
     )
-    model = ScriptedLanguageModel(responder=lambda r: chop, name="m")
+    answers = iter((chop, *then))
+    model = ScriptedLanguageModel(responder=lambda r: next(answers) if then else chop, name="m")
     async with local_services(config(llm={"provider": "openai"})) as svc:
         st = svc.store.agent("Ann")
         st.set("identity", Identity(name="Ann"), writer="runtime")
@@ -571,3 +574,33 @@ async def test_a_standing_decision_waits_briefly_for_the_plans_next_steps() -> N
         assert len(model.calls) == 2 and cc.waited == 2
         asked = [e for e in seen if e["type"] == "controller_asked"]
         assert asked[-1]["not_followed"] == "no plan step with a skill"
+
+
+async def test_the_model_greets_while_its_standing_step_runs_and_the_plan_goes_on() -> None:
+    """Issue 30, talk occasions: Bob, whom Ann has not spoken to, comes into view while the
+    standing step runs: the model is asked (``unmet``) and greets him, keeping the course;
+    its standing decision still starts the plan's next step without a call."""
+    greet = ControllerChoice(
+        kind=IntentKind.CONTINUE, say=UtteranceKind.GREET, say_to="Bob", reason="Bob is new"
+    )
+    async with standing(3, greet) as (cc, ctx, model, st, seen):
+        await cc.step(ctx)  # chop oaks, standing
+        started = time.time()
+        chop = Action(running=PLAN_STEPS[0].skill, started_at=started)
+        st.set("action", chop, writer="skill_execution")
+        await cc.step(ctx)
+        assert len(model.calls) == 1  # nothing new while it chops
+        bob = NearbyPlayer(name="Bob", position=Vec3(x=1, y=64, z=1), distance=3.0)
+        seen_bob = Observation(food=20, health=20, inventory={"bread": 1}, players=(bob,))
+        st.set("perception", Perception(observation=seen_bob), writer="perception")
+        await cc.step(ctx)
+        assert len(model.calls) == 2 and cc.gate is not None and cc.gate.asked.get("unmet") == 1
+        d = st.get("decision", Decision)
+        assert d.say is not None and d.say.to == "Bob" and d.skill is None
+        _step_done(ctx, cc, 1)
+        await cc.step(ctx)  # chopped: planks on the standing decision, no call
+        assert len(model.calls) == 2 and cc.gate.followed == 1
+        assert [e["reasons"] for e in seen if e["type"] == "controller_asked"] == [
+            ["first"],
+            ["unmet"],
+        ]
