@@ -12,6 +12,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -37,23 +38,35 @@ def record(item: pytest.Item) -> Iterator[None]:
             out.write(json.dumps(line) + "\n")
 
 
+class Span(NamedTuple):
+    worker: str
+    test: str
+    start: float
+    end: float
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.start
+
+
 def summary(lines: list[dict[str, object]]) -> str:
-    first = min(float(str(r["start"])) for r in lines)
-    last = max(float(str(r["end"])) for r in lines)
-    by_worker: dict[str, list[dict[str, object]]] = defaultdict(list)
-    for r in lines:
-        by_worker[str(r["worker"])].append(r)
-    out = [f"wall {last - first:.0f} s, {len(lines)} tests"]
-    for worker, rows in sorted(by_worker.items()):
-        busy = sum(float(str(r["end"])) - float(str(r["start"])) for r in rows)
-        ends = max(float(str(r["end"])) for r in rows)
-        tail = sorted(rows, key=lambda r: float(str(r["end"])))[-3:]
+    spans = [
+        Span(str(r["worker"]), str(r["test"]), float(str(r["start"])), float(str(r["end"])))
+        for r in lines
+    ]
+    first = min(s.start for s in spans)
+    wall = max(s.end for s in spans) - first
+    by_worker: dict[str, list[Span]] = defaultdict(list)
+    for s in spans:
+        by_worker[s.worker].append(s)
+    out = [f"wall {wall:.0f} s, {len(spans)} tests"]
+    for worker, own in sorted(by_worker.items()):
+        busy = sum(s.seconds for s in own)
+        own.sort(key=lambda s: s.end)
+        tail = ", ".join(f"{s.test} ({s.seconds:.0f} s)" for s in own[-3:])
         out.append(
-            f"{worker}: busy {busy:.0f} s, idle {last - first - busy:.0f} s, "
-            f"done {last - ends:.0f} s before the end; last: "
-            + ", ".join(
-                f"{r['test']} ({float(str(r['end'])) - float(str(r['start'])):.0f} s)" for r in tail
-            )
+            f"{worker}: busy {busy:.0f} s, idle {wall - busy:.0f} s, "
+            f"done {first + wall - own[-1].end:.0f} s before the end; last: {tail}"
         )
     return "\n".join(out)
 
