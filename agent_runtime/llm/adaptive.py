@@ -26,7 +26,7 @@ flight near what the endpoint serves without queueing:
   for ``refresh_after`` replies, until one reply comes alone (a *probe*, as
   BBR's ProbeRTT does); a probe's replies do not raise the limit (it is 1 only
   for the probe);
-* an HTTP 429 or a timeout halves the limit;
+* an HTTP 429 or a timeout halves the limit and sets the ceiling there;
 * while every slot is busy and the requests at this limit are not slower than
   the baseline (or there are none yet: at limit 1), the limit grows: by one
   per reply until the first sign of congestion (slow start), then by
@@ -196,6 +196,10 @@ class AdaptiveConcurrency:
         """The endpoint answered 429 (too many requests)."""
         self.overloads += 1
         if self.enabled:
+            # a level where a request timed out or was refused is remembered like one where
+            # requests queued: without it, additive increase took a one-at-a-time server
+            # back to 2 in flight and the next timeout (CI of 5644ac4: 2 timeouts, no ceiling)
+            self._ceiling, self._since_ceiling = int(self.limit), 0
             self._shrink(0.5, self._clock())
 
     def _shrink(self, factor: float, now: float) -> None:

@@ -364,3 +364,15 @@ def test_a_level_where_requests_queued_is_not_probed_again_soon() -> None:
     for _ in range(10):  # after refresh_after replies the level is probed again
         ac.observe("m", 10.0, saturated=True, in_flight=1)
     assert ac.effective == 2 and ac.snapshot()["ceiling"] is None
+
+
+def test_a_level_where_a_request_timed_out_is_not_grown_back_to_soon() -> None:
+    ac = AdaptiveConcurrency(8)
+    for _ in range(3):  # alone: a baseline
+        ac.observe("m", 10.0, saturated=False, in_flight=1)
+    assert ac.effective == 2
+    ac.overloaded()  # a timeout with two in flight
+    assert ac.effective == 1
+    for _ in range(50):  # alone and saturated: additive increase, below the ceiling
+        ac.observe("m", 10.0, saturated=True, in_flight=1)
+    assert ac.effective == 1 and ac.snapshot()["ceiling"] == 2
