@@ -61,8 +61,8 @@ __all__ = [
 HISTORY_LINES = 8
 
 
-def _traits(ident: Identity) -> str:
-    return " ".join(ident.traits) or "(none)"
+def _traits(traits: tuple[str, ...]) -> str:
+    return " ".join(traits) or "(none)"
 
 
 def _inventory(inv: dict[str, int]) -> str:
@@ -94,7 +94,7 @@ class TalkView(View):
             goal["text"] = untrusted(self.say.text)
         return {
             "name": self.name,
-            "traits": " ".join(self.traits) or "(none)",
+            "traits": _traits(self.traits),
             "decision": self.intent or "keep going",
             "action": self.action.describe() if self.action else "none",
             "goal": str(goal),
@@ -184,7 +184,7 @@ class GoalView(View):
         return {
             "name": self.name,
             "community_goal": self.community_goal or "(none)",
-            "traits": " ".join(self.traits) or "(none)",
+            "traits": _traits(self.traits),
             "others": others or "(you do not know what others are doing)",
             "heard": fenced(untrusted(h) for h in self.heard),
             "current_goal": self.current or "(none)",
@@ -261,7 +261,7 @@ class PlanView(View):
         return {
             "name": self.name,
             "goal": self.goal,
-            "traits": " ".join(self.traits) or "(none)",
+            "traits": _traits(self.traits),
             "community_goal": self.community_goal or "(none)",
             "inventory": _inventory(self.inventory),
             "seen": ", ".join(sorted(self.seen)) or "nothing notable",
