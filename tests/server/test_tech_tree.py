@@ -40,10 +40,13 @@ async def test_tech_tree_chest_and_restart(
         return result
 
     # punch a tree, planks, crafting table, sticks, wooden pickaxe
+    # (a collect gathers at least what it was asked: a log dug on the way to a target counts,
+    # as the CI run of e144e4c saw, 4 logs for 3; the planks take 3 of them)
     inv = counts((await step("collect", block="oak_log", count=3))["inventory"])
-    assert inv.get("oak_log", 0) >= 3
+    logs = inv.get("oak_log", 0)
+    assert logs >= 3
     inv = counts((await step("craft", item="oak_planks", count=3))["inventory"])
-    assert inv["oak_planks"] == 12 and inv.get("oak_log", 0) == 0
+    assert inv["oak_planks"] == 12 and inv.get("oak_log", 0) == logs - 3
     inv = counts((await step("craft", item="crafting_table"))["inventory"])
     assert inv["crafting_table"] == 1 and inv["oak_planks"] == 8
     inv = counts((await step("craft", item="stick"))["inventory"])

@@ -12,7 +12,9 @@
 // update): the columns within the view distance are sent nearest first (the one
 // underfoot at once), a send in progress starts over from the newest position when
 // the player jumps again, the view centre is sent, columns out of view are unloaded.
-// And a teleport during the end of the login is no longer undone by it (below).
+// And a teleport or a walk during the end of the login is no longer undone by it (below).
+
+const WALKED = 0.01 // blocks from the login position: the player has moved since
 
 module.exports.player = function (player, serv) {
   // external plugins are injected before flying-squid's world.js: install once all are
@@ -79,9 +81,14 @@ function install (player, serv) {
   }
   player.worldSendAllChunks = player.worldSendRestOfChunks
 
-  // flying-squid's login ends (after the client's first move) by resending the login
-  // position "so that it does not fall through the world": a teleport in between
-  // (a body's /tp right after spawning, the admin API) was undone. Keep the jump.
+  // flying-squid's login ends by resending the login position "so that it does not fall
+  // through the world", when the client first sends a look-only or on-ground-only packet.
+  // mineflayer (>= 1.12) sends neither while it walks, so that resend could come many
+  // seconds in, when a body first turned its head standing still (to dig): it put the player
+  // back where it had logged in, mid-task (a diamond dug from the square, then no pickup: the
+  // CI run of e144e4c). A teleport in between (a body's /tp right after spawning, the admin
+  // API) was undone the same way. Keep the jump; a player that walked keeps its place (its
+  // client stands on the world it has: nothing to fall through).
   let loginEnding = false
   let jumped = false
   player.once('spawned', () => { loginEnding = true })
@@ -95,6 +102,7 @@ function install (player, serv) {
     if (loginEnding && position) {
       loginEnding = false
       if (jumped) return sendSelfPosition()
+      if (player.position.distanceTo(position) > WALKED) return
     }
     return sendSelfPosition(position)
   }

@@ -402,7 +402,11 @@ const actions = {
       const p = drop.position
       try { await withTimeout(bot.pathfinder.goto(new goals.GoalBlock(Math.floor(p.x), Math.floor(p.y + 0.05), Math.floor(p.z))), 8000, 'walk onto the drop') } catch (e) {}
     }
-    if (!await inventoryReaches(() => count(item) >= atLeast, ms)) throw new Error(`timeout waiting for ${atLeast} ${item}`)
+    if (!await inventoryReaches(() => count(item) >= atLeast, ms)) {
+      // what the bot saw: a drop lying out of its reach, or none at all
+      const near = Object.values(bot.entities).filter(e => e.name === 'item' && e.position.distanceTo(spot) < 8).map(e => pos(e.position))
+      throw new Error(`timeout waiting for ${atLeast} ${item}: bot at ${JSON.stringify(pos(bot.entity.position))}, items within 8 of the spot ${JSON.stringify(near)}`)
+    }
     return { inventory: inventory() }
   },
 
