@@ -19,23 +19,20 @@ const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
 const client = mc.createClient({ host: '127.0.0.1', port: opts.port, username: opts.username || 'Walker', version: opts.version, auth: 'offline' })
 const positions = []
 let walking = false
-let first = null
-let gotFirst
-const firstPosition = new Promise(resolve => { gotFirst = resolve })
+let first = null // the login position (sent before the login's last packet)
 // the login's last packet (flying-squid then waits for the client's look or on-ground packet)
 const loggedIn = new Promise(resolve => client.once('update_health', resolve))
 client.on('position', (p) => {
   const at = { x: p.x, y: p.y, z: p.z }
   if (walking) positions.push(at)
   client.write('teleport_confirm', { teleportId: p.teleportId })
-  if (!first) { first = at; gotFirst() }
+  first = first || at
 })
 client.on('error', (err) => { console.error(String(err)); process.exit(1) })
 const onGround = { onGround: true, flags: { onGround: true, hasHorizontalCollision: false } }
 
 async function main () {
   const timer = setTimeout(() => { console.error('timed out'); process.exit(1) }, 30000)
-  await firstPosition
   await loggedIn
   walking = true
   let x = first.x
