@@ -39,11 +39,12 @@ import logging
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from agent_runtime.llm.adaptive import AdaptiveConcurrency
 from agent_runtime.llm.buckets import TokenBucket
+from agent_runtime.llm.calls import current_options
 from agent_runtime.llm.errors import LLMShed
 from agent_runtime.llm.pacing import HeaderPacer
 from agent_runtime.llm.priority import Priority, SchedulingPolicy
@@ -165,6 +166,20 @@ class Limiter:
     def _deadline(self, priority: Priority, deadline_s: float | None) -> float:
         d = self.policy.deadline_s(priority) if deadline_s is None else deadline_s
         return max(0.0, min(d, self.queue_timeout_s))
+
+    def call_slot(
+        self, estimated_tokens: int, *, module: str, agent: str
+    ) -> AbstractAsyncContextManager[Slot]:
+        """:meth:`slot` at the priority and deadline the current call's options set
+        (:func:`~agent_runtime.llm.calls.call_options`)."""
+        options = current_options()
+        return self.slot(
+            estimated_tokens,
+            module=module,
+            priority=options.priority,
+            deadline_s=options.deadline_s,
+            agent=agent,
+        )
 
     @asynccontextmanager
     async def slot(

@@ -17,12 +17,12 @@ from typing import Any
 from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, T
 from agent_runtime.llm.accounting import Accounting, PriceTable
 from agent_runtime.llm.budget import Budgets
-from agent_runtime.llm.calls import CallTrace, current_options, traced
+from agent_runtime.llm.calls import CallTrace, traced
 from agent_runtime.llm.errors import LLMBudgetExceeded, LLMError, LLMInvalidOutput, LLMShed
 from agent_runtime.llm.hourly import HourlyBudget
 from agent_runtime.llm.limits import Limiter
 from agent_runtime.llm.prompt_log import PromptLog
-from agent_runtime.llm.tokens import estimate_tokens
+from agent_runtime.llm.tokens import request_tokens
 
 __all__ = ["ManagedLanguageModel"]
 
@@ -64,14 +64,9 @@ class ManagedLanguageModel(LanguageModel):
             if self.limiter is None:
                 result = await self.inner.complete(request)
             else:
-                estimate = sum(estimate_tokens(m.content) for m in request.messages)
-                options = current_options()
-                async with self.limiter.slot(
-                    estimate + request.max_tokens,
-                    module=request.module,
-                    priority=options.priority,
-                    deadline_s=options.deadline_s,
-                    agent=request.agent,
+                estimate = request_tokens(request.messages, request.max_tokens)
+                async with self.limiter.call_slot(
+                    estimate, module=request.module, agent=request.agent
                 ) as slot:
                     try:
                         result = await self.inner.complete(request)

@@ -56,7 +56,7 @@ from openai import AsyncOpenAI
 
 from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, Message, T, Usage
 from agent_runtime.llm._schema import schema_name, strict_json_schema
-from agent_runtime.llm.calls import current_options, current_trace
+from agent_runtime.llm.calls import current_trace
 from agent_runtime.llm.errors import (
     LLMError,
     LLMInvalidOutput,
@@ -78,7 +78,7 @@ from agent_runtime.llm.modes import (
 from agent_runtime.llm.replies import InvalidReply, parse_reply, reply_text, reply_usage
 from agent_runtime.llm.retries import RetryPolicy, classify, describe, retry_after
 from agent_runtime.llm.slot import Slot
-from agent_runtime.llm.tokens import estimate_tokens
+from agent_runtime.llm.tokens import request_tokens
 from agent_runtime.prompts import prompt_path, render_text
 
 __all__ = ["OpenAILanguageModel"]
@@ -201,7 +201,7 @@ class OpenAILanguageModel(LanguageModel):
         while True:
             mode = self._mode()
             messages = with_instruction(turns, mode, schema)
-            estimate = sum(estimate_tokens(m.content) for m in messages) + request.max_tokens
+            estimate = request_tokens(messages, request.max_tokens)
             call.attempts += 1
             if trace is not None:
                 trace.mode = mode
@@ -306,14 +306,7 @@ class OpenAILanguageModel(LanguageModel):
         if self.limiter is None:
             yield None
         else:
-            options = current_options()
-            async with self.limiter.slot(
-                estimate,
-                module=module,
-                priority=options.priority,
-                deadline_s=options.deadline_s,
-                agent=agent,
-            ) as slot:
+            async with self.limiter.call_slot(estimate, module=module, agent=agent) as slot:
                 yield slot
 
     async def _send(

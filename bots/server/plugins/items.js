@@ -189,8 +189,7 @@ module.exports.server = function (serv) {
    * look direction, and for the player looked at within HAND_OVER_RANGE, if any.
    */
   function markThrow (entity, player, { pickupDelay = 2000, speed = 4 } = {}) {
-    const yaw = (player.yaw || 0) * 2 * Math.PI / 256
-    const pitch = (player.pitch || 0) * 2 * Math.PI / 256
+    const { yaw, pitch } = lookOf(player)
     const dir = new Vec3(-Math.sin(yaw) * Math.cos(pitch), -Math.sin(pitch), Math.cos(yaw) * Math.cos(pitch))
     const eye = player.position.offset(0, 1.62, 0)
     entity.velocity = dir.scaled(speed).offset(0, 1.5, 0)
@@ -213,7 +212,23 @@ module.exports.server = function (serv) {
   serv.piano.items = { markThrow, inReach }
 }
 
+// The look a player's client sent last, in radians. flying-squid sets `player.yaw`/`pitch`
+// (byte angles) only after two awaited events, so a drop or a click read right after a look
+// (a client that looks at someone, then tosses: the `give` skill) was thrown where the player
+// had looked before: the skills bench's stack flew 2 blocks past a receiver at the giver's feet.
+function lookOf (player) {
+  if (player.pianoLook) return player.pianoLook
+  return { yaw: (player.yaw || 0) * 2 * Math.PI / 256, pitch: (player.pitch || 0) * 2 * Math.PI / 256 }
+}
+
 module.exports.player = function (player, serv) {
+  for (const name of ['look', 'position_look']) {
+    player._client.on(name, ({ yaw, pitch } = {}) => {
+      if (Number.isFinite(yaw) && Number.isFinite(pitch)) {
+        player.pianoLook = { yaw: yaw * Math.PI / 180, pitch: pitch * Math.PI / 180 }
+      }
+    })
+  }
   // flying-squid's drop key (Q, block_dig status 3/4) spawns the stack at the feet with
   // no velocity and a 500 ms pickup delay (the dropper took it back): make it a throw
   player._client.on('block_dig', ({ status }) => {
