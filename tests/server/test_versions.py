@@ -150,10 +150,11 @@ async def test_join_collect_craft_smelt_deposit(
     at = await bot.call("position")
     x, y, z = int(at["x"] // 1), int(at["y"] // 1), int(at["z"] // 1)
     row = await _free_spots(bot, x, y, z, 12)
-    for i, (bx, bz) in enumerate(row):
+    for i, (bx, by, bz) in enumerate(row):
         block = "iron_ore" if i == len(row) - 1 else "stone"
-        await admin.command(f"/setblock {bx} {y} {bz} {block}")
-    await bot.call("wait_block", x=row[-1][0], y=y, z=row[-1][1], name="iron_ore")
+        await admin.command(f"/setblock {bx} {by} {bz} {block}")
+    ix, iy, iz = row[-1]
+    await bot.call("wait_block", x=ix, y=iy, z=iz, name="iron_ore")
     inv = counts((await step("collect", block="stone", count=3, maxDistance=16))["inventory"])
     assert inv.get("cobblestone", 0) >= 3
     inv = counts((await step("craft", item="stone_pickaxe", table=True))["inventory"])
@@ -191,9 +192,10 @@ async def test_join_collect_craft_smelt_deposit(
     print(f"{mc_version}: {time.monotonic() - t0:.1f}s")
 
 
-async def _free_spots(bot: Any, x: int, y: int, z: int, n: int) -> list[tuple[int, int]]:
-    """``n`` columns 2-4 blocks around the bot (nearest first), air at feet level over solid
-    ground (a stone set over a hole dropped its cobblestone out of reach)."""
+async def _free_spots(bot: Any, x: int, y: int, z: int, n: int) -> list[tuple[int, int, int]]:
+    """``n`` spots 2-4 columns around the bot (nearest first), each air over solid ground (a
+    stone set over a hole dropped its cobblestone out of reach), at the bot's feet level or one
+    or two below it (the bot may stand on the crafting table it placed: CI run of 253e3c4)."""
     ring = sorted(
         (
             (x + dx, z + dz)
@@ -205,10 +207,12 @@ async def _free_spots(bot: Any, x: int, y: int, z: int, n: int) -> list[tuple[in
     )
     free = []
     for cx, cz in ring:
-        if await bot.call("block_at", x=cx, y=y, z=cz) != "air":
-            continue
-        if await bot.call("block_at", x=cx, y=y - 1, z=cz) not in ("air", "water", "lava"):
-            free.append((cx, cz))
+        for fy in (y, y - 1, y - 2):
+            if await bot.call("block_at", x=cx, y=fy, z=cz) != "air":
+                break  # solid at this level: no spot above the ground here
+            if await bot.call("block_at", x=cx, y=fy - 1, z=cz) not in ("air", "water", "lava"):
+                free.append((cx, fy, cz))
+                break
     if len(free) < n:
         pytest.fail(f"only {len(free)} free spots around {x} {y} {z}")
     return free[:n]
