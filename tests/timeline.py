@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+
+from agent_runtime.clock import wall_time
 
 __all__ = ["ENV", "record", "summary"]
 
@@ -25,14 +26,14 @@ ENV = "PIANO_TEST_TIMELINE"
 def record(item: pytest.Item) -> Iterator[None]:
     """A ``pytest_runtest_protocol`` wrapper: the test's run, setup and teardown included."""
     path = os.environ.get(ENV)
-    start = time.time()
+    start = wall_time()
     yield
     if path:
         line = {
             "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
             "test": item.nodeid,
             "start": round(start, 3),
-            "end": round(time.time(), 3),
+            "end": round(wall_time(), 3),
         }
         with Path(path).open("a") as out:
             out.write(json.dumps(line) + "\n")

@@ -225,8 +225,8 @@ async def coordinate(
         if village.redis_url is None or village.mqtt_url is None:
             raise RuntimeError("the coordinator needs Redis and broker URLs to hand to workers")
         coord = Coordination(village, workers)
-        reports = village.bus.subscribe(topics.run_progress(village.run_id), maxsize=1024)
-        statuses = village.bus.subscribe(topics.run_status(village.run_id), maxsize=1024)
+        reports = village.bus.subscribe(topics.run(village.run_id, "progress"), maxsize=1024)
+        statuses = village.bus.subscribe(topics.run(village.run_id, "status"), maxsize=1024)
 
         def drain() -> None:
             while (msg := reports.get_nowait()) is not None:

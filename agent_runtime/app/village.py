@@ -47,6 +47,7 @@ from agent_runtime.run.responsiveness import ACT_S, DECIDE_S, Responsiveness
 from agent_runtime.sched_stats import SchedulerMetrics
 from agent_runtime.services import LoopbackService, MosquittoBroker, RedisServer, ServiceError
 from agent_runtime.services.credentials import Credentials, is_loopback
+from agent_runtime.state import keys
 from agent_runtime.state.store import StateStore
 from agent_runtime.tasks import cancel_and_wait
 
@@ -214,7 +215,7 @@ class Village:
                 ) from None
         self.bus = bus
         await redis.hset(
-            f"piano:{self.run_id}:meta",
+            keys.meta(self.run_id),
             mapping={"config": json.dumps(shown_config(cfg)), "started": str(self.started_at)},
         )
         self.store = await stack.enter_async_context(StateStore(redis, self.run_id))
@@ -280,7 +281,7 @@ class Village:
         except TimeoutError:
             log.warning("the broker has not confirmed every subscription yet; going on")
         await bus.publish(
-            topics.run_status(self.run_id), {"status": "running", "agents": len(self.agents)}
+            topics.run(self.run_id, "status"), {"status": "running", "agents": len(self.agents)}
         )
 
     async def _open_web(self, stack: contextlib.AsyncExitStack) -> None:
@@ -440,7 +441,7 @@ class Village:
             info["shard"] = list(self.options.shard)
         self.events.emit("progress", None, **info)
         if self.bus is not None and self.options.host_agents:
-            await self.bus.publish(topics.run_progress(self.run_id), info)
+            await self.bus.publish(topics.run(self.run_id, "progress"), info)
         if self.options.progress is not None:
             self.options.progress(info)
 

@@ -21,8 +21,13 @@ Subscribe to ``piano/{run}/#`` to follow a whole run.
 from __future__ import annotations
 
 
+def root(run: str) -> str:
+    """Every topic of the run starts with this one; the others are built on it."""
+    return f"piano/{run}"
+
+
 def agent(run: str, name: str, kind: str) -> str:
-    return f"piano/{run}/agent/{name}/{kind}"
+    return f"{root(run)}/agent/{name}/{kind}"
 
 
 def view3d_request(run: str, name: str) -> str:
@@ -36,19 +41,16 @@ def view3d(run: str, name: str) -> str:
 
 
 def world(run: str, kind: str) -> str:
-    return f"piano/{run}/world/{kind}"
+    return f"{root(run)}/world/{kind}"
 
 
-def run_status(run: str) -> str:
-    return f"piano/{run}/run/status"
-
-
-def run_progress(run: str) -> str:
-    return f"piano/{run}/run/progress"
+def run(run: str, kind: str) -> str:
+    """A topic of the whole run: ``status`` or ``progress``."""
+    return f"{root(run)}/run/{kind}"
 
 
 def run_wildcard(run: str) -> str:
-    return f"piano/{run}/#"
+    return f"{root(run)}/#"
 
 
 def matches(pattern: str, topic: str) -> bool:

@@ -28,7 +28,7 @@ from agent_runtime.llm.errors import (
 from agent_runtime.llm.factory import PROMPT_LOG_NAME, LLMService
 from agent_runtime.llm.fake_server import FakeOpenAIServer, FakeReply, RecordedRequest
 from agent_runtime.llm.limits import Limiter
-from agent_runtime.llm.managed import ManagedLanguageModel
+from agent_runtime.llm.managed import Bookkeeping, ManagedLanguageModel
 from agent_runtime.llm.modes import EndpointState
 from agent_runtime.llm.openai_model import OpenAILanguageModel
 from agent_runtime.llm.priority import Priority, SchedulingPolicy, priority_for
@@ -42,6 +42,7 @@ __all__ = [
     "PROMPT_LOG_NAME",
     "Accounting",
     "AdaptiveConcurrency",
+    "Bookkeeping",
     "Brain",
     "Budgets",
     "CallStats",

@@ -42,7 +42,7 @@ from agent_runtime.llm.cost import cost_table, per_agent_hour_lines
 from agent_runtime.llm.errors import LLMConfigError
 from agent_runtime.llm.hourly import HourlyBudget
 from agent_runtime.llm.limits import Limiter
-from agent_runtime.llm.managed import ManagedLanguageModel
+from agent_runtime.llm.managed import Bookkeeping, ManagedLanguageModel
 from agent_runtime.llm.modes import EndpointState
 from agent_runtime.llm.openai_model import OpenAILanguageModel
 from agent_runtime.llm.priority import Priority, SchedulingPolicy
@@ -206,17 +206,17 @@ class LLMService:
         return Brain(model, module=module, agent=agent, accounting=self.accounting)
 
     def _build(self, module: str) -> LanguageModel:
-        common: dict[str, Any] = {
-            "accounting": self.accounting,
-            "budgets": self.budgets if self.budgets.limited else None,
-            "prices": self.prices,
-            "prompt_log": self.prompt_log,
-            "hourly": self.hourly,
-        }
+        books = Bookkeeping(
+            self.accounting,
+            self.budgets if self.budgets.limited else None,
+            self.prices,
+            self.prompt_log,
+            self.hourly,
+        )
         if self._backend is not None:
             # the backend is shared by every module; the service closes it once
             return ManagedLanguageModel(
-                self._backend, limiter=self.limiter, close_inner=False, **common
+                self._backend, books, limiter=self.limiter, close_inner=False
             )
         resolved = self.settings.for_module(module)
         target = (resolved.base_url, resolved.api_key_env)
@@ -241,7 +241,7 @@ class LLMService:
             circuit = self._circuits[endpoint_key] = Circuit(
                 f"{endpoint_key[0]} ({resolved.model})"
             )
-        return ManagedLanguageModel(CircuitBreakerModel(inner, circuit), **common)
+        return ManagedLanguageModel(CircuitBreakerModel(inner, circuit), books)
 
     # --- metrics --------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, T
@@ -24,31 +25,35 @@ from agent_runtime.llm.limits import Limiter
 from agent_runtime.llm.prompt_log import PromptLog
 from agent_runtime.llm.tokens import request_tokens
 
-__all__ = ["ManagedLanguageModel"]
+__all__ = ["Bookkeeping", "ManagedLanguageModel"]
+
+
+@dataclass(frozen=True)
+class Bookkeeping:
+    """What every managed model of one service shares: the accounts, the per-agent and
+    hourly budgets (None: unlimited), the price table and the prompt log (None: off)."""
+
+    accounting: Accounting
+    budgets: Budgets | None = None
+    prices: PriceTable = field(default_factory=PriceTable)
+    prompt_log: PromptLog | None = None
+    hourly: HourlyBudget | None = None
 
 
 class ManagedLanguageModel(LanguageModel):
     def __init__(
         self,
         inner: LanguageModel,
+        books: Bookkeeping,
         *,
-        accounting: Accounting,
-        budgets: Budgets | None = None,
-        prices: PriceTable | None = None,
-        prompt_log: PromptLog | None = None,
         limiter: Limiter | None = None,
         close_inner: bool = True,
-        hourly: HourlyBudget | None = None,
     ) -> None:
         self.inner = inner
         self._close_inner = close_inner
         self.name = inner.name
-        self.accounting = accounting
-        self.budgets = budgets
-        self.prices = prices if prices is not None else PriceTable()
-        self.prompt_log = prompt_log
+        self.books = books
         self.limiter = limiter
-        self.hourly = hourly
 
     async def complete(self, request: LLMRequest[T]) -> LLMResult[T]:
         with traced() as trace:
@@ -57,10 +62,10 @@ class ManagedLanguageModel(LanguageModel):
     async def _complete(self, request: LLMRequest[T], trace: CallTrace) -> LLMResult[T]:
         t0 = time.monotonic()
         try:
-            if self.hourly is not None:
-                self.hourly.check(request.module)  # the village's spending rate
-            if self.budgets is not None:
-                self.budgets.check(request.agent, model=self.name)
+            if self.books.hourly is not None:
+                self.books.hourly.check(request.module)  # the village's spending rate
+            if self.books.budgets is not None:
+                self.books.budgets.check(request.agent, model=self.name)
             if self.limiter is None:
                 result = await self.inner.complete(request)
             else:
@@ -78,38 +83,40 @@ class ManagedLanguageModel(LanguageModel):
         except LLMError as exc:
             self._failed(request, exc, time.monotonic() - t0, trace)
             raise
-        result = dataclasses.replace(result, cost_usd=self.prices.cost(result.model, result.usage))
-        if self.hourly is not None:
-            self.hourly.charge(result.cost_usd)
-        if self.budgets is not None:
-            self.budgets.charge(
+        result = dataclasses.replace(
+            result, cost_usd=self.books.prices.cost(result.model, result.usage)
+        )
+        if self.books.hourly is not None:
+            self.books.hourly.charge(result.cost_usd)
+        if self.books.budgets is not None:
+            self.books.budgets.charge(
                 request.agent, tokens=result.usage.total_tokens, usd=result.cost_usd
             )
-        self.accounting.record_success(request.module, request.agent, result, trace)
-        if self.prompt_log is not None:
-            self.prompt_log.write(request, result)
+        self.books.accounting.record_success(request.module, request.agent, result, trace)
+        if self.books.prompt_log is not None:
+            self.books.prompt_log.write(request, result)
         return result
 
     def _failed(
         self, request: LLMRequest[T], exc: LLMError, latency_s: float, trace: CallTrace
     ) -> None:
         model = exc.model or self.name
-        cost = self.prices.cost(model, exc.usage)
-        if self.hourly is not None:
-            self.hourly.charge(cost)
-        if self.budgets is not None and exc.usage.total_tokens:
-            self.budgets.charge(request.agent, tokens=exc.usage.total_tokens, usd=cost)
-        self.accounting.record_failure(
+        cost = self.books.prices.cost(model, exc.usage)
+        if self.books.hourly is not None:
+            self.books.hourly.charge(cost)
+        if self.books.budgets is not None and exc.usage.total_tokens:
+            self.books.budgets.charge(request.agent, tokens=exc.usage.total_tokens, usd=cost)
+        self.books.accounting.record_failure(
             request.module, request.agent, exc, cost_usd=cost, latency_s=latency_s, trace=trace
         )
-        if self.prompt_log is not None and not isinstance(exc, LLMBudgetExceeded | LLMShed):
+        if self.books.prompt_log is not None and not isinstance(exc, LLMBudgetExceeded | LLMShed):
             reply = exc.raw if isinstance(exc, LLMInvalidOutput) else None
             # what the failed call spent, in a result's shape (its reply: the raw text that
             # did not validate, if any)
             spent: LLMResult[Any] = LLMResult(
                 reply, exc.usage, model, latency_s, exc.attempts, cost, brain=""
             )
-            self.prompt_log.write(request, spent, error=f"{exc.kind}: {exc.message}")
+            self.books.prompt_log.write(request, spent, error=f"{exc.kind}: {exc.message}")
 
     async def aclose(self) -> None:
         if self._close_inner:

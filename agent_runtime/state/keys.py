@@ -15,24 +15,30 @@ from __future__ import annotations
 
 
 def prefix(run: str) -> str:
+    """Every key of the run starts with this one; the others are built on it."""
     return f"piano:{run}"
 
 
 def meta(run: str) -> str:
-    return f"piano:{run}:meta"
+    """A hash: the run's metadata (config JSON, started)."""
+    return f"{prefix(run)}:meta"
 
 
 def agents(run: str) -> str:
-    return f"piano:{run}:agents"
+    """A set: the names of the run's agents."""
+    return f"{prefix(run)}:agents"
 
 
 def agent_prefix(run: str, agent: str) -> str:
-    return f"piano:{run}:agent:{agent}"
+    """Every key of one agent starts with this one."""
+    return f"{prefix(run)}:agent:{agent}"
 
 
 def state(run: str, agent: str) -> str:
-    return f"piano:{run}:agent:{agent}:state"
+    """A hash: state section name -> section JSON."""
+    return f"{agent_prefix(run, agent)}:state"
 
 
 def modules(run: str, agent: str) -> str:
-    return f"piano:{run}:agent:{agent}:modules"
+    """A hash: module name -> checkpoint JSON (``get_state``)."""
+    return f"{agent_prefix(run, agent)}:modules"

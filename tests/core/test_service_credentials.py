@@ -123,7 +123,7 @@ async def test_workers_get_the_keys_by_environment_and_run(tmp_path: Path, run_i
         bus = MqttBus(host, port, run_id, username=creds.mqtt_user, password=creds.mqtt_password)
         async with bus:
             reports: dict[int, int] = {}
-            sub = bus.subscribe(topics.run_progress(run_id))
+            sub = bus.subscribe(topics.run(run_id, "progress"))
 
             def drain() -> None:
                 while (msg := sub.get_nowait()) is not None:

@@ -46,7 +46,7 @@ class Reports:
     def __init__(self, bus: MqttBus, run_id: str) -> None:
         self.latest: dict[int, dict[str, Any]] = {}
         self.arrived = asyncio.Event()
-        self._sub = bus.subscribe(topics.run_progress(run_id))
+        self._sub = bus.subscribe(topics.run(run_id, "progress"))
         self._sub.on_put = self._drain
 
     def _drain(self) -> None:
@@ -121,7 +121,9 @@ async def test_two_workers_on_loopback_share_one_village(tmp_path: Path, run_id:
             try:
 
                 async def all_remember() -> bool:  # every agent's memory is in the shared Redis
-                    counts = [await client.hlen(stream_prefix(run_id, n) + "records") for n in NAMES]
+                    counts = [
+                        await client.hlen(stream_prefix(run_id, n) + "records") for n in NAMES
+                    ]
                     return all(c > 0 for c in counts)
 
                 await wait_until_async(all_remember, 30, "memories of all five agents in Redis")

@@ -10,6 +10,7 @@ import pytest
 
 from agent_runtime.llm import (
     Accounting,
+    Bookkeeping,
     FakeOpenAIServer,
     FakeReply,
     Limiter,
@@ -130,7 +131,7 @@ async def test_cached_tokens_are_read_and_priced_at_the_cached_price(
 ) -> None:
     accounting = Accounting()
     model = ManagedLanguageModel(
-        make_model(model="gpt-4o"), accounting=accounting, prices=PriceTable()
+        make_model(model="gpt-4o"), Bookkeeping(accounting, None, PriceTable())
     )
     server.push(FakeReply.json(PLAN, usage=(1_000, 50), cached_tokens=600))
     result = await model.complete(plan_request())

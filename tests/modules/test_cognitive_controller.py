@@ -10,6 +10,7 @@ import pytest
 
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.bus import topics
+from agent_runtime.clock import wall_time
 from agent_runtime.module import Schedule
 from agent_runtime.state.sections import (
     Action,
@@ -294,12 +295,11 @@ async def _controller_step(**sections: object) -> tuple[Decision, list[dict[str,
 
 
 async def test_controller_publishes_a_typed_decision() -> None:
-    import time
 
     d, seen = await _controller_step(
         perception=inv({"bread": 3}),
         conversation=Conversation(
-            lines=(Utterance(speaker="Bob", text="Ann, give me bread", to="Ann", at=time.time()),)
+            lines=(Utterance(speaker="Bob", text="Ann, give me bread", to="Ann", at=wall_time()),)
         ),
     )
     assert d.kind is IntentKind.GIVE and d.skill is not None and d.skill.skill == "give"
@@ -309,9 +309,8 @@ async def test_controller_publishes_a_typed_decision() -> None:
 
 
 async def test_an_open_request_preempts_a_running_skill_and_says_why() -> None:
-    import time
 
-    now = time.time()
+    now = wall_time()
     d, seen = await _controller_step(
         perception=inv({"oak_log": 10}),
         action=Action(
@@ -326,9 +325,8 @@ async def test_an_open_request_preempts_a_running_skill_and_says_why() -> None:
 
 
 async def test_a_replacement_on_its_way_is_not_sent_or_counted_twice() -> None:
-    import time
 
-    now = time.time()
+    now = wall_time()
     async with local_services() as svc:
         st = svc.store.agent("Ann")
         st.set("identity", Identity(name="Ann"), writer="runtime")

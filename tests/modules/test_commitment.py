@@ -5,11 +5,11 @@ idle wait ended by a perceived reason is reported as ``idle_ended``."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from agent_runtime.app.metrics import Cancellations
 from agent_runtime.app.testing import local_services, module_context
+from agent_runtime.clock import wall_time
 from agent_runtime.interfaces import BusMessage
 from agent_runtime.module import Schedule
 from agent_runtime.state.sections import (
@@ -232,7 +232,7 @@ async def _controller(svc: Any, **sections: Any) -> tuple[CognitiveController, A
 
 
 async def test_a_goal_change_does_not_abort_a_running_collect() -> None:
-    now = time.time()
+    now = wall_time()
     async with local_services() as svc:
         cc, ctx, seen = await _controller(
             svc,
@@ -251,7 +251,7 @@ async def test_a_goal_change_does_not_abort_a_running_collect() -> None:
 
 
 async def test_a_collect_preempted_by_a_deposit_request_is_resumed_after_it() -> None:
-    now = time.time()
+    now = wall_time()
     async with local_services() as svc:
         st = svc.store.agent("Ann")
         cc, ctx, seen = await _controller(

@@ -4,12 +4,11 @@ calls answered "continue")."""
 
 from __future__ import annotations
 
-import time
-
+from agent_runtime.clock import wall_time
 from agent_runtime.config.module_options import STANDING_ASK_S
 from agent_runtime.state.sections import Action, Decision, IntentKind
 from agent_runtime.world import SkillCall
-from tests.modules.test_asking import standing
+from tests.modules.test_standing_decision import standing
 
 
 async def test_a_standing_decision_answers_the_ceiling_for_a_minute() -> None:
@@ -21,7 +20,7 @@ async def test_a_standing_decision_answers_the_ceiling_for_a_minute() -> None:
         assert len(model.calls) == 1 and cc.gate is not None and cc.gate.last is not None
         run = Action(running=SkillCall(skill="collect", args={"block": "oak_log"}))
         st.set(
-            "action", run.model_copy(update={"started_at": time.time()}), writer="skill_execution"
+            "action", run.model_copy(update={"started_at": wall_time()}), writer="skill_execution"
         )
         cc.gate.last = cc.gate.last.model_copy(update={"at": 0.0})  # the ceiling has passed
         cc._asked_at -= 45.0  # the model was last asked 45 s ago

@@ -8,13 +8,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 from agent_runtime.app.testing import config, local_services, module_context
 from agent_runtime.bus import topics
+from agent_runtime.clock import wall_time
 from agent_runtime.interfaces import LLMRequest
 from agent_runtime.llm.brain import Brain
 from agent_runtime.llm.errors import LLMShed
@@ -144,7 +144,7 @@ async def test_reflexes_work_while_the_model_blocks() -> None:
         await wait_until(lambda: len(r.model.calls) == 1, WAIT_S, "the model call")
         assert r.cc.thinking and not r.decisions()
         # someone greets the agent: answered at once, by the heuristic, the model still busy
-        r.state.set("conversation", greeted(time.time()), writer="talking")
+        r.state.set("conversation", greeted(wall_time()), writer="talking")
         await wait_until(lambda: len(r.decisions()) == 1, WAIT_S, "an answer")
         d = r.state.get("decision", Decision)
         assert d.say is not None and d.say.kind is UtteranceKind.GREET and d.say.to == "Bob"
@@ -177,7 +177,7 @@ async def test_the_late_model_decision_does_not_repeat_a_reflex() -> None:
     async with rig(reply=reply) as r:
         step = asyncio.create_task(r.cc.step(r.ctx))
         await wait_until(lambda: len(r.model.calls) == 1, WAIT_S, "the model call")
-        r.state.set("conversation", greeted(time.time()), writer="talking")
+        r.state.set("conversation", greeted(wall_time()), writer="talking")
         await wait_until(lambda: len(r.decisions()) == 1, WAIT_S, "the reflex answer")
         r.release.set()
         await asyncio.wait_for(step, WAIT_S)
@@ -223,7 +223,7 @@ async def test_an_idle_agent_takes_a_filler_step_the_model_may_replace() -> None
         filler = r.state.get("decision", Decision)
         assert filler.brain == "heuristic" and filler.skill is not None
         # skill execution starts it; the model's decision comes and replaces it
-        running = Action(running=filler.skill, started_at=time.time())
+        running = Action(running=filler.skill, started_at=wall_time())
         r.state.set("action", running, writer="skill_execution")
         r.release.set()
         await asyncio.wait_for(step, WAIT_S)
@@ -247,13 +247,13 @@ async def test_the_running_skill_goes_on_while_the_model_thinks() -> None:
         r.ctx.clock.time_scale = 0.05  # polls every 25 ms, patience 0.5 s
         collecting = SkillCall(skill="collect", args={"block": "oak_log", "count": 4})
         r.state.set(
-            "action", Action(running=collecting, started_at=time.time()), writer="skill_execution"
+            "action", Action(running=collecting, started_at=wall_time()), writer="skill_execution"
         )
         step = asyncio.create_task(r.cc.step(r.ctx))
         await wait_until(lambda: len(r.model.calls) == 1, WAIT_S, "the model call")
-        r.state.set("conversation", greeted(time.time()), writer="talking")
+        r.state.set("conversation", greeted(wall_time()), writer="talking")
         await wait_until(lambda: any(d["say"] for d in r.decisions()), WAIT_S, "an answer")
-        said = greeted(time.time()).model_copy(update={"spoke_to": {"Bob": time.time()}})
+        said = greeted(wall_time()).model_copy(update={"spoke_to": {"Bob": wall_time()}})
         r.state.set("conversation", said, writer="talking")  # as talking records it
         checks = r.cc.reflex_checks  # 40 more checks: twice the patience, the model still busy
         await wait_until(lambda: r.cc.reflex_checks >= checks + 40, WAIT_S, "40 reflex checks")
@@ -282,9 +282,9 @@ async def test_keep_going_counts_from_the_last_decision_not_from_the_call() -> N
     async with rig() as r:
         collecting = SkillCall(skill="collect", args={"block": "oak_log", "count": 4})
         r.state.set(
-            "action", Action(running=collecting, started_at=time.time()), writer="skill_execution"
+            "action", Action(running=collecting, started_at=wall_time()), writer="skill_execution"
         )
-        long_ago = time.time() - KEEP_GOING_S - 1
+        long_ago = wall_time() - KEEP_GOING_S - 1
         r.state.set("decision", Decision(updated_at=long_ago), writer="cognitive_controller")
         step = asyncio.create_task(r.cc.step(r.ctx))
         await wait_until(lambda: len(r.model.calls) == 1, WAIT_S, "the model call")

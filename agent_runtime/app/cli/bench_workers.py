@@ -133,7 +133,7 @@ async def bench_workers(
             async with MqttBus(host, port, run_id) as bus, client:
                 latest: dict[str, dict[str, Any]] = {}
                 all_up = asyncio.Event()
-                sub = bus.subscribe(topics.run_progress(run_id), maxsize=4096)
+                sub = bus.subscribe(topics.run(run_id, "progress"), maxsize=4096)
 
                 def drain() -> None:
                     while (msg := sub.get_nowait()) is not None:
