@@ -5,6 +5,7 @@ const { placeItem } = require('../lib/place')
 const { SkillError, SkillAborted, resolveNames, inventoryCounts } = require('../lib/util')
 
 const TABLE_RADIUS = 32
+const DELIVERY_MS = 5000 // the longest wait for a crafted result to reach the inventory
 
 function missingFor (bot, recipe, times) {
   const have = inventoryCounts(bot)
@@ -62,6 +63,24 @@ async function walkToTable (ctx, table) {
   }
 }
 
+// How many `name` the inventory holds once it holds more than `before` (checked on every
+// slot update), or after `ms`: the crafted result comes with the server's slot update, which
+// may follow the craft's last click.
+function heldOnceMore (bot, name, before, ms) {
+  const held = () => inventoryCounts(bot)[name] || 0
+  return new Promise(resolve => {
+    if (held() > before) return resolve(held())
+    const check = () => { if (held() > before) done() }
+    const timer = setTimeout(done, ms)
+    function done () {
+      clearTimeout(timer)
+      bot.inventory.removeListener('updateSlot', check)
+      resolve(held())
+    }
+    bot.inventory.on('updateSlot', check)
+  })
+}
+
 // Craft `times` x `recipe` (at `table`, or in the inventory's grid) and return how many
 // `name` it made; the server refusing, or delivering nothing, is the skill's failure.
 async function craftOnce (bot, name, recipe, times, table) {
@@ -71,7 +90,7 @@ async function craftOnce (bot, name, recipe, times, table) {
   } catch (err) {
     throw new SkillError(`crafting ${name} failed: ${err.message}`, {}, 'server_refused')
   }
-  const made = (inventoryCounts(bot)[name] || 0) - before
+  const made = (await heldOnceMore(bot, name, before, DELIVERY_MS)) - before
   if (made <= 0) throw new SkillError(`crafting ${name} failed: the server did not deliver the result`, {}, 'server_refused')
   return made
 }

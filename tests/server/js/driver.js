@@ -278,6 +278,9 @@ const actions = {
     if (!recipes.length) throw new Error(`no recipe for ${item} with this inventory`)
     const before = count(item)
     await withTimeout(bot.craft(recipes[0], times, tableBlock || undefined), 20000, `craft ${item}`)
+    // the result comes with the server's slot update, which may follow the craft's last
+    // click (an inventory read at once lacked the wooden pickaxe once, under load): wait for it
+    await inventoryReaches(() => count(item) > before, 5000)
     return { before, after: count(item), inventory: inventory() }
   },
 
