@@ -4,11 +4,9 @@ calls answered "continue")."""
 
 from __future__ import annotations
 
-from agent_runtime.clock import wall_time
 from agent_runtime.config.module_options import STANDING_ASK_S
-from agent_runtime.state.sections import Action, Decision, IntentKind
-from agent_runtime.world import SkillCall
-from tests.modules.test_standing_decision import standing
+from agent_runtime.state.sections import Decision, IntentKind
+from tests.modules.test_standing_decision import ceiling_passes_while_chopping, standing
 
 
 async def test_a_standing_decision_answers_the_ceiling_for_a_minute() -> None:
@@ -18,11 +16,7 @@ async def test_a_standing_decision_answers_the_ceiling_for_a_minute() -> None:
     async with standing(follow_plan_steps=3) as (cc, ctx, model, st, seen):
         await cc.step(ctx)  # chop oaks, standing
         assert len(model.calls) == 1 and cc.gate is not None and cc.gate.last is not None
-        run = Action(running=SkillCall(skill="collect", args={"block": "oak_log"}))
-        st.set(
-            "action", run.model_copy(update={"started_at": wall_time()}), writer="skill_execution"
-        )
-        cc.gate.last = cc.gate.last.model_copy(update={"at": 0.0})  # the ceiling has passed
+        ceiling_passes_while_chopping(cc, st)
         cc._asked_at -= 45.0  # the model was last asked 45 s ago
         await cc.step(ctx)
         d = st.get("decision", Decision)

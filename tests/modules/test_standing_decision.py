@@ -45,12 +45,15 @@ PLAN_STEPS = (
 
 @contextlib.asynccontextmanager
 async def standing(
-    follow_plan_steps: int, *then: ControllerChoice
+    follow_plan_steps: int,
+    *then: ControllerChoice,
+    first: ControllerChoice | None = None,
+    current: int = 0,
 ) -> AsyncIterator[tuple[CognitiveController, Any, Any, Any, list[dict[str, Any]]]]:
-    """Ann with the wood plan at its first step and a model whose every answer is a standing
-    decision to chop oaks (the first answer only, when answers ``then`` follow it):
-    (controller, context, model, state, events seen)."""
-    chop = ControllerChoice(
+    """Ann with the wood plan at step ``current`` and a model whose every answer is a standing
+    decision (``first``; by default: chop oaks), the first answer only when answers ``then``
+    follow it: (controller, context, model, state, events seen)."""
+    chop = first or ControllerChoice(
         kind=IntentKind.WORK, skill="collect", item="oak_log", follow_plan=True, reason="plan"
     )
     answers = iter((chop, *then))
@@ -59,7 +62,7 @@ async def standing(
         st = svc.store.agent("Ann")
         st.set("identity", Identity(name="Ann"), writer="runtime")
         st.set("perception", FED, writer="perception")
-        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
+        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=current), writer="planning")
         cc = CognitiveController(
             Schedule(cadence=3.0), ControllerOptions(follow_plan_steps=follow_plan_steps)
         )
@@ -70,6 +73,14 @@ async def standing(
         seen: list[dict[str, Any]] = []
         svc.events.add_listener(seen.append)
         yield cc, ctx, model, st, seen
+
+
+def ceiling_passes_while_chopping(cc: CognitiveController, st: Any) -> None:
+    """The standing decision's skill (chop oaks) runs, and only the ceiling has passed."""
+    run = Action(running=SkillCall(skill="collect", args={"block": "oak_log"}))
+    st.set("action", run.model_copy(update={"started_at": wall_time()}), writer="skill_execution")
+    assert cc.gate is not None and cc.gate.last is not None
+    cc.gate.last = cc.gate.last.model_copy(update={"at": 0.0})
 
 
 def _step_done(ctx: Any, cc: CognitiveController, index: int, *, success: bool = True) -> None:
@@ -123,22 +134,8 @@ async def test_a_standing_decision_starts_the_plans_next_step_without_a_call() -
 async def test_a_standing_decision_survives_an_answer_that_keeps_the_course() -> None:
     """Asked at the ceiling while the standing step runs, the model only keeps the course;
     its standing decision still covers the plan's next step (no call at the step's end)."""
-    chop = ControllerChoice(
-        kind=IntentKind.WORK, skill="collect", item="oak_log", follow_plan=True, reason="plan"
-    )
     keep = ControllerChoice(kind=IntentKind.CONTINUE, reason="still chopping")
-    answers = iter([chop, keep])
-    model = ScriptedLanguageModel(responder=lambda r: next(answers), name="m")
-    async with local_services(config(llm={"provider": "openai"})) as svc:
-        st = svc.store.agent("Ann")
-        st.set("identity", Identity(name="Ann"), writer="runtime")
-        st.set("perception", FED, writer="perception")
-        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
-        cc = CognitiveController(Schedule(cadence=3.0), ControllerOptions(follow_plan_steps=3))
-        ctx = module_context(svc, cc, agent="Ann")
-        ctx.shared["brain:cognitive_controller"] = Brain(
-            model, module="cognitive_controller", agent="Ann"
-        )
+    async with standing(3, keep) as (cc, ctx, model, st, _):
         await cc.step(ctx)  # chop oaks, standing
         assert cc.gate is not None and cc.gate.last is not None
         cc.gate.last = cc.gate.last.model_copy(update={"at": 0.0})  # the ceiling has passed
@@ -216,19 +213,7 @@ async def test_a_standing_decision_off_the_plan_goes_back_to_the_plans_step() ->
     logs = ControllerChoice(
         kind=IntentKind.RECOVER, skill="collect", item="oak_log", follow_plan=True, reason="logs"
     )
-    model = ScriptedLanguageModel(responder=lambda r: logs, name="m")
-    async with local_services(config(llm={"provider": "openai"})) as svc:
-        st = svc.store.agent("Ann")
-        st.set("identity", Identity(name="Ann"), writer="runtime")
-        st.set("perception", FED, writer="perception")
-        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=1), writer="planning")
-        cc = CognitiveController(Schedule(cadence=3.0), ControllerOptions(follow_plan_steps=3))
-        ctx = module_context(svc, cc, agent="Ann")
-        ctx.shared["brain:cognitive_controller"] = Brain(
-            model, module="cognitive_controller", agent="Ann"
-        )
-        seen: list[dict[str, Any]] = []
-        svc.events.add_listener(seen.append)
+    async with standing(3, first=logs, current=1) as (cc, ctx, model, st, seen):
         await cc.step(ctx)  # the model: collect logs first (off the plan's "make planks")
         assert len(model.calls) == 1
         t = wall_time()
@@ -258,11 +243,7 @@ async def test_a_standing_decision_keeps_the_course_at_the_ceiling_for_a_while()
     async with standing(follow_plan_steps=3) as (cc, ctx, model, st, seen):
         await cc.step(ctx)  # chop oaks, standing
         assert len(model.calls) == 1 and cc.gate is not None and cc.gate.last is not None
-        run = Action(running=SkillCall(skill="collect", args={"block": "oak_log"}))
-        st.set(
-            "action", run.model_copy(update={"started_at": wall_time()}), writer="skill_execution"
-        )
-        cc.gate.last = cc.gate.last.model_copy(update={"at": 0.0})  # the ceiling has passed
+        ceiling_passes_while_chopping(cc, st)
         await cc.step(ctx)
         d = st.get("decision", Decision)
         assert len(model.calls) == 1 and cc.gate.kept == 1
