@@ -19,6 +19,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
 
+from agent_runtime.checks import require_positive
 from agent_runtime.config.urls import public_url
 
 __all__ = ["AdminClient", "AdminError"]
@@ -36,14 +37,11 @@ class AdminError(RuntimeError):
 class AdminClient:
     """Async client for one server's admin API; an async context manager."""
 
-    def __init__(
-        self, base_url: str, *, token: str | None = None, timeout: float = 10.0
-    ) -> None:
+    def __init__(self, base_url: str, *, token: str | None = None, timeout: float = 10.0) -> None:
         parts = urlsplit(base_url)
         if parts.scheme != "http" or parts.hostname not in {"127.0.0.1", "localhost", "::1"}:
             raise ValueError(f"admin API is loopback-only http, got {public_url(base_url)!r}")
-        if timeout <= 0:
-            raise ValueError("timeout must be positive")
+        require_positive(timeout=timeout)
         self.token = token or parts.password
         host = parts.hostname if parts.hostname != "::1" else "[::1]"
         netloc = f"{host}:{parts.port}" if parts.port else host

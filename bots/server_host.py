@@ -1,17 +1,18 @@
 """Run the embedded Minecraft server (flying-squid + our plugins) as a child process.
 
-It serves Minecraft ``version`` (``DEFAULT_VERSION`` unless told another).
+It serves Minecraft ``options.version`` (``DEFAULT_VERSION`` unless told another).
 
 ``EmbeddedServer`` is an async context manager::
 
-    async with EmbeddedServer(run_dir / "world", seed=7, log_path=run_dir / "server.log") as srv:
+    options = ServerOptions(seed=7)  # bots.server_options: where, what world, what limits
+    async with EmbeddedServer(run_dir / "world", options, log_path=run_dir / "server.log") as srv:
         print(srv.port, srv.admin_url, srv.places["town_hall"])
 
 ``__aenter__`` starts ``node bots/server/host.js`` (the wheel's Node 22, in its
 own process group), streams its output into ``log_path``, waits for the host's
 ``PIANO_READY`` line and then checks with a Minecraft status ping that a client
 can connect. ``__aexit__`` stops it by process id: SIGTERM (the host saves
-players, containers and chunks), then SIGKILL after ``stop_timeout``. The Node
+players, containers and chunks), then SIGKILL after ``options.stop_timeout``. The Node
 host also exits by itself if this Python process dies. The world lives in
 ``world_dir``; starting again on the same folder continues it. Nothing is
 installed at run time: ``bots/node_modules`` must exist (``npm ci`` in bots/).
@@ -30,11 +31,11 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from agent_runtime.config.layout import Place, VillageLayout
-from agent_runtime.config.models import DEFAULT_VERSION
+from agent_runtime.config.layout import Place
 from agent_runtime.services.process import ChildProcess
 from agent_runtime.services.supervised import Supervised
 from bots.node import BOTS_DIR, node_env, node_executable, require_node_modules
+from bots.server_options import ServerOptions
 from bots.status_ping import protocol_of, status_ping
 
 __all__ = [
@@ -49,7 +50,6 @@ HOST_JS = BOTS_DIR / "server" / "host.js"
 
 _READY = "PIANO_READY "
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
 
 class EmbeddedServerError(RuntimeError):
@@ -64,61 +64,14 @@ class EmbeddedServer(Supervised):
     start_error = EmbeddedServerError
 
     def __init__(
-        self,
-        world_dir: Path,
-        *,
-        host: str = "127.0.0.1",
-        port: int | None = None,
-        seed: int = 0,
-        layout: VillageLayout | None = None,
-        log_path: Path | None = None,
-        admin_port: int | None = None,
-        admin: bool = True,
-        motd: str = "PIANO village",
-        max_players: int = 60,
-        view_distance: int = 6,
-        start_timeout: float = 60.0,
-        stop_timeout: float = 10.0,
-        furnace_cook_ticks: int = 200,
-        pregen_radius: int = 4,
-        version: str = DEFAULT_VERSION,
+        self, world_dir: Path, options: ServerOptions | None = None, *, log_path: Path | None = None
     ) -> None:
-        if host not in _LOOPBACK and not host.replace(".", "").isdigit() and host != "0.0.0.0":
-            raise ValueError(f"host: not an IP address or localhost: {host!r}")
-        for name, value in (("port", port), ("admin_port", admin_port)):
-            if value is not None and not 0 <= value <= 65535:
-                raise ValueError(f"{name}: must be 0..65535, got {value}")
-        if not -(2**31) <= seed < 2**32:
-            raise ValueError("seed: must fit in 32 bits")
-        if not 1 <= max_players <= 1000:
-            raise ValueError("max_players: must be 1..1000")
-        if not 2 <= view_distance <= 32:
-            raise ValueError("view_distance: must be 2..32")
-        if start_timeout <= 0 or stop_timeout <= 0:
-            raise ValueError("start_timeout and stop_timeout must be positive")
-        if not 1 <= furnace_cook_ticks <= 2000:
-            raise ValueError("furnace_cook_ticks: must be 1..2000")
-        if not 0 <= pregen_radius <= 16:
-            raise ValueError("pregen_radius: must be 0..16")
+        self.options = options if options is not None else ServerOptions()
         # any version minecraft-data knows (a village's world.version is checked against
         # SUPPORTED_VERSIONS at config time; tests also try the newer ones)
-        self.protocol = protocol_of(version)
-        self.version = version
+        self.protocol = protocol_of(self.options.version)
         self.world_dir = Path(world_dir)
-        self.host = host
-        self._requested_port = port
-        self.seed = seed
-        self.layout = layout if layout is not None else VillageLayout()
         self.log_path = Path(log_path) if log_path is not None else None
-        self._admin_port = admin_port
-        self._admin = admin
-        self.motd = motd
-        self.max_players = max_players
-        self.view_distance = view_distance
-        self.start_timeout = start_timeout
-        self.stop_timeout = stop_timeout
-        self.furnace_cook_ticks = furnace_cook_ticks
-        self.pregen_radius = pregen_radius
         self._child: ChildProcess | None = None
         self._proc: asyncio.subprocess.Process | None = None
         self._stopping = False  # set while stop() runs: the supervisor must not restart
@@ -141,7 +94,7 @@ class EmbeddedServer(Supervised):
     @property
     def address(self) -> str:
         """``host:port`` a Minecraft client of :attr:`version` can join."""
-        return f"{self.host}:{self.port}"
+        return f"{self.options.host}:{self.port}"
 
     @property
     def admin_url(self) -> str | None:
@@ -197,32 +150,33 @@ class EmbeddedServer(Supervised):
         await self.stop()
 
     def _settings(self) -> dict[str, Any]:
-        port = self._requested_port
+        o = self.options
+        port = o.port
         if self._info:  # restart: keep the ports we had
             port = self._info["port"]
         admin_port: int | None
-        if not self._admin:
+        if not o.admin:
             admin_port = None
         elif self._info.get("adminPort"):
             admin_port = int(self._info["adminPort"])
         else:
-            admin_port = self._admin_port or 0
+            admin_port = o.admin_port or 0
         return {
             "worldDir": str(self.world_dir.resolve()),
-            "host": self.host,
+            "host": o.host,
             "port": 0 if port is None else port,
-            "motd": self.motd,
-            "maxPlayers": self.max_players,
-            "viewDistance": self.view_distance,
-            "seed": self.seed,
-            "version": self.version,
-            "layout": self.layout.to_generator(),
+            "motd": o.motd,
+            "maxPlayers": o.max_players,
+            "viewDistance": o.view_distance,
+            "seed": o.seed,
+            "version": o.version,
+            "layout": o.layout.to_generator(),
             "adminHost": "127.0.0.1",
             "adminPort": admin_port,
             "adminTokenFile": str(self.admin_token_file.resolve()),
-            "pregenRadius": self.pregen_radius,
+            "pregenRadius": o.pregen_radius,
             "parentPid": os.getpid(),
-            "furnaceCookTicks": self.furnace_cook_ticks,
+            "furnaceCookTicks": o.furnace_cook_ticks,
         }
 
     async def start(self) -> None:
@@ -250,7 +204,7 @@ class EmbeddedServer(Supervised):
             cwd=BOTS_DIR,
             env=env,
             capture=True,
-            stop_timeout=self.stop_timeout,
+            stop_timeout=self.options.stop_timeout,
         )
         await self._child.start()  # own process group: stop() signals the whole group
         self._proc = self._child.proc
@@ -260,7 +214,7 @@ class EmbeddedServer(Supervised):
         self._ready = loop.create_future()
         self._reader = asyncio.create_task(self._read_output(), name="embedded-server.log")
         try:
-            async with asyncio.timeout(self.start_timeout):
+            async with asyncio.timeout(self.options.start_timeout):
                 info = await self._ready
                 self._info = info
                 await self._wait_pingable()
@@ -268,7 +222,7 @@ class EmbeddedServer(Supervised):
             await self.stop()
             if isinstance(exc, TimeoutError):
                 raise EmbeddedServerError(
-                    f"server not ready after {self.start_timeout}s; log tail:\n{self._tail_text()}"
+                    f"server not ready after {self.options.start_timeout}s; log tail:\n{self._tail_text()}"
                 ) from None
             raise
         self.start_seconds = time.monotonic() - t0
@@ -281,11 +235,10 @@ class EmbeddedServer(Supervised):
 
     async def _wait_pingable(self) -> None:
         delay = 0.05
+        host = self.options.host if self.options.host != "0.0.0.0" else "127.0.0.1"
         while True:
             try:
-                status = await status_ping(
-                    self.host if self.host != "0.0.0.0" else "127.0.0.1", self.port
-                )
+                status = await status_ping(host, self.port)
             except (OSError, EmbeddedServerError, asyncio.IncompleteReadError, ValueError) as exc:
                 logger.debug("status ping failed: %s", exc)
             else:

@@ -139,11 +139,11 @@ class GoalGeneration(Module):
             Goals(
                 current=out.goal,
                 kind=kind,
-                brain=brain,
                 set_at=now,
                 inventory_at_set=view.inventory,
-                updated_at=now,
                 history=appended(goals.history, entry, HISTORY),
+                brain=brain,
+                updated_at=now,
             ),
         )
         await ctx.publish(

@@ -110,14 +110,15 @@ def talk_view(
     if decision.say is None:
         return None
     return TalkView(
+        # who speaks, what it heard and remembers, then what its controller decided to say
         name=ident.name,
         traits=ident.traits,
+        topics=ident.topics,
+        history=conv.lines[-HISTORY_LINES:],
+        memories=memories,
         say=decision.say,
         intent=decision.intent,
         action=decision.skill,
-        history=conv.lines[-HISTORY_LINES:],
-        memories=memories,
-        topics=ident.topics,
     )
 
 

@@ -24,35 +24,27 @@ __all__ = ["RunningVillage"]
 
 
 class RunningVillage(Protocol):
-    """The parts of a running village that its reports read (read-only)."""
+    """The parts of a running village that its reports read (they never write them).
 
-    @property
-    def run_id(self) -> str: ...
+    Members are the village's attributes; the two whose type in the village is narrower
+    (its agents, its resolved list) are read-only properties, so that it still matches."""
+
+    run_id: str
+    services: AgentServices | None
+    bus: Bus | None
+    store: StateStore | None
+    metrics: SchedulerMetrics
+    events: EventLog
+    coherence: CoherenceTracker
+    responsiveness: Responsiveness
+    started_at: float
+    stopped_at: float
+    stop_reason: str
+    web: Any
+
     @property
     def agents(self) -> Mapping[str, object]: ...
     @property
     def resolved(self) -> Sequence[ResolvedAgent]: ...
-    @property
-    def services(self) -> AgentServices | None: ...
-    @property
-    def bus(self) -> Bus | None: ...
-    @property
-    def store(self) -> StateStore | None: ...
-    @property
-    def metrics(self) -> SchedulerMetrics: ...
-    @property
-    def events(self) -> EventLog: ...
-    @property
-    def coherence(self) -> CoherenceTracker: ...
-    @property
-    def responsiveness(self) -> Responsiveness: ...
-    @property
-    def started_at(self) -> float: ...
-    @property
-    def stopped_at(self) -> float: ...
-    @property
-    def stop_reason(self) -> str: ...
-    @property
-    def web(self) -> Any: ...
 
     def unresponsive(self) -> dict[str, str]: ...

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_runtime.app.launchers.handles import WorkerLaunch
+from agent_runtime.checks import require_positive
 from agent_runtime.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
@@ -369,8 +370,7 @@ class EventFollower:
     """
 
     def __init__(self, folders: Sequence[Path], into: EventLog, *, every: float = 0.25) -> None:
-        if every <= 0:
-            raise ValueError("every must be positive")
+        require_positive(every=every)
         self.files = [Path(f) / "events.jsonl" for f in folders]
         self.into = into
         self.every = every

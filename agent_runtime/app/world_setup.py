@@ -179,18 +179,18 @@ async def open_server(run: WorldRun, spot: ServerSpot) -> WorldHandle:
     )
     if spot.kind == "embedded":
         from bots.server_host import EmbeddedServer, EmbeddedServerError
+        from bots.server_options import ServerOptions
 
         log_path = run_dir / "logs" / f"server{suffix}.log"
-        server = EmbeddedServer(
-            run_dir / f"world{suffix}",
+        options = ServerOptions(
             host=spot.host,
             port=spot.port or None,  # 0 = a free port
-            seed=w.seed if w.seed is not None else cfg.run.seed,
-            layout=spot.layout,
-            log_path=log_path,
             admin_port=spot.admin_port,
             version=w.version,
+            seed=w.seed if w.seed is not None else cfg.run.seed,
+            layout=spot.layout,
         )
+        server = EmbeddedServer(run_dir / f"world{suffix}", options, log_path=log_path)
         try:
             await stack.enter_async_context(server)
         except (EmbeddedServerError, OSError, TimeoutError) as err:

@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_runtime.config.errors import ConfigError, FieldProblem
-from agent_runtime.config.models import AgentSpec, Position, VillageConfig
+from agent_runtime.config.models import AgentSpec, AgentTemplate, Position, VillageConfig
 from agent_runtime.config.name_check import check_names
 from agent_runtime.config.names import generate_names, generate_personality
 from agent_runtime.config.topics import Topic, TopicFile, parse_lexicon
@@ -165,6 +165,11 @@ class ResolvedAgent(BaseModel):
     index: int = 0
 
 
+#: what a template gives each of its agents as it is written (it generates their names and
+#: spawn points, and adds a generated personality to the traits when asked)
+_AS_GIVEN = (AgentSpec.model_fields.keys() & AgentTemplate.model_fields.keys()) - {"traits"}
+
+
 def resolve_agents(
     cfg: VillageConfig,
     *,
@@ -216,16 +221,8 @@ def resolve_agents(
                     y=float(lay.ground_level + 2),
                     z=lay.centre_z + rng.uniform(-tpl.spawn_spread, tpl.spawn_spread),
                 )
-            spec = AgentSpec(
-                name=name,
-                traits=traits,
-                location_memories=tpl.location_memories,
-                spawn_location=spawn,
-                inventory=tpl.inventory,
-                community_goal=tpl.community_goal,
-                role=tpl.role,
-            )
-            add(spec)
+            given = tpl.model_dump(include=_AS_GIVEN)
+            add(AgentSpec(name=name, traits=traits, spawn_location=spawn, **given))
     if limit is not None:
         out = out[:limit]
     return out

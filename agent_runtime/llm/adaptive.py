@@ -48,43 +48,37 @@ __all__ = ["AdaptiveConcurrency"]
 
 
 class AdaptiveConcurrency:
+    # the tuning (module docstring); a test may set them on an instance
+    tolerance = 1.35  # a mean latency ratio above it: requests queue in the server
+    decrease = 0.75  # the limit's factor on congestion
+    window = 32  # unqueued latencies kept per key for its baseline
+    increase = 0.1  # growth per reply after slow start, divided by the limit
+    judge_after = 3  # queued replies seen at a limit before it is judged
+    probe_after = 8  # replies with none alone before a first probe
+    refresh_after = 200  # replies before a ceiling is forgotten or a baseline refreshed
+    baseline_samples = 3  # unqueued latencies needed before anything is judged
+
     def __init__(
         self,
         max_limit: int,
         *,
         enabled: bool = True,
         initial: int | None = None,
-        tolerance: float = 1.35,
-        decrease: float = 0.75,
-        window: int = 32,
-        increase: float = 0.1,
-        judge_after: int = 3,
-        probe_after: int = 8,
-        refresh_after: int = 200,
-        baseline_samples: int = 3,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_limit < 1:
-            raise ValueError("max_limit must be >= 1")
+            raise ValueError(f"max_limit (the concurrency) must be >= 1, got {max_limit}")
         self.max_limit = max_limit
         self.enabled = enabled
         start = initial if initial is not None else min(max_limit, 2)
         self.limit = float(max(1, min(max_limit, start))) if enabled else float(max_limit)
-        self.tolerance = tolerance
-        self.decrease = decrease
         self._clock = clock
-        self._window = window
-        self.increase = increase
-        self.judge_after = judge_after
-        self.probe_after = probe_after
-        self.refresh_after = refresh_after
-        self.baseline_samples = max(1, baseline_samples)
         self._since_alone = 0  # replies since the last one that came alone
         self._probe = False  # the limit is 1 until replies come alone
         self.probes = 0
         self._ratios: deque[float] = deque(maxlen=16)  # latency / baseline at this limit
         self._recent: dict[str, deque[float]] = {}
-        self._any: deque[float] = deque(maxlen=window)
+        self._any: deque[float] = deque(maxlen=self.window)
         self._slow_start = True
         self._last_decrease = float("-inf")
         self._ceiling: int | None = None  # a level where requests queued in the server
@@ -128,7 +122,7 @@ class AdaptiveConcurrency:
         )
         recent = self._recent.get(key)
         if recent is None:
-            recent = self._recent[key] = deque(maxlen=self._window)
+            recent = self._recent[key] = deque(maxlen=self.window)
         probing = self._probe  # a reply alone because of a probe says nothing of the limit
         if in_flight <= 1:
             recent.append(latency_s)

@@ -10,6 +10,8 @@ import asyncio
 import time
 from collections.abc import Callable
 
+from agent_runtime.checks import require_positive
+
 __all__ = ["TokenBucket"]
 
 
@@ -23,8 +25,7 @@ class TokenBucket:
         *,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if capacity <= 0 or rate_per_s <= 0:
-            raise ValueError("capacity and rate_per_s must be positive")
+        require_positive(capacity=capacity, rate_per_s=rate_per_s)
         self.capacity = float(capacity)
         self.rate_per_s = float(rate_per_s)
         self._clock = clock

@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from agent_runtime.checks import require_positive
 from agent_runtime.clock import wall_time
 from agent_runtime.llm.errors import LLMShed
 from agent_runtime.llm.priority import Priority, SchedulingPolicy
@@ -58,8 +59,7 @@ class HourlyBudget:
         policy: SchedulingPolicy | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if max_usd_per_hour <= 0 or burst_s <= 0:
-            raise ValueError("max_usd_per_hour and burst_s must be positive")
+        require_positive(max_usd_per_hour=max_usd_per_hour, burst_s=burst_s)
         self.max_usd_per_hour = max_usd_per_hour
         self.rate_per_s = max_usd_per_hour / 3600.0
         self.capacity = self.rate_per_s * burst_s

@@ -42,6 +42,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
+from agent_runtime.checks import require_positive
 from agent_runtime.llm.adaptive import AdaptiveConcurrency
 from agent_runtime.llm.buckets import TokenBucket
 from agent_runtime.llm.calls import current_options
@@ -72,10 +73,8 @@ class Limiter:
         initial_concurrency: int | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if concurrency < 1:
-            raise ValueError("concurrency must be >= 1")
-        if queue_timeout_s <= 0 or window_s <= 0:
-            raise ValueError("queue_timeout_s and window_s must be positive")
+        # ``concurrency`` is checked by the AdaptiveConcurrency built from it below
+        require_positive(queue_timeout_s=queue_timeout_s, window_s=window_s)
         self.concurrency = concurrency
         self.queue_timeout_s = queue_timeout_s
         self.policy = policy if policy is not None else SchedulingPolicy()

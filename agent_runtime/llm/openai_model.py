@@ -54,6 +54,7 @@ from typing import Any, cast
 import openai
 from openai import AsyncOpenAI
 
+from agent_runtime.checks import require_positive
 from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, Message, T, Usage
 from agent_runtime.llm._schema import schema_name, strict_json_schema
 from agent_runtime.llm.calls import current_trace
@@ -113,8 +114,7 @@ class OpenAILanguageModel(LanguageModel):
         structured_output: StructuredOutput = "auto",
         rng: random.Random | None = None,
     ) -> None:
-        if timeout_s <= 0:
-            raise ValueError("timeout_s must be positive")
+        require_positive(timeout_s=timeout_s)
         self.client = client
         self.model = model
         self.name = model
@@ -149,7 +149,12 @@ class OpenAILanguageModel(LanguageModel):
             repair = [
                 *turns,
                 Message("assistant", raw),
-                Message("user", render_text(prompt_path("agent_runtime.llm", "repair"), {"error": first.detail})),
+                Message(
+                    "user",
+                    render_text(
+                        prompt_path("agent_runtime.llm", "repair"), {"error": first.detail}
+                    ),
+                ),
             ]
             raw = await self._exchange(request, repair, schema, strict, call)
             try:
@@ -271,7 +276,9 @@ class OpenAILanguageModel(LanguageModel):
                 nxt,
             )
         else:
-            logger.info("%s (%s): %s in mode %s; trying %s", *self._where(), describe(exc), mode, nxt)
+            logger.info(
+                "%s (%s): %s in mode %s; trying %s", *self._where(), describe(exc), mode, nxt
+            )
 
     async def _retry_or_raise(
         self, request: LLMRequest[Any], exc: BaseException, call: _CallState, retries: int
@@ -366,4 +373,3 @@ class OpenAILanguageModel(LanguageModel):
             usage=call.usage,
             status_code=status if isinstance(status, int) else None,
         )
-

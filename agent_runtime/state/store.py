@@ -26,6 +26,7 @@ from redis.asyncio.client import Pipeline
 from redis.exceptions import RedisError
 from redis.typing import EncodableT, FieldT
 
+from agent_runtime.checks import require_positive
 from agent_runtime.clock import wall_time
 from agent_runtime.state import keys
 from agent_runtime.state.sections import (
@@ -170,8 +171,7 @@ class StateStore:
     """All agents' state for one run. An async context manager that owns its flusher task."""
 
     def __init__(self, redis: Redis, run_id: str, *, flush_interval: float = 0.05) -> None:
-        if flush_interval <= 0:
-            raise ValueError("flush_interval must be positive")
+        require_positive(flush_interval=flush_interval)
         self.redis = redis
         self.run_id = run_id
         self.flush_interval = flush_interval

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_runtime.checks import require_positive
 from agent_runtime.clock import wall_time
 from agent_runtime.interfaces import BotSpec, BotTransport
 from agent_runtime.tasks import cancel_and_wait
@@ -48,6 +49,7 @@ def _settle(
                 fut.set_exception(error)
             else:
                 fut.set_result(result or {})
+
 
 BODY_DIR = Path(__file__).resolve().parent.parent / "body"
 
@@ -92,8 +94,7 @@ class HostTransport(BotTransport):
     ) -> None:
         if bots_per_process < 0:
             raise ValueError("bots_per_process must be >= 0 (0 = all bots in the host process)")
-        if call_timeout <= 0 or spawn_timeout <= 0:
-            raise ValueError("timeouts must be positive")
+        require_positive(call_timeout=call_timeout, spawn_timeout=spawn_timeout)
         if event_queue_size < 1:
             raise ValueError("event_queue_size must be >= 1")
         if not 0 < reconnect_base <= reconnect_max:

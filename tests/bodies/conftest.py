@@ -20,6 +20,7 @@ from agent_runtime.interfaces import BotSpec
 from agent_runtime.world import BodyEvent, Observation, SkillCall, SkillOutcome
 from bots.admin import AdminClient
 from bots.server_host import EmbeddedServer
+from bots.server_options import ServerOptions
 from bots.transport import HostTransport, JSPyBridgeTransport, MineflayerBody
 
 T = TypeVar("T")
@@ -35,9 +36,8 @@ def unique_name(prefix: str) -> str:
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[EmbeddedServer]:
     run = tmp_path_factory.mktemp("bodies")
-    async with EmbeddedServer(
-        run / "world", log_path=run / "server.log", furnace_cook_ticks=10
-    ) as srv:
+    options = ServerOptions(furnace_cook_ticks=10)
+    async with EmbeddedServer(run / "world", options, log_path=run / "server.log") as srv:
         yield srv
 
 

@@ -20,6 +20,7 @@ from agent_runtime.interfaces import BotSpec
 from agent_runtime.world import SkillCall
 from bots.admin import AdminClient
 from bots.server_host import EmbeddedServer
+from bots.server_options import ServerOptions
 from bots.transport import JSPyBridgeTransport
 from modules.heuristics.recovery import missing_step
 
@@ -28,18 +29,12 @@ from .conftest import give
 pytestmark = pytest.mark.minecraft
 
 
-
 @pytest.fixture
 async def world(
     tmp_path: Path, mc_version: str
 ) -> AsyncIterator[tuple[EmbeddedServer, AdminClient]]:
-    async with EmbeddedServer(
-        tmp_path / "world",
-        seed=1234,
-        log_path=tmp_path / "server.log",
-        furnace_cook_ticks=10,
-        version=mc_version,
-    ) as srv:
+    options = ServerOptions(seed=1234, furnace_cook_ticks=10, version=mc_version)
+    async with EmbeddedServer(tmp_path / "world", options, log_path=tmp_path / "server.log") as srv:
         assert srv.admin_url is not None
         async with AdminClient(srv.admin_url) as admin:
             yield srv, admin

@@ -38,8 +38,8 @@ class FakeServer:
 
     def _info(self, node: str, n: int) -> dict[str, Any]:
         host = self.settings.host or f"10.0.0.{n}"
-        return {"shard": self.settings.shard, "host": host, "port": self.settings.port,
-                "admin_port": self.settings.admin_port, "node": node, "started_at": n,
+        return {"shard": self.settings.shard, "host": host, "port": self.settings.options.port,
+                "admin_port": self.settings.options.admin_port, "node": node, "started_at": n,
                 "places": [{"name": "town_hall", "x": 1, "y": 2, "z": 3}]}  # fmt: skip
 
     @property
@@ -128,12 +128,13 @@ async def test_a_shard_actor_fills_the_world_and_its_restart_is_an_event(
         world = await open_west(tmp_path, launcher, events, stack)
         (server,) = launcher.servers
         s = server.settings
-        assert s.shard == "west" and s.host == "127.0.0.1" and s.port > 0 and s.admin_port > 0
+        o = s.options
+        assert s.shard == "west" and s.host == "127.0.0.1" and o.port and o.admin_port
         assert Path(s.world_dir) == tmp_path / "run" / "world-west"
-        assert s.version == DEFAULT_VERSION  # world.version reaches the shard server
+        assert o.version == DEFAULT_VERSION  # world.version reaches the shard server
         assert len(s.admin_token) >= 24 and s.admin_token not in repr(s)
-        assert world.port == s.port and world.host == "127.0.0.1"
-        assert world.admin_url == f"http://piano:{s.admin_token}@127.0.0.1:{s.admin_port}"
+        assert world.port == o.port and world.host == "127.0.0.1"
+        assert world.admin_url == f"http://piano:{s.admin_token}@127.0.0.1:{o.admin_port}"
         assert list(world.places) == ["town_hall"] and world.server is server
         assert launcher.entered == 1
         (started,) = [r for r in records if r["type"] == "world_started"]
@@ -147,7 +148,7 @@ async def test_a_shard_actor_fills_the_world_and_its_restart_is_an_event(
         (restarted,) = [r for r in records if r["type"] == "service_restarted"]
         assert restarted["service"] == "minecraft" and restarted["shard"] == "west"
         assert restarted["node"] == "node-b" and restarted["moved"] is False
-        assert restarted["address"] == f"127.0.0.1:{s.port}" and restarted["seconds"] >= 0
+        assert restarted["address"] == f"127.0.0.1:{o.port}" and restarted["seconds"] >= 0
     assert server.stopped and launcher.entered == 0
 
 

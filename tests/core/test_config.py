@@ -152,6 +152,22 @@ def test_templates_generate_distinct_seeded_names(tmp_path: Path) -> None:
     assert len({x.traits for x in gen}) > 10
 
 
+def test_a_template_gives_each_of_its_agents_what_it_says(tmp_path: Path) -> None:
+    text = (
+        "community_goal: a village\nagent_templates:\n"
+        "  - {count: 2, name_prefix: Guard, traits: [brave], role: guard, community_goal: walls,"
+        " inventory: {bread: 3}, location_memories: [the gate is north]}\n"
+        "  - {count: 1}\n"
+    )
+    *guards, plain = resolve_agents(load_config(write(tmp_path, text)))
+    assert len(guards) == 2
+    for a in guards:
+        assert a.name.startswith("Guard") and a.traits == ("brave",) and a.role == "guard"
+        assert a.community_goal == "walls" and a.inventory == {"bread": 3}
+        assert a.location_memories[0] == "the gate is north"
+    assert plain.role is None and plain.community_goal == "a village" and not plain.inventory
+
+
 def test_presets_are_ablations(tmp_path: Path) -> None:
     cfg = load_config(write(tmp_path, "modules: {preset: baseline}\nagents:\n  - name: Ann\n"))
     assert set(cfg.modules.enabled()) == {

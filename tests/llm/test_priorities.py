@@ -222,7 +222,8 @@ def test_adaptive_concurrency_follows_latency_and_429() -> None:
 
 
 def test_probe_for_a_baseline_when_requests_never_come_alone() -> None:
-    ac = AdaptiveConcurrency(8, initial=4, probe_after=8)
+    ac = AdaptiveConcurrency(8, initial=4)
+    ac.probe_after = 8
     for _ in range(7):
         ac.observe("m", 2.0, saturated=True, in_flight=2)
     assert ac.effective == 4 and not ac.probing  # no baseline, no judgement
@@ -351,7 +352,8 @@ async def test_the_slot_stays_kept_after_a_long_controller_call() -> None:
 
 def test_a_level_where_requests_queued_is_not_probed_again_soon() -> None:
     now = [0.0]
-    ac = AdaptiveConcurrency(2, clock=lambda: now[0], refresh_after=20)
+    ac = AdaptiveConcurrency(2, clock=lambda: now[0])
+    ac.refresh_after = 20
     for _ in range(3):  # alone: the baseline
         ac.observe("m", 10.0, saturated=True, in_flight=1)
     now[0] = 100.0

@@ -22,6 +22,7 @@ from agent_runtime.services.process import ChildProcess
 from bots.admin import AdminClient
 from bots.node import BOTS_DIR, node_env, node_executable
 from bots.server_host import EmbeddedServer
+from bots.server_options import ServerOptions
 
 JS = Path(__file__).parent / "js"
 DRIVER = JS / "driver.js"
@@ -175,13 +176,8 @@ def mc_version() -> str:
 
 @pytest.fixture
 async def server(tmp_path: Path, mc_version: str) -> AsyncIterator[EmbeddedServer]:
-    srv = EmbeddedServer(
-        tmp_path / "world",
-        seed=1234,
-        log_path=tmp_path / "server.log",
-        furnace_cook_ticks=40,
-        version=mc_version,
-    )
+    options = ServerOptions(seed=1234, furnace_cook_ticks=40, version=mc_version)
+    srv = EmbeddedServer(tmp_path / "world", options, log_path=tmp_path / "server.log")
     async with srv:
         yield srv
 
@@ -204,7 +200,7 @@ async def make_bot(server: EmbeddedServer, admin: AdminClient) -> AsyncIterator[
     bots: list[JsBot] = []
 
     async def make(username: str, **items: int) -> JsBot:
-        bot = JsBot(server.port, username, version=server.version)
+        bot = JsBot(server.port, username, version=server.options.version)
         bots.append(bot)
         await bot.start()
         for item, count in items.items():

@@ -20,7 +20,7 @@ async def put_block(admin: AdminClient, x: int, y: int, z: int, block: str) -> N
 def drop(server: EmbeddedServer, block: str) -> str:
     """What ``block`` drops at the server's version (minecraft-data: iron ore drops
     ``iron_ore`` at 1.16.5, ``raw_iron`` from 1.17)."""
-    (item,) = mc_names.drops_of(server.version, block)
+    (item,) = mc_names.drops_of(server.options.version, block)
     return item
 
 

@@ -25,7 +25,7 @@ async def test_a_walk_before_the_first_look_is_not_undone(server: EmbeddedServer
     # looks, then digs out of reach; every position the server sent after the walk began,
     # up to the refusal of that dig (which leaves after anything the look made it send)
     out = await asyncio.to_thread(
-        run_js, "login_position_check.js", {"port": server.port, "version": server.version}
+        run_js, "login_position_check.js", {"port": server.port, "version": server.options.version}
     )
     assert out["walked_to"]["x"] - out["login"]["x"] == 3, out
     assert out["sent_after_walk"] == [], out

@@ -27,7 +27,7 @@ async def test_a_drop_right_after_a_look_goes_to_the_player_looked_at(
     assert server.admin_address is not None
     args = {
         "port": server.port,
-        "version": server.version,
+        "version": server.options.version,
         "admin": urlsplit(server.admin_address).port,
         "token": server.admin_token,
     }

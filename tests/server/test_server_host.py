@@ -18,6 +18,7 @@ from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.models import DEFAULT_VERSION
 from bots.admin import AdminClient
 from bots.server_host import EmbeddedServer
+from bots.server_options import ServerOptions
 from bots.status_ping import protocol_of, status_ping
 from tests.core.helpers import wait_until
 
@@ -35,12 +36,14 @@ def _alive(pid: int) -> bool:
 
 
 async def test_start_stop_restart_continues_world(tmp_path: Path) -> None:
-    srv = EmbeddedServer(tmp_path / "world", seed=99, log_path=tmp_path / "server.log")
+    srv = EmbeddedServer(
+        tmp_path / "world", ServerOptions(seed=99), log_path=tmp_path / "server.log"
+    )
     async with srv:
         pid = srv.pid
         assert pid is not None and _alive(pid)
         status = await status_ping("127.0.0.1", srv.port)
-        assert srv.version == DEFAULT_VERSION  # the server's default
+        assert srv.options.version == DEFAULT_VERSION  # the server's default
         assert status["version"]["protocol"] == protocol_of(DEFAULT_VERSION)
         assert set(srv.places) >= {
             "town_hall",
@@ -68,7 +71,9 @@ async def test_start_stop_restart_continues_world(tmp_path: Path) -> None:
 
 
 async def test_a_killed_server_is_restarted_by_its_supervisor(tmp_path: Path) -> None:
-    srv = EmbeddedServer(tmp_path / "world", seed=5, log_path=tmp_path / "server.log")
+    srv = EmbeddedServer(
+        tmp_path / "world", ServerOptions(seed=5), log_path=tmp_path / "server.log"
+    )
     told: list[str] = []
     async with srv:
         supervisor = asyncio.create_task(srv.supervise(told.append, max_backoff=2.0))
@@ -91,7 +96,7 @@ async def test_a_killed_server_is_restarted_by_its_supervisor(tmp_path: Path) ->
 async def test_block_change_persists(tmp_path: Path) -> None:
     from .conftest import JsBot
 
-    async with EmbeddedServer(tmp_path / "world", seed=5) as srv:
+    async with EmbeddedServer(tmp_path / "world", ServerOptions(seed=5)) as srv:
         assert srv.admin_url is not None
         async with AdminClient(srv.admin_url) as admin:
             await admin.command("/setblock 2 66 2 gold_block")
@@ -172,17 +177,21 @@ def test_layout_validation() -> None:
 
 
 def test_constructor_validates_without_io(tmp_path: Path) -> None:
-    with pytest.raises(ValueError):
-        EmbeddedServer(tmp_path / "w", port=70000)
-    with pytest.raises(ValueError):
-        EmbeddedServer(tmp_path / "w", view_distance=1)
+    with pytest.raises(ValueError, match="port"):
+        ServerOptions(port=70000)
+    with pytest.raises(ValueError, match="view_distance"):
+        ServerOptions(view_distance=1)
+    with pytest.raises(ValueError, match="host"):
+        ServerOptions(host="example.org")
+    with pytest.raises(ValueError, match="knows no Minecraft"):
+        EmbeddedServer(tmp_path / "w", ServerOptions(version="0.0.1"))
     EmbeddedServer(tmp_path / "never")
     assert not (tmp_path / "never").exists()
 
 
 async def test_start_fails_cleanly_on_busy_port(tmp_path: Path) -> None:
     async with EmbeddedServer(tmp_path / "a") as first:
-        second = EmbeddedServer(tmp_path / "b", port=first.port, start_timeout=20)
+        second = EmbeddedServer(tmp_path / "b", ServerOptions(port=first.port, start_timeout=20))
         with pytest.raises(Exception):  # noqa: B017 - any start error, but no hang or orphan
             await second.start()
         assert second.pid is None

@@ -75,7 +75,7 @@ async def test_tech_tree_chest_and_restart(
 
     # iron ore in the cave, smelted with a plank
     await bot.call("goto", within=50, x=cave.x, y=cave.y, z=cave.z, range=3, ms=40000)
-    (ore,) = mc_names.drops_of(server.version, "iron_ore")  # raw_iron from 1.17
+    (ore,) = mc_names.drops_of(server.options.version, "iron_ore")  # raw_iron from 1.17
     inv = counts((await step("collect", block="iron_ore", count=1))["inventory"])
     assert inv[ore] >= 1
     result = await step(

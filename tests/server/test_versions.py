@@ -102,7 +102,7 @@ async def test_a_dropped_item_reaches_the_client_with_its_stack(
     """A block dug 3 blocks away drops an item the client sees as that item (flying-squid
     sends no entity metadata from 1.20.2: the drop arrived without its stack, mineflayer never
     emitted an itemDrop and a vanilla client shows nothing)."""
-    assert server.version == mc_version
+    assert server.options.version == mc_version
     bot = await make_bot("digger")
     x, y, z = (math.floor(v) for v in (await bot.call("position")).values())
     await admin.command(f"/setblock {x + 3} {y} {z} dirt")
@@ -117,7 +117,7 @@ async def test_a_dropped_item_reaches_the_client_with_its_stack(
 async def test_join_collect_craft_smelt_deposit(
     mc_version: str, server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
 ) -> None:
-    assert server.version == mc_version
+    assert server.options.version == mc_version
     t0 = time.monotonic()
     bot = await make_bot("climber")
     other = await make_bot("watcher")

@@ -166,6 +166,7 @@ async def _event_loop(body: Any, c: _Counters) -> None:
 
 async def bench(args: argparse.Namespace) -> dict[str, Any]:
     from bots.server_host import EmbeddedServer
+    from bots.server_options import ServerOptions
     from bots.transport import HostTransport, JSPyBridgeTransport, StdioTransport
 
     rng = random.Random(args.seed)
@@ -185,8 +186,8 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         if args.port is None:
             server = EmbeddedServer(
                 Path(tmp) / "world",
+                ServerOptions(max_players=max(60, args.bots + 5)),
                 log_path=Path(tmp) / "server.log",
-                max_players=max(60, args.bots + 5),
             )
             await server.__aenter__()
         port = server.port if server else args.port

@@ -27,6 +27,7 @@ from agent_runtime.tasks import cancel_and_wait
 if TYPE_CHECKING:
     from bots.server_host import EmbeddedServer
 
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser(
         "server", help="embedded server CPU/RSS and kicks with N walking bots", description=__doc__
@@ -54,15 +55,13 @@ def _summary(values: list[float]) -> dict[str, float | None]:
 async def _bench(args: argparse.Namespace) -> dict[str, Any]:
     from bots.node import BOTS_DIR, node_env, node_executable
     from bots.server_host import EmbeddedServer
+    from bots.server_options import ServerOptions
 
     with tempfile.TemporaryDirectory(prefix="piano-bench-server-") as tmp:
-        server = EmbeddedServer(
-            Path(tmp) / "world",
-            seed=args.seed,
-            log_path=Path(tmp) / "server.log",
-            max_players=max(60, args.bots + 5),
-            view_distance=args.view_distance,
+        options = ServerOptions(
+            seed=args.seed, max_players=max(60, args.bots + 5), view_distance=args.view_distance
         )
+        server = EmbeddedServer(Path(tmp) / "world", options, log_path=Path(tmp) / "server.log")
         t0 = time.monotonic()
         async with server:
             start_seconds = time.monotonic() - t0
@@ -78,7 +77,7 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
                     json.dumps(
                         {
                             "port": server.port,
-                            "version": server.version,
+                            "version": server.options.version,
                             "bots": args.bots,
                             "prefix": "walker",
                             "spacingMs": args.spacing_ms,

@@ -45,6 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 async def _level(args: argparse.Namespace, agents: int, rng: random.Random) -> dict[str, Any]:
     from bots.admin import AdminClient
     from bots.server_host import EmbeddedServer
+    from bots.server_options import ServerOptions
     from bots.transport import JSPyBridgeTransport
 
     only = {s for s in args.only.split(",") if s}
@@ -54,9 +55,8 @@ async def _level(args: argparse.Namespace, agents: int, rng: random.Random) -> d
     with tempfile.TemporaryDirectory(prefix="piano-bench-skills-") as tmp:
         server = EmbeddedServer(
             Path(tmp) / "world",
+            ServerOptions(max_players=agents + 10, version=args.version),
             log_path=Path(args.server_log or Path(tmp) / "server.log"),
-            max_players=agents + 10,
-            version=args.version,
         )
         async with server:
             assert server.admin_url is not None

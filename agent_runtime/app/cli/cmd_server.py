@@ -15,7 +15,6 @@ import signal
 import sys
 from pathlib import Path
 
-from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.models import DEFAULT_VERSION, SUPPORTED_VERSIONS
 from agent_runtime.tasks import cancel_and_wait
 
@@ -51,31 +50,33 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
 async def _serve(args: argparse.Namespace) -> int:
     from bots.server_host import EmbeddedServer, EmbeddedServerError
+    from bots.server_options import ServerOptions
 
-    server = EmbeddedServer(
-        args.world_dir,
+    options = ServerOptions(
         host=args.host,
         port=args.port,
-        seed=args.seed,
-        layout=VillageLayout(),
-        log_path=args.log if args.log is not None else args.world_dir / "server.log",
         admin_port=args.admin_port,
         admin=not args.no_admin,
+        version=args.version,
+        seed=args.seed,
         max_players=args.max_players,
         view_distance=args.view_distance,
-        version=args.version,
     )
+    log_path = args.log if args.log is not None else args.world_dir / "server.log"
+    server = EmbeddedServer(args.world_dir, options, log_path=log_path)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     try:
         async with server:
-            host = "localhost" if server.host in ("127.0.0.1", "0.0.0.0") else server.host
-            print(f"Minecraft {server.version} server ready: join {host}:{server.port}", flush=True)
-            if server.version not in SUPPORTED_VERSIONS:
+            host = "localhost" if options.host in ("127.0.0.1", "0.0.0.0") else options.host
+            print(
+                f"Minecraft {options.version} server ready: join {host}:{server.port}", flush=True
+            )
+            if options.version not in SUPPORTED_VERSIONS:
                 print(
-                    f"note: our bodies are not tested at {server.version} yet "
+                    f"note: our bodies are not tested at {options.version} yet "
                     "(bots/README.md, Versions)",
                     flush=True,
                 )

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.app.launchers.ray_actor import OwningActor, renice
+from bots.server_options import ServerOptions
 
 __all__ = ["ServerActor", "ServerSettings"]
 
@@ -48,18 +49,14 @@ class ServerSettings:
 
     shard: str
     world_dir: str
-    host: str | None  # None: the address of the node the actor runs on
-    port: int
-    admin_port: int
+    host: str | None  # None: the address of the node the actor runs on (not options.host)
+    options: ServerOptions  # its port and admin port fixed: every incarnation keeps them
     admin_token: str  # per run; secret (never logged)
-    seed: int
-    layout: dict[str, Any]  # VillageLayout.model_dump()
     log_path: str
-    version: str  # the Minecraft version it serves (world.version)
     nice: int | None = None  # the server's niceness (the coordinator's), not the actor's
 
     def __repr__(self) -> str:  # the token stays out of logs and Ray's error messages
-        return f"ServerSettings(shard={self.shard!r}, port={self.port})"
+        return f"ServerSettings(shard={self.shard!r}, port={self.options.port})"
 
 
 class ServerActor(OwningActor):
@@ -128,22 +125,13 @@ class ServerActor(OwningActor):
 async def _serve(self: ServerActor) -> None:
     """The server's life in the actor's own loop (a function, not a method: Ray makes an
     actor with any coroutine method an async actor, whose blocking methods would block it)."""
-    from agent_runtime.config.layout import VillageLayout
     from bots.server_host import EmbeddedServer, EmbeddedServerError
 
     s = self.settings
     self._loop = asyncio.get_running_loop()
     self._stop = asyncio.Event()
-    server = EmbeddedServer(
-        Path(s.world_dir),
-        host=self.host,
-        port=s.port,
-        seed=s.seed,
-        layout=VillageLayout.model_validate(s.layout),
-        log_path=Path(s.log_path),
-        admin_port=s.admin_port,
-        version=s.version,
-    )
+    options = s.options.model_copy(update={"host": self.host})
+    server = EmbeddedServer(Path(s.world_dir), options, log_path=Path(s.log_path))
     server.admin_token = s.admin_token  # the same token for every incarnation
     deadline = time.monotonic() + START_LIMIT_S
     while True:

@@ -35,6 +35,7 @@ from agent_runtime.run.events import EventLog
 from agent_runtime.services import ServiceError
 from agent_runtime.services.ports import free_port
 from agent_runtime.tasks import cancel_and_wait
+from bots.server_options import ServerOptions
 
 if TYPE_CHECKING:
     from agent_runtime.app.launchers.handles import ServerHandle, ServerLauncher
@@ -55,13 +56,15 @@ def _settings(run: WorldRun, spot: ServerSpot, servers: ServerLauncher) -> Serve
         # a Ray of this run on this machine: the configured (loopback) address; an existing
         # cluster: the address of the node the actor lands on
         host=spot.host if servers.local else None,
-        port=spot.port or free_port(),
-        admin_port=spot.admin_port or free_port(),
+        options=ServerOptions(
+            port=spot.port or free_port(),
+            admin_port=spot.admin_port or free_port(),
+            version=w.version,
+            seed=w.seed if w.seed is not None else cfg.run.seed,
+            layout=spot.layout,
+        ),
         admin_token=secrets.token_urlsafe(24),
-        seed=w.seed if w.seed is not None else cfg.run.seed,
-        layout=spot.layout.model_dump(mode="json"),
         log_path=str(run_dir / "logs" / f"server-{spot.shard}.log"),
-        version=w.version,
         nice=os.getpriority(os.PRIO_PROCESS, 0),
     )
 

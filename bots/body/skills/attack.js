@@ -14,7 +14,6 @@ const WEAPONS = [
 ]
 
 module.exports = {
-  name: 'attack',
   args: {
     target: { type: 'string' }
   },

@@ -3,7 +3,6 @@
 const { SkillError } = require('../lib/util')
 
 module.exports = {
-  name: 'chat',
   stationary: true,
   args: {
     message: { type: 'string' }

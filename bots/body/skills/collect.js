@@ -243,7 +243,6 @@ async function pickUpDrops (ctx, watch, say) {
 }
 
 module.exports = {
-  name: 'collect',
   args: {
     block: { type: 'string' },
     count: { type: 'int', default: 1 }

@@ -126,7 +126,6 @@ async function planksFromMixedLogs (ctx, names, count) {
 }
 
 module.exports = {
-  name: 'craft',
   args: {
     item: { type: 'string' },
     count: { type: 'int', default: 1 }

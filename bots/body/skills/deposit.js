@@ -4,7 +4,6 @@ const { CHEST_ARGS, transfer, withChest } = require('../lib/container')
 const { SkillError, resolveNames, inventoryCounts } = require('../lib/util')
 
 module.exports = {
-  name: 'deposit',
   args: CHEST_ARGS,
   async run (ctx, { item, count, x, y, z }) {
     const bot = ctx.bot

@@ -3,7 +3,6 @@
 const { SkillError, resolveNames } = require('../lib/util')
 
 module.exports = {
-  name: 'eat',
   stationary: true,
   args: {
     item: { type: 'string', default: null }

@@ -67,7 +67,6 @@ function rankDirections (bot, distance, random, visited = []) {
 }
 
 module.exports = {
-  name: 'explore',
   args: {
     distance: { type: 'number', default: 32.0 }
   },

@@ -4,7 +4,6 @@ const { goals, movementsFor, playerEntity, awaitPlayerEntity } = require('../lib
 const { SkillError, sleep } = require('../lib/util')
 
 module.exports = {
-  name: 'follow',
   stationary: true, // standing still next to a resting player is progress
   args: {
     player: { type: 'string' },

@@ -19,7 +19,6 @@ const RECEIVE_MS = 4000 // embedded server: 250 ms; vanilla: 2 s pickup delay + 
 const RETRIEVE_MS = 8000 // the thrower may take a stack back after 5 s (embedded) / 2 s (vanilla)
 
 module.exports = {
-  name: 'give',
   args: {
     player: { type: 'string' },
     item: { type: 'string' },

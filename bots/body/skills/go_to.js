@@ -4,7 +4,6 @@ const { walkTo, goals, awaitPlayerEntity } = require('../lib/move')
 const { SkillError, vec } = require('../lib/util')
 
 module.exports = {
-  name: 'go_to',
   args: {
     x: { type: 'number', default: null },
     y: { type: 'number', default: null },

@@ -3,7 +3,6 @@
 const { sleep } = require('../lib/util')
 
 module.exports = {
-  name: 'idle',
   stationary: true,
   args: {
     seconds: { type: 'number', default: 5.0 }

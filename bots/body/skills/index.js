@@ -1,17 +1,14 @@
 'use strict'
 // The skill table: every skill the Python side may request, keyed by name.
-// Each skill file exports {name, args: {field: {type, default?}}, stationary?, run(ctx, args)}.
+// Each skill file exports {args: {field: {type, default?}}, stationary?, run(ctx, args)}; the
+// table adds its name, the file's.
 const files = [
   'go_to', 'follow', 'explore', 'collect', 'craft', 'smelt', 'place', 'deposit',
   'withdraw', 'give', 'eat', 'equip', 'attack', 'idle', 'chat', 'whisper'
 ]
 
 const SKILLS = {}
-for (const f of files) {
-  const skill = require('./' + f)
-  if (skill.name !== f) throw new Error(`skill file ${f}.js declares name ${skill.name}`)
-  SKILLS[skill.name] = skill
-}
+for (const f of files) SKILLS[f] = { name: f, ...require('./' + f) }
 
 /** Plain description of the table (names, argument names, defaults) for the contract test. */
 function describeSkills () {

@@ -4,7 +4,6 @@ const { placeItem } = require('../lib/place')
 const { vec, toVec3 } = require('../lib/util')
 
 module.exports = {
-  name: 'place',
   args: {
     block: { type: 'string' },
     x: { type: 'number', default: null },

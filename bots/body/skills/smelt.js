@@ -27,7 +27,6 @@ async function clearFor (bot, furnace, input, fuelName) {
 }
 
 module.exports = {
-  name: 'smelt',
   args: {
     item: { type: 'string' },
     count: { type: 'int', default: 1 },

@@ -3,7 +3,6 @@
 const { SkillError } = require('../lib/util')
 
 module.exports = {
-  name: 'whisper',
   stationary: true,
   args: {
     player: { type: 'string' },

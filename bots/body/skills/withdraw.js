@@ -9,7 +9,6 @@ const { SkillError, resolveNames, vec } = require('../lib/util')
 const MAX_CHESTS = 8
 
 module.exports = {
-  name: 'withdraw',
   args: CHEST_ARGS,
   async run (ctx, { item, count, x, y, z }) {
     const names = resolveNames(ctx.bot.registry.itemsByName, item)
