@@ -20,7 +20,7 @@ from bots.admin import AdminClient
 from bots.server_host import EmbeddedServer
 from bots.status_ping import protocol_of
 
-from .conftest import BotFactory, counts
+from .conftest import BotError, BotFactory, counts
 
 pytestmark = pytest.mark.minecraft
 
@@ -123,7 +123,11 @@ async def test_join_collect_craft_smelt_deposit(
     other = await make_bot("watcher")
 
     async def step(action: str, within: float = 60, **args: Any) -> dict[str, Any]:
-        result = await bot.call(action, within=within, **args)
+        try:
+            result = await bot.call(action, within=within, **args)
+        except BotError as err:  # what the server holds beside what the bot saw
+            held = counts(await admin.inventory("climber"))
+            raise BotError(f"{err}; the server's inventory of climber: {held}") from err
         assert isinstance(result, dict)
         return result
 

@@ -114,6 +114,12 @@ module.exports.player = function (player, serv) {
     if (!data || !Array.isArray(data.drops)) return
     const held = player.inventory.slots[36 + player.heldItemSlot]
     const drops = serv.piano.drops.dropsFor(data.block, held)
+    const tools = data.block.harvestTools
+    if (tools && !(held && tools[held.type]) && (serv.pianoToolNotes = (serv.pianoToolNotes || 0) + 1) <= 50) {
+      // what the server saw in the hand decides (the client may believe it held the tool)
+      const name = held ? serv.registry.items[held.type]?.name : 'nothing'
+      console.log(`[piano] ${player.username} broke ${data.block.name} holding ${name} in slot ${player.heldItemSlot}: no drops without its tool`)
+    }
     const template = data.drops[0] || {
       blockDropPosition: data.position.offset(0.5, 0.5, 0.5),
       blockDropWorld: player.world,

@@ -362,7 +362,8 @@ const actions = {
     if (!await inventoryReaches(() => total() - had >= n, 3000)) {
       const seen = [...dropped.values()].map(e => ({ at: pos(e.position), lying: e.isValid && bot.entities[e.id] === e }))
       throw new Error(`collected only ${total() - had} of ${n} ${block} (${[...wanted]}) in rounds ${JSON.stringify(rounds)}: ` +
-        `drops seen ${JSON.stringify(seen)}, bot at ${JSON.stringify(pos(bot.entity.position))}`)
+        `drops seen ${JSON.stringify(seen)}, bot at ${JSON.stringify(pos(bot.entity.position))}, ` +
+        `its inventory as it sees it ${JSON.stringify(inventory())}, window ${bot.currentWindow ? bot.currentWindow.id : 'none'}`)
     }
     return { before: dropsBefore, inventory: inventory(), rounds }
   },
