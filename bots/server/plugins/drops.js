@@ -94,32 +94,39 @@ module.exports.server = function (serv) {
     return out
   }
 
+  // whether `held` (an Item or null) harvests `block`: without its tool a block drops nothing
+  const harvests = (block, held) => !block.harvestTools || !!(held && block.harvestTools[held.type])
+
   // what `block` drops when broken with `held` (an Item or null)
   function dropsFor (block, held) {
     const heldName = held ? registry.items[held.type]?.name : null
-    if (block.harvestTools && !(held && block.harvestTools[held.type])) return []
+    if (!harvests(block, held)) return []
     const silk = held?.enchants?.some?.(e => e.name === 'silk_touch')
     if (silk && items[block.name]) return one(block.name)
     const special = specialDrops(block, heldName)
     return special !== null ? special : genericDrops(block)
   }
 
-  serv.piano.drops = { dropsFor }
+  serv.piano.drops = { dropsFor, harvests }
 }
 
 module.exports.player = function (player, serv) {
   const W = () => serv.piano.windows
 
+  // the first 50 blocks a server saw broken without their tool, in its log
+  function noteToolless (block, held) {
+    serv.pianoToolNotes = (serv.pianoToolNotes || 0) + 1
+    if (serv.pianoToolNotes > 50) return
+    const name = held ? serv.registry.items[held.type]?.name : 'nothing'
+    console.log(`[piano] ${player.username} broke ${block.name} holding ${name} in slot ${player.heldItemSlot}: no drops without its tool`)
+  }
+
   player.on('dug_cancel', (data) => {
     if (!data || !Array.isArray(data.drops)) return
     const held = player.inventory.slots[36 + player.heldItemSlot]
     const drops = serv.piano.drops.dropsFor(data.block, held)
-    const tools = data.block.harvestTools
-    if (tools && !(held && tools[held.type]) && (serv.pianoToolNotes = (serv.pianoToolNotes || 0) + 1) <= 50) {
-      // what the server saw in the hand decides (the client may believe it held the tool)
-      const name = held ? serv.registry.items[held.type]?.name : 'nothing'
-      console.log(`[piano] ${player.username} broke ${data.block.name} holding ${name} in slot ${player.heldItemSlot}: no drops without its tool`)
-    }
+    // what the server saw in the hand decides (the client may believe it held the tool)
+    if (!serv.piano.drops.harvests(data.block, held)) noteToolless(data.block, held)
     const template = data.drops[0] || {
       blockDropPosition: data.position.offset(0.5, 0.5, 0.5),
       blockDropWorld: player.world,
