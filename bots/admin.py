@@ -129,6 +129,12 @@ class AdminClient:
         ]
         return result
 
+    async def refusals(self) -> dict[str, Any]:
+        """What the server refused players since it started:
+        ``{"total": n, "byKind": {kind: n}, "byPlayer": {username: n}}``."""
+        result: dict[str, Any] = await self._request("GET", "/refusals")
+        return result
+
     async def places(self) -> dict[str, Any]:
         result: dict[str, Any] = await self._request("GET", "/places")
         return result

@@ -85,6 +85,7 @@ module.exports.server = function (serv, settings) {
     const [a, b, c, d] = parts
     if (method === 'GET' && a === 'health') return { ok: true, players: serv.players.length, tick: serv.tickCount, time: serv.time }
     if (method === 'GET' && a === 'places') return serv.piano.plan()
+    if (method === 'GET' && a === 'refusals') return serv.piano.refusals()
     if (a === 'players' && method === 'POST' && c === 'teleport') {
       const p = playerByName(decodeURIComponent(b))
       if (!p) throw new HttpError(404, `no player ${b}`)

@@ -43,6 +43,7 @@ module.exports.server = function (serv, settings) {
 
   const readyHooks = []
   serv.piano = {
+    ...serv.piano, // what plugins before this one put there (refusals.js)
     settings: piano,
     worldFolder: settings.worldFolder || null,
     state,
