@@ -37,6 +37,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--agents", type=int, help="run this many agents (generated ones are added if needed)"
     )
     p.add_argument("--llm", choices=["heuristic", "openai"], help="override llm.provider")
+    p.add_argument(
+        "--model",
+        help="override llm.model (modules naming their own model keep it); implies --llm openai",
+    )
+    p.add_argument(
+        "--base-url",
+        help="override llm.base_url, an OpenAI-compatible endpoint such as "
+        "http://127.0.0.1:8080/v1; implies --llm openai",
+    )
     p.add_argument("--world", help="embedded | none | HOST:PORT (an external server)")
     p.add_argument("--out", help="parent folder of run folders (default: the file's run.out)")
     p.add_argument("--run-id", help="run id (default: <config name>-<time>)")
@@ -60,6 +69,7 @@ def apply_cli(cfg: VillageConfig, args: argparse.Namespace, file: str) -> Villag
         updates["run.duration"] = args.duration
     if args.llm is not None:
         updates["llm.provider"] = args.llm
+    updates.update(_model_updates(args))
     if args.out is not None:
         updates["run.out"] = args.out
     if args.world is not None:
@@ -81,6 +91,20 @@ def apply_cli(cfg: VillageConfig, args: argparse.Namespace, file: str) -> Villag
             templates = [t.model_dump() for t in cfg.agent_templates] + [extra]
             updates["agent_templates"] = templates
     return with_overrides(cfg, updates, file) if updates else cfg
+
+
+def _model_updates(args: argparse.Namespace) -> dict[str, Any]:
+    """``--model`` and ``--base-url`` (a worker's namespace has neither): the model and its
+    endpoint, with the provider switched to ``openai`` unless ``--llm`` says otherwise."""
+    updates: dict[str, Any] = {}
+    model, base_url = getattr(args, "model", None), getattr(args, "base_url", None)
+    if model is not None:
+        updates["llm.model"] = model
+    if base_url is not None:
+        updates["llm.base_url"] = base_url
+    if updates and args.llm is None:
+        updates["llm.provider"] = "openai"
+    return updates
 
 
 def progress_line(info: dict[str, Any]) -> str:
