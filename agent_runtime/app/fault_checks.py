@@ -4,8 +4,9 @@ Decisions made inside the village prove little: they go on with the broker dead 
 delivers locally and queues) and with Redis dead (the state is cached and written behind).
 So each check looks at the data where it must arrive, with a client of its own:
 
-- after Redis: a fresh client reads state and memories that the village wrote after the
-  restart (``state_written``, ``memories_written``);
+- after Redis: a fresh client finds every state section and memory record it read before
+  the kill, by content (``content_kept``), and state written since the restart
+  (``writes_resumed``): :mod:`agent_runtime.app.fault_store`;
 - after the broker: a fresh subscriber hears the village's broadcasts (``broadcast_heard``);
 - after the Minecraft server: every body joined the world again (``bodies_rejoined``), the
   server holds each agent's inventory as it was before the kill (``inventories_kept``) and
@@ -20,58 +21,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Iterable
 from typing import Any
 
 import aiomqtt
-from redis.asyncio import Redis
 
 from agent_runtime.bus import topics
 from agent_runtime.bus.mqtt import parse_mqtt_url
-from agent_runtime.state import keys
 
-__all__ = ["broadcast_heard", "redis_snapshot", "redis_writes_seen", "world_skill_after"]
+__all__ = ["broadcast_heard", "world_skill_after"]
 
 #: skills that need no world: their success says nothing of the body's way back
 _NO_WORLD = frozenset({"chat", "whisper", "idle"})
-
-
-async def redis_snapshot(url: str, run_id: str, agents: Iterable[str]) -> dict[str, Any]:
-    """Each agent's state sections and memory count, read by a fresh client."""
-    client: Redis = Redis.from_url(url, socket_timeout=5)
-    try:
-        out: dict[str, Any] = {}
-        for name in agents:
-            state = await client.hgetall(keys.state(run_id, name))
-            memories = int(await client.hlen(f"{keys.agent_prefix(run_id, name)}:mem:records"))
-            out[name] = {"state": {str(k): v for k, v in state.items()}, "memories": memories}
-        return out
-    finally:
-        await client.aclose()
-
-
-async def redis_writes_seen(
-    url: str, run_id: str, agents: Iterable[str], limit: float
-) -> dict[str, bool]:
-    """After a restart: does a fresh client see state and memories written since?"""
-    names = list(agents)
-    first = await redis_snapshot(url, run_id, names)
-    seen = {"state_written": False, "memories_written": False}
-
-    async def poll() -> bool:
-        now = await redis_snapshot(url, run_id, names)
-        for name in names:
-            if now[name]["state"] != first[name]["state"] and now[name]["state"]:
-                seen["state_written"] = True
-            if now[name]["memories"] > first[name]["memories"]:
-                seen["memories_written"] = True
-        return all(seen.values())
-
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(limit):
-            while not await poll():  # noqa: ASYNC110 - another process's writes, read by polling
-                await asyncio.sleep(0.5)
-    return seen
 
 
 async def broadcast_heard(url: str, run_id: str, limit: float) -> bool:
@@ -97,5 +57,3 @@ def world_skill_after(records: list[dict[str, Any]], since: float) -> bool:
         if r.get("success") and skill not in _NO_WORLD:
             return True
     return False
-
-

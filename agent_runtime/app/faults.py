@@ -14,19 +14,19 @@ Faults, in order (each waits for the village to be healthy first):
 For each: ``recovered`` (the village decides again, for a service the process was restarted,
 and the fault's ``data_path`` checks all hold: :mod:`agent_runtime.app.fault_checks`),
 ``seconds_to_recover`` (from the fault to the first decision after it),
-``decisions_in_window`` / ``errors_in_window`` over the recovery window, and for the kill of
-the run the memories counted in Redis before the kill and after the resume. At the end,
-``orphans`` lists processes that still reference the suite's folders (must be none).
+``decisions_in_window`` / ``errors_in_window`` over the recovery window, and for the kills of
+Redis and of the run, ``content``: every agent's state sections and memory records before
+the fault and after the recovery, by content (:mod:`agent_runtime.app.fault_store`). The
+report's ``promise`` is the durability promise with the write-behind lag measured in the
+suite's village (:mod:`agent_runtime.app.durability`). At the end, ``orphans`` lists
+processes that still reference the suite's folders (must be none).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import os
 import signal
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -34,16 +34,15 @@ from typing import Any
 
 import psutil
 import yaml
-from redis.asyncio import Redis
 
-from agent_runtime.app.fault_checks import broadcast_heard, redis_writes_seen, world_skill_after
-from agent_runtime.app.fault_kit import AGENTS, FaultResult, until
+from agent_runtime.app.fault_checks import broadcast_heard, world_skill_after
+from agent_runtime.app.fault_kit import AGENTS, FaultResult, checked, inject, until
+from agent_runtime.app.fault_store import kill_redis, sigkill_and_resume
 from agent_runtime.app.faults_llm import llm_faults
 from agent_runtime.app.world_setup import item_counts
 from agent_runtime.clock import wall_time
 from agent_runtime.config.loader import parse_config
 from agent_runtime.config.models import VillageConfig
-from agent_runtime.services import ChildProcess, RedisServer
 
 __all__ = ["run_suite", "suite_config"]
 
@@ -61,30 +60,6 @@ def suite_config(world: str) -> dict[str, Any]:
     }  # fmt: skip
 
 
-async def _inject(
-    v: Any,
-    name: str,
-    fault: Callable[[], Awaitable[None]],
-    restarted: Callable[[], bool],
-    window: float,
-) -> FaultResult:
-    result = FaultResult(name)
-    counts = v.events.counts
-    await until(lambda: counts["decision"] >= 3, window)  # healthy first
-    d0, e0 = counts["decision"], counts["module_error"]
-    try:
-        await fault()
-    except Exception as err:  # the fault could not be injected: reported, not recovered
-        result.detail["error"] = f"{type(err).__name__}: {err}"
-        return result
-    took = await until(lambda: restarted() and counts["decision"] > d0 + 2, window)
-    result.recovered = took is not None
-    result.seconds_to_recover = took
-    result.decisions_in_window = counts["decision"] - d0
-    result.errors_in_window = counts["module_error"] - e0
-    return result
-
-
 async def _kill_service(v: Any, name: str, service: Any, window: float) -> FaultResult:
     before = service.restarts
 
@@ -94,17 +69,12 @@ async def _kill_service(v: Any, name: str, service: Any, window: float) -> Fault
     def restarted() -> bool:
         return bool(service.restarts > before)
 
-    return await _inject(v, name, kill, restarted, window)
+    return await inject(v, name, kill, restarted, window)
 
 
-def _checked(result: FaultResult, checks: dict[str, bool]) -> FaultResult:
-    """Record the data-path checks; a fault whose data path did not come back is not recovered."""
-    result.detail["data_path"] = checks
-    result.recovered = result.recovered and all(checks.values())
-    return result
-
-
-async def _in_process_faults(cfg: VillageConfig, run_dir: Path, window: float) -> list[FaultResult]:
+async def _in_process_faults(
+    cfg: VillageConfig, run_dir: Path, window: float, sabotage: str | None
+) -> list[FaultResult]:
     from agent_runtime.app.village import Village, VillageOptions
 
     results: list[FaultResult] = []
@@ -112,11 +82,10 @@ async def _in_process_faults(cfg: VillageConfig, run_dir: Path, window: float) -
     async with Village(cfg, opts) as v:
         assert v.redis_server is not None and v.broker is not None
         assert v.redis_url is not None and v.mqtt_url is not None
-        kill = await _kill_service(v, "kill_redis", v.redis_server, window)
-        results.append(_checked(kill, await redis_writes_seen(v.redis_url, v.run_id, AGENTS, window)))
+        results.append(await kill_redis(v, window, sabotage))
         kill = await _kill_service(v, "kill_broker", v.broker, window)
         heard = await broadcast_heard(v.mqtt_url, v.run_id, window)
-        results.append(_checked(kill, {"broadcast_heard": heard}))
+        results.append(checked(kill, {"broadcast_heard": heard}))
         server = getattr(v.world, "server", None)
         if server is not None and v.world is not None:
             results += await _world_faults(v, server, window)
@@ -157,10 +126,10 @@ async def _world_faults(v: Any, server: Any, window: float) -> list[FaultResult]
     def world_back() -> bool:  # the server is up and every body joined it again
         return bool(server.restarts > before) and rejoined >= set(AGENTS)
 
-    result = await _inject(v, "kill_minecraft", kill_server, world_back, window)
+    result = await inject(v, "kill_minecraft", kill_server, world_back, window)
     after = {n: await t for n, t in held_after.items()}
     skill = await until(lambda: world_skill_after(records, killed_at), window) is not None
-    results = [_checked(result, {
+    results = [checked(result, {
         "bodies_rejoined": rejoined >= set(AGENTS),
         "inventories_kept": bool(held_before) and all(after.get(n) == held_before[n] for n in AGENTS),
         "skill_succeeded": skill,
@@ -172,7 +141,7 @@ async def _world_faults(v: Any, server: Any, window: float) -> list[FaultResult]
         rejoined.clear()
         await admin.command(f"/kick {victim}")
 
-    results.append(await _inject(v, "kick_bot", kick, lambda: victim in rejoined, window))
+    results.append(await inject(v, "kick_bot", kick, lambda: victim in rejoined, window))
     return results
 
 
@@ -189,84 +158,6 @@ async def _settled_inventories(
             return now
         last = now
     return last
-
-
-async def _memories(run_dir: Path, run_id: str) -> int:
-    async with RedisServer(run_dir / "redis") as server:
-        client: Redis = Redis.from_url(server.url)
-        try:
-            total = 0
-            for name in AGENTS:
-                total += int(await client.hlen(f"piano:{run_id}:agent:{name}:mem:records"))
-            return total
-        finally:
-            await client.aclose()
-
-
-def _piano(*args: str) -> list[str]:
-    return [sys.executable, "-m", "agent_runtime.app.cli.main", *args]
-
-
-def _decisions(run_dir: Path) -> int:
-    path = run_dir / "events.jsonl"
-    if not path.exists():
-        return 0
-    return sum('"type":"decision"' in line for line in path.read_text().splitlines())
-
-
-async def _sigkill_and_resume(
-    config_file: Path, root: Path, window: float, resume_s: float
-) -> FaultResult:
-    result = FaultResult("sigkill_run")
-    run_dir = root / "runs" / "killed"
-    # the run's own output goes to a log beside it (through ChildProcess, as every child)
-    killed = ChildProcess(
-        "piano run (to be killed)",
-        _piano("run", str(config_file), "--out", str(root / "runs"), "--run-id", "killed",
-               "--quiet", "--no-web"),
-        log_path=root / "killed.log",
-    )  # fmt: skip
-    async with killed:
-        assert killed.proc is not None
-        try:
-            await until(lambda: _decisions(run_dir) >= 6, window)
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                killed.proc.send_signal(signal.SIGKILL)
-            await killed.proc.wait()
-    info = json.loads((run_dir / "run.json").read_text())
-    pids = [p for p in info.get("service_pids", {}).values() if p]
-    await until(lambda: not any(psutil.pid_exists(p) for p in pids), 30)
-    before = await _memories(run_dir, "killed")
-    d0 = _decisions(run_dir)
-    t0 = time.monotonic()
-    resume = ChildProcess(
-        "piano run --resume",
-        _piano("run", "--resume", str(run_dir), "--duration", str(resume_s), "--quiet",
-               "--no-web"),
-        log_path=root / "resumed.log",
-        stop_timeout=30.0,
-    )  # fmt: skip
-    first: float | None = None
-    async with resume:
-        resumed = resume.proc
-        assert resumed is not None
-        while resumed.returncode is None:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(0.2):
-                    await resumed.wait()
-            if first is None and _decisions(run_dir) > d0:
-                first = time.monotonic() - t0
-    after = await _memories(run_dir, "killed")
-    result.recovered = resumed.returncode == 0 and first is not None and after >= before
-    result.seconds_to_recover = first
-    result.decisions_in_window = _decisions(run_dir) - d0
-    result.detail = {
-        "memories_before": before,
-        "memories_after": after,
-        "memories_lost": max(0, before - after),
-    }
-    return result
 
 
 def _orphans(root: Path) -> list[dict[str, Any]]:
@@ -297,22 +188,25 @@ async def run_suite(
     llm: bool = True,
     fault_s: float = 8.0,
     resume_s: float | None = None,
+    sabotage: str | None = None,
 ) -> dict[str, Any]:
     """Run every fault against fresh villages under ``root``; the JSON report. The resumed
     run of ``sigkill_run`` lasts ``resume_s`` (default half the window; the tests pass less:
-    its first decision comes within seconds)."""
+    its first decision comes within seconds). ``sabotage`` breaks the recovery of the Redis
+    kill and of the resumed run on purpose (:mod:`agent_runtime.app.fault_breaks`)."""
     data = suite_config(world)
     config_file = _write_config(root, data)
     cfg = parse_config(data, str(config_file))
     t0 = time.monotonic()
-    results = await _in_process_faults(cfg, root / "runs" / "faults", window)
+    results = await _in_process_faults(cfg, root / "runs" / "faults", window, sabotage)
     if llm:
         results += await llm_faults(root / "runs" / "llm", fault_s=fault_s, window=window)
     resume = window / 2 if resume_s is None else resume_s
-    results.append(await _sigkill_and_resume(config_file, root, window, resume))
+    results.append(await sigkill_and_resume(config_file, root, window, resume, sabotage))
     orphans = _orphans(root)
     return {
         "world": world,
+        "promise": results[0].detail.get("promise"),
         "faults": [r.as_dict() for r in results],
         "all_recovered": all(r.recovered for r in results),
         "orphans": orphans,

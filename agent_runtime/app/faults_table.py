@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["render_faults"]
+__all__ = ["render_durability", "render_faults"]
 
 
 def _checks(fault: Mapping[str, Any]) -> str:
@@ -44,3 +44,44 @@ def render_faults(source: Path, options: Mapping[str, str]) -> str:
         f"{len(report.get('orphans', [])) or 'none'}.",
     ]
     return "\n".join(rows) + "\n"
+
+
+def render_durability(source: Path, options: Mapping[str, str]) -> str:
+    """The durability promise with the figures measured in the run, then one row per fault
+    judged by content: records before and after, missing, changed, rewritten since."""
+    data = json.loads(source.read_text())
+    report = data.get("report", data)
+    promise = report.get("promise") or {}
+    lost = promise.get("lost_at_most_ms", {})
+    village, power = lost.get("sigkill_village", {}), lost.get("power_loss", {})
+    lines = [
+        f"- SIGKILL of Redis: at most {lost.get('kill_redis', '?')} ms of acknowledged writes "
+        f"lost (`appendonly {promise.get('appendonly', '?')}`).",
+        f"- SIGKILL of the village: at most {village.get('state', '?')} ms of state writes "
+        f"(write-behind every {promise.get('flush_interval_ms', '?')} ms, longest wait "
+        f"measured {promise.get('write_lag_max_ms', '?')} ms), {village.get('memories', '?')} "
+        "ms of memories.",
+        f"- Power loss: at most {power.get('state', '?')} ms of state writes and "
+        f"{power.get('memories', '?')} ms of memories (`appendfsync "
+        f"{promise.get('appendfsync', '?')}`, {promise.get('aof_delayed_fsync', '?')} delayed "
+        "fsyncs).",
+        "",
+        "| fault | recovered | records before | records after | missing | changed "
+        "| rewritten since |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for f in report["faults"]:
+        c = f.get("content")
+        if not c:
+            continue
+        lines.append(
+            f"| {f['fault']} | {'yes' if f['recovered'] else '**no**'} | {c['records_before']} "
+            f"| {c['records_after']} | {c['missing']} | {c['changed']} | {c['rewritten']} |"
+        )
+    prov = data.get("provenance", data)
+    lines += [
+        "",
+        f"`{prov.get('command', 'piano faults')}`, {prov.get('date', '?')}, commit "
+        f"{prov.get('commit', '?')}.",
+    ]
+    return "\n".join(lines) + "\n"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
@@ -184,6 +185,10 @@ class StateStore:
         self.ops = 0  # Redis commands sent
         self.flushes = 0
         self.errors = 0
+        # the write-behind lag: from the first write left unflushed to the flush that wrote
+        # it (the state writes a SIGKILL of the process can lose); see write_lag_max
+        self._dirty_since: float | None = None
+        self.write_lag_max = 0.0
 
     async def __aenter__(self) -> StateStore:
         self._task = asyncio.create_task(self._flusher(), name=f"state[{self.run_id}].flusher")
@@ -233,8 +238,15 @@ class StateStore:
                 st.loaded = True
 
     def _mark_dirty(self, agent: str, field: str) -> None:
+        if self._dirty_since is None:
+            self._dirty_since = time.monotonic()
         self._dirty.add((agent, field))
         self._wake.set()
+
+    def reset_write_lag(self) -> None:
+        """Start measuring :attr:`write_lag_max` afresh (seconds, the longest a state write
+        waited in the cache before Redis acknowledged it)."""
+        self.write_lag_max = 0.0
 
     async def pipelined(self, commands: Commands) -> list[Any]:
         """Run ``commands(pipe)`` in the next flush's transaction; their replies, in order.
@@ -267,6 +279,7 @@ class StateStore:
             return 0
         dirty, self._dirty = self._dirty, set()
         queued, self._queued = self._queued, []
+        since, self._dirty_since = self._dirty_since, None
         by_agent: dict[str, list[str]] = {}
         for agent, field in dirty:
             by_agent.setdefault(agent, []).append(field)
@@ -283,6 +296,8 @@ class StateStore:
                     if j > i:
                         unsent += callers_left
                 self._queued[:0] = unsent
+                if since is not None:  # the unwritten fields have waited since then
+                    self._dirty_since = since
                 for _, fut in callers:
                     if not fut.done():
                         if isinstance(err, RedisError | OSError):
@@ -293,6 +308,8 @@ class StateStore:
                     self.errors += 1
                 raise
         self.flushes += 1
+        if since is not None:
+            self.write_lag_max = max(self.write_lag_max, time.monotonic() - since)
         return written
 
     async def _write_chunk(

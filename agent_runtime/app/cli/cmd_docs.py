@@ -16,7 +16,7 @@ from pathlib import Path
 from agent_runtime.app.before_after_table import render_before_after
 from agent_runtime.app.bodies_table import render_bodies_runs
 from agent_runtime.app.doc_figures import Renderer, render_docs, result_files
-from agent_runtime.app.faults_table import render_faults
+from agent_runtime.app.faults_table import render_durability, render_faults
 from agent_runtime.app.plan import render_check
 from agent_runtime.app.report_sections import render_report_section
 from agent_runtime.app.runtime_detail import render_runtime_detail
@@ -57,6 +57,7 @@ RENDERERS: dict[str, Renderer] = {
     "cost-summary": _cost_summary,  # the same, one paragraph
     "cost-compare": _cost_compare,  # several, side by side
     "faults": render_faults,  # piano faults --json-out
+    "durability": render_durability,  # the same: the promise and the faults by content
     "report": render_report_section,  # an experiment's report.md, section=NAME
     "runtime-runs": render_runtime_runs,  # piano bench runtime --json-out, one row each
     "runtime-detail": render_runtime_detail,  # the same in full: workload, CPU, traffic

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from agent_runtime.app.bench_output import Measurement, add_json_out, emit
+from agent_runtime.app.fault_breaks import BREAKS
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -20,6 +21,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--out", help="keep the suite's folders here (default: a temporary folder)")
     p.add_argument("--fault-seconds", type=float, default=8.0, help="how long each LLM fault lasts")
     p.add_argument("--no-llm", action="store_true", help="skip the LLM endpoint faults")
+    p.add_argument(
+        "--break",
+        dest="sabotage",
+        choices=BREAKS,
+        help="break the recovery of the Redis kill and the resumed run on purpose (Redis back "
+        "empty, one memory deleted, one section rolled back): the suite must say so",
+    )
     add_json_out(p)
 
 
@@ -39,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
                 window=args.window,
                 llm=not args.no_llm,
                 fault_s=args.fault_seconds,
+                sabotage=args.sabotage,
             )
         )
     emit(report, args, since)
