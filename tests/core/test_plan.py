@@ -109,7 +109,8 @@ def test_the_cli_plans_from_the_committed_results(capsys: pytest.CaptureFixture[
     out = json.loads(capsys.readouterr().out)
     assert out["agents"] == 100 and out["world_shards"] >= 1 and out["cpus"] > 0
     assert set(out["sources"]) == {"cpus", "memory_gb", "world_shards", "llm_calls_per_s",
-                                   "llm_tokens_per_minute", "decisions_per_agent_minute"}  # fmt: skip
+                                   "llm_requests_per_minute", "llm_tokens_per_minute",
+                                   "decisions_per_agent_minute"}  # fmt: skip
     assert out["on_machine"] is None  # no --cores: the demand only
     assert main(["plan", "--agents", "0"]) == 2
 

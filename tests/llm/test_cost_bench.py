@@ -52,7 +52,7 @@ def test_bench_cost_runs_a_village_on_the_simulated_endpoint(tmp_path: Path) -> 
         agents=2,
         world="none",
         duration=6.0,
-        latency_ms=50.0,
+        llm_latency=0.05,
         seed=3,
         run_dir=str(tmp_path / "run"),
         json_out=str(tmp_path / "cost.json"),

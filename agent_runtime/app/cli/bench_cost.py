@@ -2,7 +2,7 @@
 
 Runs the 5-agent village (``configs/village_small.yaml``; ``--agents`` adds generated ones
 or keeps the first N) against the simulated endpoint: every call answered after
-``--latency-ms`` (default 800) with the content the module's heuristic policy decides from
+``--llm-latency`` seconds (default 0.8) with the content the module's heuristic policy decides from
 the same view at that moment (``simulated_content: heuristic``), so skills run as long as
 real ones; prompts are the real prompts. The endpoint serves any number of calls at once,
 like a hosted API (``concurrency`` 64, no adaptive limit); everything else in ``llm:`` is the
@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.app.bench_output import Measurement, add_json_out, emit
+from agent_runtime.app.cli.bench_flags import add_llm_latency
 from agent_runtime.app.cost_tables import (
     EXTRAPOLATE_AGENTS,
     render_markdown,
@@ -59,7 +60,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--agents", type=int, default=5)
     p.add_argument("--world", choices=["embedded", "none"], default="embedded")
     p.add_argument("--duration", type=float, default=600.0, help="measured seconds")
-    p.add_argument("--latency-ms", type=float, default=800.0, help="the endpoint's answer time")
+    add_llm_latency(p, 0.8, "the simulated endpoint's answer time")
     p.add_argument("--seed", type=int, default=None, help="run seed (default: the file's)")
     p.add_argument("--run-dir", help="keep the run folder here (default: a temporary one)")
     p.add_argument(
@@ -80,7 +81,7 @@ def bench_config(args: argparse.Namespace) -> Any:
         "world.port": 0,
         "llm": {
             "provider": "simulated",
-            "simulated_latency_ms": args.latency_ms,
+            "simulated_latency_ms": args.llm_latency * 1000,
             "simulated_content": "heuristic",
             "concurrency": 64,
             "adaptive_concurrency": False,
@@ -206,7 +207,7 @@ async def _bench(args: argparse.Namespace, run_dir: Path) -> dict[str, Any]:
         "config": str(args.config),
         "world": args.world,
         "agents": len(agents),
-        "latency_ms": args.latency_ms,
+        "latency_ms": args.llm_latency * 1000,
         "startup_s": round(startup_s, 1),
         "measured_s": round(measured_s, 1),
         "agent_hours": round(agent_hours, 4),
@@ -260,8 +261,8 @@ def run(args: argparse.Namespace) -> int:
         result = json.loads(Path(args.render).read_text())
         sys.stdout.write(render_markdown(result, args.render))
         return 0
-    if args.agents < 1 or args.duration <= 0 or args.latency_ms < 0:
-        print(json.dumps({"error": "need --agents >= 1, --duration > 0, --latency-ms >= 0"}))
+    if args.agents < 1 or args.duration <= 0:
+        print(json.dumps({"error": "need --agents >= 1, --duration > 0"}))
         return 2
     from agent_runtime import event_loop
 

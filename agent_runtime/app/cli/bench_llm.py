@@ -34,6 +34,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agent_runtime.app.bench_output import Measurement, add_json_out, emit
+from agent_runtime.app.cli.bench_flags import add_llm_latency
 from agent_runtime.config.llm import LLMDeadlines, LLMSettings
 from agent_runtime.interfaces import LLMRequest, Message
 from agent_runtime.llm import Brain, LLMService
@@ -64,9 +65,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--duration", type=float, default=180.0, help="simulated seconds per run")
     p.add_argument("--time-scale", type=float, default=10.0, help="simulated s per wall s")
     p.add_argument("--cadence", type=float, default=2.0, help="controller period, simulated s")
-    p.add_argument(
-        "--latency", type=float, nargs="+", default=list(LATENCIES_S), help="seconds per call"
-    )
+    add_llm_latency(p, list(LATENCIES_S), "the simulated model's answer time", many=True)
     p.add_argument("--capacity", type=int, nargs="+", default=list(CAPACITIES))
     p.add_argument("--seed", type=int, default=1)
     add_json_out(p)
@@ -192,7 +191,7 @@ async def bench_one(
 
 async def _bench(args: argparse.Namespace) -> dict[str, Any]:
     results = []
-    for latency in args.latency:
+    for latency in args.llm_latency:
         for capacity in args.capacity:
             results.append(
                 await bench_one(

@@ -1,5 +1,5 @@
 """``piano bench runtime``: N agents, every module at default cadence, ``--world none``, a
-simulated LLM answering after ``--llm-latency`` ms, no-op bodies whose skills take
+simulated LLM answering after ``--llm-latency`` seconds, no-op bodies whose skills take
 ``--skill-seconds`` (default: the median measured in world runs) and fail, real
 redis-server and mosquitto.
 
@@ -28,6 +28,7 @@ import psutil
 from agent_runtime import event_loop, gc_settings
 from agent_runtime.app.bench_output import Measurement, add_json_out, emit
 from agent_runtime.app.cli.bench_counts import cadence_errors, count_errors, redis_commands
+from agent_runtime.app.cli.bench_flags import add_llm_latency
 from agent_runtime.app.launchers import CLUSTER_HELP, parse_cluster
 from agent_runtime.app.metrics import percentiles
 from agent_runtime.app.progress import tick
@@ -47,7 +48,7 @@ DEFAULT_SKILL_SECONDS = 10.0
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("runtime", help="scheduler/state/bus throughput without a world")
     p.add_argument("--agents", type=int, default=100)
-    p.add_argument("--llm-latency", type=float, default=300.0, help="simulated LLM latency, ms")
+    add_llm_latency(p, 0.3, "the simulated LLM's answer time")
     p.add_argument("--duration", type=float, default=30.0, help="measured seconds (after warm-up)")
     p.add_argument(
         "--warmup", type=float, default=None, help="seconds before measuring (default: 10%% + 5)"
@@ -159,7 +160,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     from agent_runtime.app.village import Village, VillageOptions
     from modules.memory.encoder import HashingEncoder
 
-    cfg = _config(args.agents, args.llm_latency, args.heuristic, args.skill_seconds)
+    cfg = _config(args.agents, args.llm_latency * 1000, args.heuristic, args.skill_seconds)
     warmup = args.warmup if args.warmup is not None else 5.0 + 0.1 * args.duration
     with tempfile.TemporaryDirectory(prefix="piano-bench-") as tmp:
         run_dir = Path(args.out) if args.out else Path(tmp) / "run"
@@ -222,7 +223,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         result: dict[str, Any] = {
             "agents": args.agents,
             "workers": 1,
-            "llm": "heuristic" if args.heuristic else f"simulated {args.llm_latency:.0f} ms",
+            "llm": "heuristic" if args.heuristic else f"simulated {args.llm_latency * 1000:.0f} ms",
             "skill_seconds": args.skill_seconds,
             "event_loop": event_loop.loop_name(),
             "duration_s": round(wall, 2),
@@ -286,7 +287,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workers > 1:
         from agent_runtime.app.cli.bench_workers import bench_workers
 
-        cfg = _config(args.agents, args.llm_latency, args.heuristic, args.skill_seconds)
+        cfg = _config(args.agents, args.llm_latency * 1000, args.heuristic, args.skill_seconds)
         warmup = args.warmup if args.warmup is not None else 5.0 + 0.1 * args.duration
         result = event_loop.run(bench_workers(args, cfg, warmup))
     else:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import psutil
 
 from agent_runtime.app.bench_output import Measurement, add_json_out, emit
+from agent_runtime.app.cli.bench_flags import seconds
 from agent_runtime.services import ChildProcess
 from agent_runtime.tasks import cancel_and_wait
 
@@ -35,9 +36,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     p.add_argument("--bots", type=int, default=10, help="number of walker bots")
     p.add_argument("--duration", type=float, default=60.0, help="measured seconds after all joined")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--spacing-ms", type=int, default=100, help="delay between bot logins")
+    p.add_argument(
+        "--spacing", type=seconds, default=0.1, help="seconds between two bot logins (default 0.1)"
+    )
     p.add_argument("--view-distance", type=int, default=6)
-    p.add_argument("--connect-timeout", type=float, default=120.0)
+    p.add_argument(
+        "--connect-timeout",
+        type=seconds,
+        default=120.0,
+        help="seconds all bots may take to join (default 120)",
+    )
     add_json_out(p)
 
 
@@ -80,7 +88,7 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
                             "version": server.options.version,
                             "bots": args.bots,
                             "prefix": "walker",
-                            "spacingMs": args.spacing_ms,
+                            "spacingMs": round(args.spacing * 1000),
                         }
                     ),
                 ],

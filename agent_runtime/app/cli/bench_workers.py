@@ -186,7 +186,7 @@ async def bench_workers(
             # process, or ray (then the actors' own processes are not in cpu_pct)
             "launcher": merged["workers"]["launcher"],
             "event_loop": event_loop.loop_name(),  # the workers' (they inherit the environment)
-            "llm": "heuristic" if args.heuristic else f"simulated {args.llm_latency:.0f} ms",
+            "llm": "heuristic" if args.heuristic else f"simulated {args.llm_latency * 1000:.0f} ms",
             "skill_seconds": args.skill_seconds,
             "duration_s": round(wall, 2),
             "startup_s": round(startup_s, 2),

@@ -18,6 +18,8 @@ from agent_runtime.config.errors import ConfigError
 from agent_runtime.services import ServiceError
 
 NAMES = ("specialization", "tax", "item_progression", "social_perception", "culture", "chef")
+#: the experiments whose runner takes ``--scale`` (its protocol's agents, area and duration)
+SCALED = ("culture",)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -42,7 +44,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--scale",
         type=float,
-        help="culture: run the paper's protocol at this scale (agents, area, duration)",
+        help="culture only: run the paper's protocol at this scale, 0 to 1 (agents, area, "
+        "duration); any other experiment refuses it",
     )
     p.add_argument(
         "--workers",
@@ -69,6 +72,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.repeats is not None and args.repeats < 1:
         print("--repeats must be at least 1", file=sys.stderr)
+        return 2
+    if args.scale is not None and args.name not in SCALED:
+        print(
+            f"--scale: only {', '.join(SCALED)} runs its protocol at a scale; {args.name}'s "
+            "size is its file's (--agents for fewer agents, --time-scale for shorter times)",
+            file=sys.stderr,
+        )
         return 2
     if args.scale is not None and not 0 < args.scale <= 1:
         print("--scale must be in (0, 1]", file=sys.stderr)

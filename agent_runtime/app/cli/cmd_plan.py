@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agent_runtime.app.bench_output import Measurement, add_json_out, emit
+from agent_runtime.app.cli.bench_flags import add_llm_latency
 from agent_runtime.app.plan import (
     CPU_HEADROOM,
     MEMORY_HEADROOM,
@@ -35,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser("plan", help="size a village: nodes, CPUs, memory, shards, LLM rates")
     p.add_argument("--agents", type=int, required=True)
     p.add_argument("--embodied", action="store_true", help="with bodies on embedded servers")
-    p.add_argument("--llm-latency", type=float, default=0.0, help="seconds a call takes")
+    add_llm_latency(p, 0.0, "the time an LLM call takes")
     p.add_argument("--no-llm", action="store_true", help="the heuristic brain: no LLM rates")
     p.add_argument(
         "--cores-per-node", type=float, help="cores of one node (default: this machine's)"
@@ -93,6 +94,11 @@ def _print(p: Plan, m: OnMachine | None, args: argparse.Namespace) -> None:
         ("world shards", str(p.world_shards), p.sources.get("world_shards", "no world")),
         ("agent workers", str(p.agent_workers), "--workers auto: 100 agents each at least"),
         ("LLM calls / s", f"{p.llm_calls_per_s:g}", p.sources.get("llm_calls_per_s", "none")),
+        (
+            "LLM requests / minute",
+            f"{p.llm_requests_per_minute:,.0f}",
+            p.sources.get("llm_requests_per_minute", "none"),
+        ),
         (
             "LLM tokens / minute",
             f"{p.llm_tokens_per_minute:,.0f}",

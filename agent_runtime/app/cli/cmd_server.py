@@ -1,34 +1,50 @@
 """``piano server``: run the embedded Minecraft server on a generated village, in the foreground.
 
-Prints the address a Minecraft client of ``--version`` (default ``DEFAULT_VERSION``, as
+Prints the address a Minecraft client of ``--version`` (default {default}, as
 ``world.version``'s) can join, the admin API URL and the village's named places; Ctrl-C (or
 SIGTERM) stops the server cleanly (players and world saved). Starting again on the same
 ``--world-dir`` continues the world. Any version minecraft-data knows is served; a village's
-bodies speak only ``SUPPORTED_VERSIONS`` (bots/README.md, "Versions").
+bodies speak only {supported} (bots/README.md, "Versions").
+
+``--host 0.0.0.0`` (or this machine's address) lets players on other computers join; the
+server runs in offline mode, so anyone who can reach the port can join under any name.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import signal
+import socket
 import sys
 from pathlib import Path
 
 from agent_runtime.config.models import DEFAULT_VERSION, SUPPORTED_VERSIONS
 from agent_runtime.tasks import cancel_and_wait
 
+#: the module's docstring with the versions filled in (``--help`` prints it)
+DESCRIPTION = (__doc__ or "").format(
+    default=DEFAULT_VERSION, supported=", ".join(SUPPORTED_VERSIONS)
+)
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser(
         "server",
         help="run the embedded Minecraft server (generated village) in the foreground",
-        description=__doc__,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "--port", type=int, default=25565, help="Minecraft port (default 25565; 0 = any)"
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every "
+        "interface, for players on other computers)",
+    )
     p.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
     p.add_argument(
         "--world-dir", type=Path, default=Path("world"), help="world folder (default ./world)"
@@ -74,6 +90,7 @@ async def _serve(args: argparse.Namespace) -> int:
             print(
                 f"Minecraft {options.version} server ready: join {host}:{server.port}", flush=True
             )
+            print(reach(options.host, server.port), flush=True)
             if options.version not in SUPPORTED_VERSIONS:
                 print(
                     f"note: our bodies are not tested at {options.version} yet "
@@ -109,6 +126,32 @@ async def _serve(args: argparse.Namespace) -> int:
             loop.remove_signal_handler(sig)
     print("stopped", flush=True)
     return 0
+
+
+def reach(host: str, port: int) -> str:
+    """Who can join a server listening on ``host``: this machine only (loopback), or other
+    computers too, and then at which address and with what risk."""
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if loopback:
+        return f"listening on {host} (loopback): only this machine can join (--host 0.0.0.0: all)"
+    shown = lan_address() if host in ("0.0.0.0", "::") else host
+    return (
+        f"listening on {host}, not loopback: other computers can join at {shown}:{port}; "
+        "the server is in offline mode, so anyone who can reach this port joins under any name"
+    )
+
+
+def lan_address() -> str:
+    """This machine's address on its default route (no packet is sent), or a placeholder."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: routing only decides the local address
+            return str(s.getsockname()[0])
+        except OSError:
+            return "<this machine's address>"
 
 
 def run(args: argparse.Namespace) -> int:

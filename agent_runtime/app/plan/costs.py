@@ -22,9 +22,22 @@ from typing import Any
 
 from agent_runtime.app.village_table import decisions_per_agent_minute
 
-__all__ = ["ROOT", "Cost", "Costs", "PlanError", "Sources", "load_costs", "read_result"]
+__all__ = [
+    "CURRENT_COST",
+    "ROOT",
+    "Cost",
+    "Costs",
+    "PlanError",
+    "Sources",
+    "load_costs",
+    "read_result",
+]
 
 ROOT = Path(__file__).resolve().parents[3]
+
+#: the newest ``piano bench cost`` result (part J of agent_runtime/llm/BENCH.md): what a village
+#: with a model is expected to ask of its endpoint, per agent-hour
+CURRENT_COST = "agent_runtime/llm/results/cost-2026-11-27-e3-j1.json"
 
 
 @dataclass(frozen=True)
@@ -41,7 +54,9 @@ class Sources:
     )
     #: a run whose shards held their agents with 0 kicks: its agents per shard are planned for
     density: str = "agent_runtime/app/results/cluster-2026-11-27/village-100-ray2nodes-c5.json"
-    cost: str = "agent_runtime/llm/results/cost-2026-11-27-c-after.json"
+    #: the current LLM bill (``piano bench cost``): the one source of the LLM rates of a plan
+    #: and of the README's 50-agent figures (its ``cost-summary`` block names this file)
+    cost: str = CURRENT_COST
     #: a village run on a local Ray cluster: what Ray's own processes cost (``ray *`` kinds)
     ray: str = "agent_runtime/app/results/cluster-2026-11-27/village-100-ray2nodes-c4.json"
 

@@ -29,6 +29,7 @@ class Plan:
     world_shards: int
     agent_workers: int
     llm_calls_per_s: float
+    llm_requests_per_minute: float
     llm_tokens_per_minute: float
     llm_requests_in_flight: float
     #: the pace the CPUs above buy (the measured runs'): the work a plan sizes for
@@ -89,6 +90,7 @@ def plan(
         sources["world_shards"] = costs.agents_per_shard.source
     if llm:
         sources["llm_calls_per_s"] = costs.llm_calls_per_agent_hour.source
+        sources["llm_requests_per_minute"] = costs.llm_calls_per_agent_hour.source
         sources["llm_tokens_per_minute"] = costs.llm_tokens_per_agent_hour.source
     return Plan(
         agents=agents,
@@ -100,6 +102,7 @@ def plan(
         world_shards=shards,
         agent_workers=max(1, math.ceil(agents / AGENTS_PER_WORKER)),
         llm_calls_per_s=round(calls_s, 2),
+        llm_requests_per_minute=round(calls_s * 60),
         llm_tokens_per_minute=round(tokens_min),
         llm_requests_in_flight=round(calls_s * llm_latency_s, 1),  # Little's law
         decisions_per_agent_minute=round(pace.value, 2),
