@@ -23,6 +23,7 @@ const PLUGINS_DIR = path.join(__dirname, 'plugins')
 const PLUGIN_ORDER = [
   'versions', // packets whose shape changed after 1.16 (position at 1.21.2+)
   'refusals', // one count of what the server refused a player (serv.piano.refuse, GET /refusals)
+  'sync', // a client's round trip (plugin message piano:sync): the hostile-client suite's t.sync
   'world_state', // persistence of our own data (containers, time): first
   'chunk_saving', // no block change lost between two chunk saves (prismarine-world race)
   'batched_writes', // a turn's packets to a player in one system call (issue 31); after world_state, which sets serv.piano
