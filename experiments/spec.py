@@ -44,6 +44,9 @@ from agent_runtime.config.name_check import check_names
 
 log = logging.getLogger(__name__)
 
+#: what a ConfigError about an experiment file calls it
+EXPERIMENT_FILE = "experiment file"
+
 
 class Condition(Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,40}$")
@@ -80,11 +83,12 @@ def load_experiment_file(path: Path, known: Collection[str] | None = None) -> Ex
     try:
         exp = ExperimentFile.model_validate(data)
     except ValidationError as err:
-        raise ConfigError(path, problems_from_validation(err)) from None
+        problems = problems_from_validation(err, ExperimentFile)
+        raise ConfigError(path, problems, EXPERIMENT_FILE) from None
     if known is not None and exp.experiment not in known:
         raise ConfigError(path, [FieldProblem(
             "experiment", f"unknown experiment {exp.experiment!r}; known: {sorted(known)}"
-        )])  # fmt: skip
+        )], EXPERIMENT_FILE)  # fmt: skip
     where = f"{path} (village)"
     # topic files made absolute, so that every run's village finds them
     village = dict(resolve_topics(exp.village, topic_base(path, exp), where, load=False))
@@ -93,7 +97,8 @@ def load_experiment_file(path: Path, known: Collection[str] | None = None) -> Ex
     names = [c.name for c in exp.conditions]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise ConfigError(path, [FieldProblem("conditions", f"names repeated: {dup}")])
+        problem = FieldProblem("conditions", f"names repeated: {dup}")
+        raise ConfigError(path, [problem], EXPERIMENT_FILE)
     return exp
 
 
@@ -105,9 +110,9 @@ def parse_protocol(exp: ExperimentFile, model: type[Any], file: Path | str) -> A
     except ValidationError as err:
         problems = [
             FieldProblem("protocol." + p.path if p.path else "protocol", p.message)
-            for p in problems_from_validation(err)
+            for p in problems_from_validation(err, model)
         ]
-        raise ConfigError(file, problems) from None
+        raise ConfigError(file, problems, EXPERIMENT_FILE) from None
     base = WorldSettings.model_validate(exp.village.get("world") or {}).version
     versions = {base, *(c.overrides.get("world.version", base) for c in exp.conditions)}
     for version in sorted(versions):

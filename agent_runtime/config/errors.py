@@ -15,13 +15,16 @@ class FieldProblem:
 class ConfigError(Exception):
     """A village file could not be loaded; ``str()`` is the user-facing message."""
 
-    def __init__(self, file: Path | str, problems: list[FieldProblem]) -> None:
+    def __init__(
+        self, file: Path | str, problems: list[FieldProblem], what: str = "village configuration"
+    ) -> None:
         self.file = Path(file)
         self.problems = problems
+        self.what = what  # the kind of file: village configuration, topic file, ...
         super().__init__(self.render())
 
     def render(self) -> str:
-        lines = [f"{self.file}: invalid village configuration"]
+        lines = [f"{self.file}: invalid {self.what}"]
         for p in self.problems:
             where = p.path or "<top level>"
             lines.append(f"  {where}: {p.message}")

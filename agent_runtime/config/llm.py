@@ -27,12 +27,19 @@ Example::
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import (
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 
 from agent_runtime.config.module_table import MODULE_NAMES
+from agent_runtime.config.problems import closest, did_you_mean, located
 from agent_runtime.config.strict import Strict
 
 
@@ -73,6 +80,34 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
 SMALL_MODEL_MODULES: tuple[str, ...] = ("memory", "social_awareness")
 
 
+def check_base_url(v: str | None) -> str | None:
+    """An endpoint's URL: http(s)://HOST[:PORT][/path] (None: the SDK's default)."""
+    if v is None:
+        return v
+    try:
+        parts = urlsplit(v)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError as err:
+        raise ValueError(f"{v!r} is not a URL: {err}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(
+            f"{v!r} is not an http:// or https:// URL with a host "
+            "(e.g. http://127.0.0.1:8080/v1 or https://api.openai.com/v1)"
+        )
+    return v
+
+
+def check_model_name(v: str | None) -> str | None:
+    """A model's name as the endpoint lists it: not empty, no spaces (None: the default)."""
+    if v is None:
+        return v
+    if not v.strip():
+        raise ValueError("a model name must not be empty (e.g. gpt-4o-mini, llama3.1:8b)")
+    if any(ch.isspace() for ch in v):
+        raise ValueError(f"{v!r}: a model name has no spaces (as the endpoint lists it)")
+    return v
+
+
 class ModuleLLMSettings(Strict):
     """Per-module override; unset fields inherit from the section."""
 
@@ -80,6 +115,9 @@ class ModuleLLMSettings(Strict):
     base_url: str | None = None
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     temperature: float | None = Field(default=None, ge=0, le=2)
+
+    _model = field_validator("model")(check_model_name)
+    _base_url = field_validator("base_url")(check_base_url)
 
 
 class LLMBudget(Strict):
@@ -145,16 +183,28 @@ class LLMSettings(Strict):
             return {k: ({"model": m} if isinstance(m, str) else m) for k, m in v.items()}
         return v
 
-    @field_validator("modules")
+    _model = field_validator("model", "small_model")(check_model_name)
+    _base_url = field_validator("base_url")(check_base_url)
+
+    @field_validator("modules", "priorities", mode="wrap")
     @classmethod
-    def _no_misspelled_module(cls, v: dict[str, ModuleLLMSettings]) -> dict[str, ModuleLLMSettings]:
+    def _no_misspelled_module(cls, v: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         # keys are module names, or labels of experiments' own calls (e.g. tax_vote); a key
-        # that is almost a module name is a typo that would silently use the default model
-        for key in v:
-            close = difflib.get_close_matches(key, MODULE_NAMES, n=1, cutoff=0.8)
-            if close and close[0] != key:
-                raise ValueError(f"unknown module {key!r}; did you mean {close[0]!r}?")
-        return v
+        # that is almost a module name is a typo that would silently change nothing. Said
+        # with the problems of the values, all at once.
+        keys = [str(k) for k in v] if isinstance(v, dict) else []
+        typos = [
+            ((key,), f"unknown module {key!r}{did_you_mean(key, MODULE_NAMES)}", key)
+            for key in keys
+            if key not in MODULE_NAMES and closest(key, MODULE_NAMES) is not None
+        ]
+        try:
+            out = handler(v)
+        except ValidationError as err:
+            raise located("LLMSettings", typos, err) from None
+        if typos:
+            raise located("LLMSettings", typos)
+        return out
 
     @field_validator("prices")
     @classmethod

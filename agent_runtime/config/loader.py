@@ -7,9 +7,9 @@ config holds the topics inline."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -18,32 +18,24 @@ from agent_runtime.config.errors import ConfigError, FieldProblem
 from agent_runtime.config.models import AgentSpec, AgentTemplate, Position, VillageConfig
 from agent_runtime.config.name_check import check_names
 from agent_runtime.config.names import generate_names, generate_personality
+from agent_runtime.config.problems import problems_from_validation
 from agent_runtime.config.topics import Topic, TopicFile, parse_lexicon
 
+__all__ = [
+    "ResolvedAgent",
+    "load_config",
+    "load_topic",
+    "parse_config",
+    "problems_from_validation",
+    "read_yaml",
+    "read_yaml_documents",
+    "resolve_agents",
+    "resolve_topics",
+    "with_overrides",
+]
 
-def _loc_to_path(loc: Iterable[int | str]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out
 
-
-def problems_from_validation(err: ValidationError) -> list[FieldProblem]:
-    problems = []
-    for e in err.errors(include_url=False):
-        loc = [p for p in e["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
-        msg = e["msg"]
-        if e["type"] == "extra_forbidden":
-            msg = "unknown field"
-        elif e["type"] == "missing":
-            msg = "field required"
-        elif e["type"] == "value_error":
-            msg = msg.removeprefix("Value error, ")
-        problems.append(FieldProblem(_loc_to_path(loc), msg))
-    return problems
+T = TypeVar("T")
 
 
 def parse_config(
@@ -55,11 +47,15 @@ def parse_config(
         raise ConfigError(file, [FieldProblem("", "the file is empty")])
     if not isinstance(data, Mapping):
         raise ConfigError(file, [FieldProblem("", "the top level must be a mapping of sections")])
-    data = resolve_topics(data, base or Path.cwd(), file)
+    topic_problems: list[FieldProblem] = []
+    data = resolve_topics(data, base or Path.cwd(), file, problems=topic_problems)
     try:
         cfg = VillageConfig.model_validate(data)
     except ValidationError as err:
-        raise ConfigError(file, problems_from_validation(err)) from None
+        problems = topic_problems + problems_from_validation(err, VillageConfig)
+        raise ConfigError(file, problems) from None
+    if topic_problems:
+        raise ConfigError(file, topic_problems)
     check_names(cfg, cfg.world.version, file)  # blocks and items at its Minecraft version
     return cfg
 
@@ -68,15 +64,29 @@ def read_yaml(path: Path | str) -> Any:
     """The one way a YAML file is read (village, experiment, override files): its data, or a
     :class:`ConfigError` naming the file and, for a syntax error, the line and column."""
     p = Path(path)
+    return _parsed(p, _text(p), yaml.safe_load)
+
+
+def read_yaml_documents(path: Path | str) -> list[Any]:
+    """Every document of a YAML file (``---`` between them, as Kubernetes manifests have);
+    errors as :func:`read_yaml`'s."""
+    p = Path(path)
+    return _parsed(p, _text(p), lambda text: list(yaml.safe_load_all(text)))
+
+
+def _text(p: Path) -> str:
     try:
-        text = p.read_text(encoding="utf-8")
+        return p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(p, [FieldProblem("", "file not found")]) from None
     except (OSError, UnicodeDecodeError) as err:
         why = err.strerror if isinstance(err, OSError) else str(err)
         raise ConfigError(p, [FieldProblem("", f"cannot read file: {why}")]) from None
+
+
+def _parsed(p: Path, text: str, load: Callable[[str], T]) -> T:
     try:
-        return yaml.safe_load(text)
+        return load(text)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -89,50 +99,82 @@ def load_config(path: Path | str) -> VillageConfig:
     return parse_config(read_yaml(path), Path(path), Path(path).parent)
 
 
-def load_topic(path: Path, where: str = "topics") -> Topic:
-    """A topic file and its lexicon; a :class:`ConfigError` names the file and the field."""
-    label = f"{path} ({where})"
-    data = read_yaml(path)
+def load_topic(path: Path, where: str = "") -> Topic:
+    """A topic file and its lexicon; a :class:`ConfigError` names the file (``where``: the
+    village file and field that name it) and the field."""
+    label = f"{path} ({where})" if where else path
+    try:
+        data = read_yaml(path)
+    except ConfigError as err:
+        raise ConfigError(label, err.problems, "topic file") from None
     if not isinstance(data, Mapping):
-        raise ConfigError(label, [FieldProblem("", "a topic file is a mapping")])
+        raise ConfigError(label, [FieldProblem("", "a topic file is a mapping")], "topic file")
     try:
         spec = TopicFile.model_validate(data)
     except ValidationError as err:
-        raise ConfigError(label, problems_from_validation(err)) from None
+        problems = problems_from_validation(err, TopicFile)
+        raise ConfigError(label, problems, "topic file") from None
     lex = path.parent / spec.lexicon
     try:
         mentions, cues = parse_lexicon(lex.read_text("utf-8"), lex.name)
     except OSError as err:
         why = err.strerror or str(err)
-        raise ConfigError(label, [FieldProblem("lexicon", f"cannot read {lex}: {why}")]) from None
+        problem = FieldProblem("lexicon", f"cannot read {lex}: {why}")
+        raise ConfigError(label, [problem], "topic file") from None
     except ValueError as err:
-        raise ConfigError(label, [FieldProblem("lexicon", str(err))]) from None
+        raise ConfigError(label, [FieldProblem("lexicon", str(err))], "topic file") from None
     if not cues:
-        raise ConfigError(label, [FieldProblem("lexicon", f"{lex.name} has no cue")])
+        problem = FieldProblem("lexicon", f"{lex.name} has no cue")
+        raise ConfigError(label, [problem], "topic file")
     fields = spec.model_dump(exclude={"lexicon"})
     try:
         return Topic.model_validate({**fields, "mentions": mentions, "cues": cues})
     except ValidationError as err:
-        raise ConfigError(label, problems_from_validation(err)) from None
+        problems = problems_from_validation(err, Topic)
+        raise ConfigError(label, problems, "topic file") from None
 
 
 def resolve_topics(
-    data: Mapping[str, Any], base: Path, file: Path | str = "<memory>", *, load: bool = True
+    data: Mapping[str, Any],
+    base: Path,
+    file: Path | str = "<memory>",
+    *,
+    load: bool = True,
+    problems: list[FieldProblem] | None = None,
 ) -> Mapping[str, Any]:
     """``data`` with each topic file named in ``topics`` read (``load=False``: its path made
-    absolute), relative paths from ``base``; inline topics and other data as they are."""
+    absolute), relative paths from ``base``; inline topics and other data as they are. A topic
+    file that cannot be read is a problem at ``topics[i]`` naming it: raised, or, given
+    ``problems``, added there (the entry left out) so that the village's other problems are
+    reported with it."""
     raw = data.get("topics")
     if raw is None:
         return data
     if not isinstance(raw, list | tuple):
         raise ConfigError(file, [FieldProblem("topics", "a list of topic files or topics")])
     out: list[Any] = []
+    found: list[FieldProblem] = []
     for i, entry in enumerate(raw):
-        if isinstance(entry, str | Path):
-            path = Path(entry) if Path(entry).is_absolute() else base / entry
-            out.append(load_topic(path, f"topics[{i}] of {file}") if load else str(path))
-        else:
+        if not isinstance(entry, str | Path):
             out.append(entry)
+            continue
+        path = Path(entry) if Path(entry).is_absolute() else base / entry
+        if not load:
+            out.append(str(path))
+            continue
+        try:
+            out.append(load_topic(path, f"topics[{i}] of {file}"))
+        except ConfigError as err:
+            found += [
+                FieldProblem(
+                    f"topics[{i}]", f"{path}: {p.path + ': ' if p.path else ''}{p.message}"
+                )
+                for p in err.problems
+            ]
+    if found and problems is None:
+        raise ConfigError(file, found)
+    if problems is not None:
+        problems += found
     return {**data, "topics": out}
 
 

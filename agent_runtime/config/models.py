@@ -36,6 +36,7 @@ from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.llm import LLMSettings
 from agent_runtime.config.module_options import MODULE_OPTIONS, ModuleOptions
 from agent_runtime.config.module_table import DEFAULT_CADENCES, MODULE_NAMES, PRESETS
+from agent_runtime.config.problems import did_you_mean, located, problems_from_validation
 from agent_runtime.config.shards import ShardSettings, check_shards
 from agent_runtime.config.strict import Strict as Strict  # re-exported: the config base
 from agent_runtime.config.topics import Topic
@@ -169,19 +170,25 @@ class ModulesSettings(Strict):
     @field_validator("overrides")
     @classmethod
     def _known(cls, v: dict[str, ModuleSettings]) -> dict[str, ModuleSettings]:
-        unknown = sorted(set(v) - set(MODULE_NAMES))
-        if unknown:
-            raise ValueError(f"unknown module(s) {unknown}; known: {list(MODULE_NAMES)}")
+        # every problem of every module at once, each at its own path (name.options.key)
+        found: list[tuple[tuple[int | str, ...], str, Any]] = []
         for name, ov in v.items():
+            if name not in MODULE_NAMES:
+                hint = did_you_mean(name, MODULE_NAMES) or f"; known: {', '.join(MODULE_NAMES)}"
+                found.append(((name,), f"unknown module {name!r}{hint}", name))
+                continue
+            options = MODULE_OPTIONS[name]
             try:
-                MODULE_OPTIONS[name].model_validate(ov.options)
+                options.model_validate(ov.options)
             except ValidationError as err:
-                first = err.errors()[0]
-                key = ".".join(str(x) for x in first["loc"])
-                raise ValueError(f"{name}.options.{key}: {first['msg']}") from None
+                for p in problems_from_validation(err, options):
+                    found.append(((name, "options", *p.path.split(".")), p.message, ov.options))
             cad = ov.cadence if ov.cadence is not None else DEFAULT_CADENCES[name][0]
             if cad is not None and ov.cadence_max is not None and ov.cadence_max < cad:
-                raise ValueError(f"{name}: cadence_max {ov.cadence_max} is below the cadence {cad}")
+                why = f"{ov.cadence_max} is below the cadence {cad}"
+                found.append(((name, "cadence_max"), why, ov.cadence_max))
+        if found:
+            raise located("ModulesSettings", found)
         return v
 
     def enabled(self) -> tuple[str, ...]:

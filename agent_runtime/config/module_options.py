@@ -106,7 +106,7 @@ class MemoryOptions(ModuleOptions):
     decay: float = Field(default=0.995, gt=0, le=1)  # recency decay per game hour
     weights: tuple[float, float, float] = (1.0, 1.0, 1.0)  # recency, importance, relevance
     batch: int = Field(default=BATCH, ge=1)  # memories rated in one model call
-    batch_s: float = Field(default=BATCH_S, gt=0)  # longest wait of an unrated memory
+    batch_s: float = Field(default=BATCH_S, ge=0)  # longest wait of an unrated memory (0: none)
     remember_ratings: int = Field(default=REMEMBERED_RATINGS, ge=0)  # ratings kept for repeats
 
 

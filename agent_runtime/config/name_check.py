@@ -11,7 +11,6 @@ any other by spelling (``oak_plank`` -> ``oak_planks``).
 
 from __future__ import annotations
 
-import difflib
 import types
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ from agent_runtime import mc_names
 from agent_runtime.config.errors import ConfigError, FieldProblem
 from agent_runtime.config.game_names import GAME_NAME
 from agent_runtime.config.models import SUPPORTED_VERSIONS
+from agent_runtime.config.problems import closest
 
 __all__ = ["check_names", "close_match", "game_names"]
 
@@ -74,11 +74,10 @@ def close_match(version: str, name: str) -> str | None:
     known = _known(version)
     for other in SUPPORTED_VERSIONS:
         if other != version and name in _known(other):  # renamed: among what only this one has
-            renamed = difflib.get_close_matches(name, sorted(known - _known(other)), 1, 0.5)
+            renamed = closest(name, known - _known(other), 0.5)
             if renamed:
-                return renamed[0]
-    spelt = difflib.get_close_matches(name, sorted(known), 1, 0.6)
-    return spelt[0] if spelt else None
+                return renamed
+    return closest(name, known)
 
 
 def check_names(model: BaseModel, version: str, file: Path | str, prefix: str = "") -> None:

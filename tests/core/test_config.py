@@ -46,12 +46,12 @@ def test_minimal_file_gets_defaults(tmp_path: Path) -> None:
     [
         ("agents:\n  - name: A\n", "agents[0].name", "not a valid Minecraft name"),
         ("agents:\n  - name: Ann\n    inventory: {bread: -1}\n", "agents[0].inventory", "0..2304"),
-        ("run:\n  seed: many\nagents:\n  - name: Ann\n", "run.seed", "integer"),
+        ("run:\n  seed: many\nagents:\n  - name: Ann\n", "run.seed", "whole number (got 'many')"),
         ("run:\n  sed: 1\nagents:\n  - name: Ann\n", "run.sed", "unknown field"),
         ("services:\n  redis: localhost\nagents:\n  - name: Ann\n", "services.redis", "redis://"),
         (
             "modules:\n  overrides: {dreaming: {enabled: true}}\nagents:\n  - name: Ann\n",
-            "modules.overrides",
+            "modules.overrides.dreaming",
             "unknown module",
         ),
         (
@@ -62,7 +62,7 @@ def test_minimal_file_gets_defaults(tmp_path: Path) -> None:
         ("agents:\n  - name: Ann\n  - name: ann\n", "", "unique"),
         ("run:\n  seed: 1\n", "", "at least one"),
         ("llm:\n  provider: gpt\nagents:\n  - name: Ann\n", "llm.provider", ""),
-        ("agent_templates:\n  - count: 0\n", "agent_templates[0].count", "greater than or equal"),
+        ("agent_templates:\n  - count: 0\n", "agent_templates[0].count", "at least 1 (got 0)"),
         (
             "agents: [{name: Ann}]\nbottleneck: {sections: [{section: goals, size: 3}]}\n",
             "bottleneck.sections[0].size",
@@ -70,17 +70,17 @@ def test_minimal_file_gets_defaults(tmp_path: Path) -> None:
         ),
         (
             "agents: [{name: Ann}]\nmodules: {overrides: {memory: {cadence: 5, cadence_max: 2}}}\n",
-            "modules.overrides",
-            "memory: cadence_max 2.0 is below the cadence 5.0",
+            "modules.overrides.memory.cadence_max",
+            "2.0 is below the cadence 5.0",
         ),
         (
             "agents: [{name: Ann}]\nmodules: {overrides: {goal_generation: {cadence_max: 2}}}\n",
-            "modules.overrides",
+            "modules.overrides.goal_generation.cadence_max",
             "below the cadence 5.0",
         ),
         (
             "agents: [{name: Ann}]\nllm: {modules: {cognitiv_controller: gpt-4o}}\n",
-            "llm.modules",
+            "llm.modules.cognitiv_controller",
             "did you mean 'cognitive_controller'",
         ),
         (

@@ -58,7 +58,7 @@ def test_a_plain_village_names_no_topic(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("topic", "lexicon", "field", "words"),
     [
-        (TOPIC.replace("name: garden", "name: Garden Club"), LEXICON, "name", "pattern"),
+        (TOPIC.replace("name: garden", "name: Garden Club"), LEXICON, "name", "must match"),
         (TOPIC + "colour: green\n", LEXICON, "colour", "unknown field"),
         (TOPIC.replace("garden_stance.txt", "missing.txt"), LEXICON, "lexicon", "cannot read"),
         (TOPIC, LEXICON + "heavy garden\n", "lexicon", "line 6"),
@@ -77,9 +77,12 @@ def test_a_bad_topic_file_names_the_file_and_the_field(
     path = village(tmp_path, topic, lexicon)
     with pytest.raises(ConfigError) as err:
         load_config(path)
-    assert str(err.value.file).startswith(str(tmp_path / "topics" / "garden.yaml"))
-    assert [p.path for p in err.value.problems] == [field]
-    assert words in err.value.problems[0].message
+    # the village file and the field naming the topic file; then the topic file and its field
+    assert err.value.file == path
+    assert [p.path for p in err.value.problems] == ["topics[0]"]
+    message = err.value.problems[0].message
+    assert message.startswith(f"{tmp_path / 'topics' / 'garden.yaml'}: {field}: ")
+    assert words in message
     assert main(["validate", str(path)]) == 2
     shown = capsys.readouterr().err
     assert "topics/garden.yaml" in shown and "topics[0]" in shown and field in shown
@@ -90,7 +93,8 @@ def test_a_missing_topic_file_and_a_topic_listed_twice(tmp_path: Path) -> None:
     p.write_text("topics: [nowhere.yaml]\nagents:\n  - name: Ann\n", "utf-8")
     with pytest.raises(ConfigError, match=r"nowhere\.yaml") as err:
         load_config(p)
-    assert err.value.problems[0].message == "file not found"
+    assert err.value.file == p and err.value.problems[0].path == "topics[0]"
+    assert err.value.problems[0].message == f"{tmp_path / 'nowhere.yaml'}: file not found"
     village(tmp_path)
     p.write_text("topics: [topics/garden.yaml, topics/garden.yaml]\nagents: [{name: Ann}]\n")
     with pytest.raises(ConfigError, match="topics listed twice"):

@@ -69,7 +69,7 @@ def test_an_external_shard_spot_carries_its_admin_url_and_hides_its_token() -> N
         ([shard("west", -100, 10), shard("east", 0, 100)], "embedded", "world.shards", "overlap"),
         ([shard("west", 0, 0)], "embedded", "world.shards[0].region", "x_min"),
         ([shard("a", -1, 0), shard("a", 0, 1)], "embedded", "world.shards", "unique"),
-        ([shard("West", 0, 10)], "embedded", "world.shards[0].name", "pattern"),
+        ([shard("West", 0, 10)], "embedded", "world.shards[0].name", "must match"),
         ([shard("west", 0, 10)], "none", "world.shards", "none"),
         ([shard("west", 0, 10)], "external", "world.shards", "port"),
         ([shard("west", 0, 10, max_bots=0)], "embedded", "world.shards[0].max_bots", "1"),
