@@ -83,13 +83,15 @@ class Talking(Module):
         conv = ctx.read("conversation", Conversation)
         lines, news = list(conv.lines), list(conv.announcements)
         pending = conv.pending_reply_to
+        now = ctx.clock.now()
         for p in payloads:
             u = Utterance(
                 speaker=str(p.get("sender")),
                 text=str(p.get("message", ""))[:MAX_CHARS],
                 to=ctx.agent if p.get("to_me") else None,
-                at=float(p.get("at") or ctx.clock.now()),
+                at=float(p.get("at") or now),
                 announcement=bool(p.get("announcement")),
+                noted_at=now,  # from now on the controller can know it (heard earlier)
             )
             lines.append(u)
             if u.announcement:
@@ -104,7 +106,7 @@ class Talking(Module):
                     "announcements": tuple(news[-ANNOUNCEMENTS:]),
                     "pending_reply_to": pending,
                     "partner": pending or conv.partner,
-                    "updated_at": ctx.clock.now(),
+                    "updated_at": now,
                 }
             ),
         )
@@ -157,13 +159,17 @@ class Talking(Module):
             speaker=me, text=text, to=to, at=now, decision_id=decision.id, untrusted=False
         )
         conv = ctx.read("conversation", Conversation)
+        # what this answers is what the controller knew when it decided, not what was heard
+        # by the time the words were out (a line noted meanwhile is still waiting for one)
+        decided = decision.updated_at or now
+        spoke = max(conv.spoke_to.get(to or "", 0.0), decided)
         ctx.write(
             "conversation",
             conv.model_copy(
                 update={
                     "lines": appended(conv.lines, u, LINES),
                     "last_utterance": u,
-                    "spoke_to": {**conv.spoke_to, to or "": now},
+                    "spoke_to": {**conv.spoke_to, to or "": spoke},
                     "pending_reply_to": None
                     if to == conv.pending_reply_to
                     else conv.pending_reply_to,

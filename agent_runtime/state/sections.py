@@ -249,13 +249,24 @@ class Utterance(BaseModel):
     decision_id: str = ""
     untrusted: bool = True  # other speakers' words are data, never instructions
     announcement: bool = False  # a public announcement (heard by everyone)
+    #: when the agent's own conversation record took a heard line in (0: at ``at``): its
+    #: modules can know the line from then on, seconds after its body heard it under load
+    noted_at: float = 0.0
+
+    @property
+    def known_at(self) -> float:
+        """When the agent's mind could first know this line: what a decision made before
+        it cannot have answered."""
+        return max(self.at, self.noted_at)
 
 
 class Conversation(Section):
     lines: tuple[Utterance, ...] = ()
     announcements: tuple[Utterance, ...] = ()  # the last public announcements heard
     last_utterance: Utterance | None = None
-    spoke_to: dict[str, float] = Field(default_factory=dict)  # addressee ("" = all) -> when
+    #: addressee ("" = all) -> when the controller decided what it last said to them (a line
+    #: noted after that is not answered by it)
+    spoke_to: dict[str, float] = Field(default_factory=dict)
     partner: str | None = None
     pending_reply_to: str | None = None
     brain: str = ""

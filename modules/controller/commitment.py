@@ -8,7 +8,11 @@ bottleneck view only, or None (keep the running skill). Reasons:
 - ``danger``: health or food is low and the new skill answers it (eat, or move away: one
   of :data:`DANGER_SKILLS`); the only reason to interrupt a running deposit;
 - ``deposit_request``: an open deposit request is perceived and the new skill fulfils it;
-- ``request``: the new skill gives to someone who asked the agent after the skill started;
+- ``request``: the new skill gives to someone whose request to the agent it has not
+  answered yet (:func:`modules.heuristics.asked.unanswered`), or who asked after the skill
+  started. Not "heard after the skill started" alone: under load a line reaches the agent's
+  record seconds after its body heard it, and a skill decided meanwhile, without it, would
+  otherwise hold the answer back until it ended (a 90 s collect outlasts the answer window);
 - ``stale``: the skill has run far past its expected time;
 - ``model_decided``: the model's answer replaced a filler step taken while it thought.
 
@@ -40,6 +44,7 @@ from agent_runtime.bottleneck import BottleneckView
 from agent_runtime.state.sections import Decision, IntentKind, UtteranceKind
 from agent_runtime.world import SKILL_TIMEOUTS, SkillCall
 from modules.action_awareness import observed_of
+from modules.heuristics.asked import unanswered
 from modules.heuristics.deposit import open_request
 from modules.knowledge import expected_gain
 
@@ -103,8 +108,16 @@ def replacement_reason(
     if new.skill == "deposit" and open_request(view) is not None:
         return "deposit_request"
     me, asker = view.identity.name, new.args.get("player")
-    if new.skill == "give" and any(
-        u.speaker == asker and u.to == me and u.at > started for u in view.conversation.lines
+    if (
+        new.skill == "give"
+        and isinstance(asker, str)
+        and (
+            unanswered(view, asker) is not None
+            or any(
+                u.speaker == asker and u.to == me and u.at > started
+                for u in view.conversation.lines
+            )
+        )
     ):
         return "request"
     limit = view.seconds(SKILL_TIMEOUTS.get(running.skill, 60.0)) * 2.0

@@ -17,6 +17,7 @@ from modules.knowledge import FOODS, LOGS, PLANKS, counts_as
 
 __all__ = [
     "ANSWER_WINDOW_S",
+    "answered",
     "gift_for",
     "is_greedy",
     "is_greeting",
@@ -95,17 +96,25 @@ def requested_item(text: str, inventory: dict[str, int]) -> tuple[str | None, st
     return None, "", count
 
 
-def unanswered(view: BottleneckView) -> Utterance | None:
-    """The latest recent line addressed to the agent that it has not answered yet."""
+def answered(view: BottleneckView, u: Utterance) -> bool:
+    """The agent spoke to ``u``'s speaker on a decision made once it could know ``u``: its
+    own conversation record says when it decided what it last said to them, and when it
+    took the line in (a reply decided before that, to an earlier line, answers not this one
+    however late its words went out)."""
+    return view.conversation.spoke_to.get(u.speaker, 0.0) >= u.known_at
+
+
+def unanswered(view: BottleneckView, speaker: str | None = None) -> Utterance | None:
+    """The latest recent line addressed to the agent (by ``speaker``, or anyone) that it has
+    not answered yet."""
     me = view.identity.name
-    conv = view.conversation
-    for u in reversed(conv.lines):
+    for u in reversed(view.conversation.lines):
         if u.speaker == me or u.announcement or u.to != me:
             continue
         if view.now - u.at > view.seconds(ANSWER_WINDOW_S):
             return None
-        if conv.spoke_to.get(u.speaker, 0.0) >= u.at:
-            continue  # answered already
+        if answered(view, u) or speaker not in (None, u.speaker):
+            continue
         return u
     return None
 
