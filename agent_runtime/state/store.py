@@ -189,6 +189,7 @@ class StateStore:
         # it (the state writes a SIGKILL of the process can lose); see write_lag_max
         self._dirty_since: float | None = None
         self.write_lag_max = 0.0
+        self._flush_lock = asyncio.Lock()
 
     async def __aenter__(self) -> StateStore:
         self._task = asyncio.create_task(self._flusher(), name=f"state[{self.run_id}].flusher")
@@ -274,7 +275,15 @@ class StateStore:
         In transactions of at most :data:`FLUSH_CHUNK` fields and commands each (a caller's
         commands are never split), each serialised just before it is sent: one transaction
         is a synchronous stretch of the event loop (serialising sections, packing and
-        parsing commands), and a flush of a thousand fields in one went up to 70 ms."""
+        parsing commands), and a flush of a thousand fields in one went up to 70 ms.
+
+        One flush at a time: a flush called while another is writing waits for it, so what
+        was written before the call is in Redis when it returns (a digest taken after it
+        sees every write made before it)."""
+        async with self._flush_lock:
+            return await self._flush()
+
+    async def _flush(self) -> int:
         if not self._dirty and not self._queued:
             return 0
         dirty, self._dirty = self._dirty, set()

@@ -4,8 +4,11 @@ rolled back) caught by the Redis kill of ``piano faults``."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
+import fakeredis
 import pytest
 
 from agent_runtime.app.durability import Digest, Entry, compare, intact
@@ -14,6 +17,9 @@ from agent_runtime.app.fault_store import kill_redis
 from agent_runtime.app.faults import suite_config
 from agent_runtime.app.village import Village, VillageOptions
 from agent_runtime.config.loader import parse_config
+from agent_runtime.state import StateStore, keys
+from agent_runtime.state.sections import Goals
+from tests.core.helpers import wait_until
 
 
 def _digest(**entries: tuple[str, float]) -> Digest:
@@ -46,6 +52,27 @@ def test_compare_tells_kept_rewritten_missing_and_changed_apart() -> None:
     assert (out["changed"], out["changed_in_window"], out["missing"]) == (0, 1, 1)
     assert intact(compare(before, before, fault_at=200.0, window_s=0.0))
     assert not intact(compare(Digest(), Digest(), fault_at=200.0, window_s=0.0))  # nothing read
+
+
+async def test_a_flush_returns_once_the_write_in_flight_is_in_redis(run_id: str) -> None:
+    """The digest before a fault is read after a flush: the flush must wait for a write the
+    background flusher has taken but not yet sent, and the lag it measures covers that wait."""
+    redis = fakeredis.FakeAsyncRedis()
+    async with StateStore(redis, run_id) as store:
+        gate = asyncio.Event()
+        real = store._write_chunk
+
+        async def held(*args: Any) -> int:
+            await gate.wait()
+            return await real(*args)
+
+        store._write_chunk = held  # type: ignore[method-assign,assignment]
+        store.agent("Ann").set("goals", Goals(current="farm"), writer="goal_generation")
+        await wait_until(lambda: not store._dirty, 5, "the flusher taking the write")
+        asyncio.get_running_loop().call_later(0.3, gate.set)
+        await store.flush()
+        assert await redis.hget(keys.state(run_id, "Ann"), "goals") is not None
+        assert store.write_lag_max >= 0.25  # from the write to Redis's answer
 
 
 @pytest.mark.services

@@ -1,4 +1,5 @@
-"""A killed run resumes from its folder with its memories; two runs cannot share a folder."""
+"""A killed run resumes from its folder with every state section and memory record it had
+stored, by content; a store broken on purpose is caught; two runs cannot share a folder."""
 
 from __future__ import annotations
 
@@ -15,11 +16,12 @@ from pathlib import Path
 import psutil
 import pytest
 import yaml
-from redis.asyncio import Redis
 
+from agent_runtime.app.durability import compare, content_digest
+from agent_runtime.app.fault_breaks import empty_store
+from agent_runtime.app.fault_store import stored_digest
 from agent_runtime.app.run_folder import RunFolderBusy, RunFolderLock
-from agent_runtime.services import RedisServer
-from modules.memory.persistence import stream_prefix
+from agent_runtime.clock import wall_time
 
 pytestmark = pytest.mark.services
 
@@ -44,16 +46,6 @@ def decisions(run_dir: Path) -> int:
     if not path.exists():
         return 0
     return sum('"type":"decision"' in line for line in path.read_text().splitlines())
-
-
-async def memories(run_dir: Path, run_id: str) -> dict[str, int]:
-    """Start a Redis of our own on the run's data (its append-only file) and count records."""
-    async with RedisServer(run_dir / "redis") as server:
-        client: Redis = Redis.from_url(server.url)
-        try:
-            return {n: int(await client.hlen(stream_prefix(run_id, n) + "records")) for n in NAMES}
-        finally:
-            await client.aclose()
 
 
 @pytest.fixture
@@ -96,7 +88,7 @@ def test_the_lock_refuses_a_second_holder(tmp_path: Path) -> None:
     b.release()
 
 
-async def test_sigkill_then_resume_keeps_every_memory(
+async def test_sigkill_then_resume_keeps_every_record_by_content(
     tmp_path: Path, first_run: subprocess.Popen[bytes]
 ) -> None:
     run_dir = tmp_path / "runs" / "r1"
@@ -107,24 +99,29 @@ async def test_sigkill_then_resume_keeps_every_memory(
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert busy.returncode == 2 and "in use by pid" in busy.stderr, busy.stderr
-    services = json.loads((run_dir / "run.json").read_text())["service_pids"]
+    info = json.loads((run_dir / "run.json").read_text())
+    # what the running village's Redis holds just before the kill, read by a client of ours
+    before = await content_digest(info["redis"], "r1", list(NAMES))
+    killed_at = wall_time()
     os.kill(first_run.pid, signal.SIGKILL)  # the whole run: its children follow (pdeathsig)
     first_run.wait(timeout=30)
     wait_for(
-        lambda: not any(p and psutil.pid_exists(p) for p in services.values()),
+        lambda: not any(p and psutil.pid_exists(p) for p in info["service_pids"].values()),
         30,
         "the run's Redis and broker to end with it",
     )
-    before = await memories(run_dir, "r1")
-    assert all(n > 0 for n in before.values()), before
+    sections = {k[1] for k in before.entries if k[0] == "Ann"}
+    assert {"section:goals", "section:plan", "section:decision"} <= sections, sections
+    assert all(any(k == (n, "memory:1") for k in before.entries) for n in NAMES), before
     resumed = await asyncio.to_thread(
         subprocess.run, piano("run", "--resume", str(run_dir), "--duration", "6", "--quiet"),
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr[-2000:]
-    after = await memories(run_dir, "r1")
-    assert all(after[n] >= before[n] for n in NAMES), (before, after)
-    assert sum(after.values()) > sum(before.values())  # the resumed agents went on remembering
+    after, _ = await stored_digest(run_dir, "r1", agents=NAMES)
+    kept = compare(before, after, fault_at=killed_at, window_s=0.0)
+    assert (kept["missing"], kept["changed"]) == (0, 0), kept
+    assert kept["records_after"] > kept["records_before"]  # the resumed agents went on
     starts = [
         json.loads(line)
         for line in (run_dir / "events.jsonl").read_text().splitlines()
@@ -132,3 +129,13 @@ async def test_sigkill_then_resume_keeps_every_memory(
     ]
     assert len(starts) == 2
     assert json.loads((run_dir / "run.json").read_text())["run_id"] == "r1"
+
+    # the same comparison catches a store that came back broken
+    lost, done = await stored_digest(run_dir, "r1", "memory", before, NAMES)
+    assert compare(before, lost, fault_at=killed_at, window_s=0.0)["missing"] == 1, done
+    rolled, done = await stored_digest(run_dir, "r1", "section", after, NAMES)
+    assert compare(after, rolled, fault_at=killed_at, window_s=0.0)["changed"] == 1, done
+    empty_store(run_dir / "redis")
+    nothing, _ = await stored_digest(run_dir, "r1", agents=NAMES)
+    gone = compare(before, nothing, fault_at=killed_at, window_s=0.0)
+    assert gone["missing"] == gone["records_before"] > 0, gone
