@@ -129,12 +129,11 @@ def _runnable(c: Command) -> bool:
 
 
 @pytest.mark.services
-@pytest.mark.timeout(240)
 @pytest.mark.parametrize("c", [c for c in PIANO if _runnable(c)], ids=str)
 def test_the_readmes_heuristic_villages_run(c: Command, tmp_path: Path) -> None:
     short = ["--world", "none", "--duration", "3", "--no-web", "--quiet", "--out", str(tmp_path)]
     argv = [sys.executable, "-m", "agent_runtime.app.cli.main", *c.argv[1:], *short]
-    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=100)
     assert done.returncode == 0, f"{c}\n  {done.stderr[-2000:]}"
     assert "stopped (duration reached)" in done.stdout
 
