@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from agent_runtime.app.doc_figures import markdown_table
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -28,12 +30,18 @@ def _module(source: Path) -> Any:
     return importlib.import_module(".".join(rel.parts))
 
 
-def _shown(value: Any) -> str:
+def _plain(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
-        value = int(value)
+        return int(value)
+    if isinstance(value, BaseModel):
+        return "{" + ", ".join(f"{k}: {_plain(v)}" for k, v in value.model_dump().items()) + "}"
+    return value
+
+
+def _shown(value: Any) -> str:
     if isinstance(value, tuple | list):
-        return ", ".join(f"`{v}`" for v in value)
-    return "`null`" if value is None else f"`{value}`"
+        return ", ".join(f"`{_plain(v)}`" for v in value)
+    return "`null`" if value is None else f"`{_plain(value)}`"
 
 
 def render_settings(source: Path, options: Mapping[str, str]) -> str:
@@ -47,7 +55,7 @@ def render_settings(source: Path, options: Mapping[str, str]) -> str:
         for name in options.get("fields", "").split(","):
             if name not in fields:
                 raise KeyError(f"{options['model']} has no field {name!r}")
-            rows.append(f"| `{prefix}{name}` | {_shown(fields[name].get_default())} |")
+            rows.append(f"| `{prefix}{name}` | {_shown(fields[name].get_default(call_default_factory=True))} |")
     for name in filter(None, options.get("constants", "").split(",")):
         rows.append(f"| `{name}` | {_shown(getattr(mod, name))} |")
     if not rows:
