@@ -22,7 +22,7 @@ from agent_runtime.app.doc_figures import (
     render_docs,
     result_files,
 )
-from agent_runtime.app.faults_table import render_faults
+from agent_runtime.app.faults_table import render_durability, render_faults
 
 FAULTS = ROOT / "agent_runtime/app/results/faults-embedded-2026-11-26.json"
 REPORT = ROOT / "experiments/tax/results/2026-11-26-full-anti-scale1-decide/report.md"
@@ -87,18 +87,70 @@ def test_an_unclosed_block_is_named(tmp_path: Path) -> None:
     assert len(problems) == 1 and "no <!-- /figures -->" in problems[0].reason
 
 
-def test_the_faults_table_has_a_row_per_fault_with_its_data_path(tmp_path: Path) -> None:
-    table = render_faults(FAULTS, {})
-    report = json.loads(FAULTS.read_text())["report"]
+def _cells(table: str) -> list[list[str]]:
+    """The body rows of the first Markdown table in ``table``, split into cells."""
     rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
-    assert len(rows) == 1 + len(report["faults"])
-    assert any(r.startswith("| kill_broker | yes | 12.53 | broadcast_heard yes |") for r in rows)
-    broken = {
-        **report,
-        "faults": [{**report["faults"][1], "data_path": {"broadcast_heard": False}}],
-    }
-    (tmp_path / "faults.json").write_text(json.dumps({"report": broken}))
-    assert "broadcast_heard **no**" in render_faults(tmp_path / "faults.json", {})
+    return [[c.strip() for c in r.strip("|").split("|")] for r in rows[1:]]
+
+
+def test_the_faults_table_shows_each_fault_as_the_report_has_it(tmp_path: Path) -> None:
+    report = {
+        "faults": [
+            {"fault": "kill_broker", "recovered": True, "seconds_to_recover": 12.5,
+             "decisions_in_window": 7, "errors_in_window": 0,
+             "data_path": {"broadcast_heard": True}},
+            {"fault": "kill_redis", "recovered": False, "seconds_to_recover": None,
+             "decisions_in_window": 2, "errors_in_window": 3,
+             "data_path": {"content_kept": False, "writes_resumed": True}},
+            {"fault": "llm_garbage", "recovered": True, "seconds_to_recover": 0.1,
+             "decisions_in_window": 22, "errors_in_window": 1},
+        ],
+        "all_recovered": False,
+        "orphans": [{"pid": 1, "cmdline": "x"}],
+    }  # fmt: skip
+    (tmp_path / "faults.json").write_text(json.dumps({"report": report, "commit": "abc1234"}))
+    table = render_faults(tmp_path / "faults.json", {})
+    assert _cells(table) == [
+        ["kill_broker", "yes", "12.5", "broadcast_heard yes", "7", "0"],
+        ["kill_redis", "**no**", "-", "content_kept **no**, writes_resumed yes", "2", "3"],
+        ["llm_garbage", "yes", "0.1", "-", "22", "1"],
+    ]
+    assert "commit abc1234" in table and "all recovered: **no**, orphan processes: 1." in table
+    # the committed report renders a row per fault too
+    committed = json.loads(FAULTS.read_text())["report"]["faults"]
+    assert [r[0] for r in _cells(render_faults(FAULTS, {}))] == [f["fault"] for f in committed]
+
+
+def test_the_durability_figure_shows_the_promise_and_each_fault_by_content(
+    tmp_path: Path,
+) -> None:
+    content = {"records_before": 120, "records_after": 131, "missing": 0, "changed": 1,
+               "rewritten": 17}  # fmt: skip
+    report = {
+        "promise": {
+            "flush_interval_ms": 50.0, "write_lag_max_ms": 83.2, "appendonly": "yes",
+            "appendfsync": "everysec", "aof_delayed_fsync": 0,
+            "lost_at_most_ms": {"kill_redis": 0,
+                                "sigkill_village": {"state": 83.2, "memories": 0},
+                                "power_loss": {"state": 1083.2, "memories": 1000.0}},
+        },
+        "faults": [
+            {"fault": "kill_redis", "recovered": False, "content": content},
+            {"fault": "kill_broker", "recovered": True},
+            {"fault": "sigkill_run", "recovered": True,
+             "content": {**content, "changed": 0, "records_after": 140}},
+        ],
+    }  # fmt: skip
+    (tmp_path / "faults.json").write_text(json.dumps({"report": report}))
+    text = render_durability(tmp_path / "faults.json", {})
+    assert "SIGKILL of Redis: at most 0 ms" in text
+    assert "SIGKILL of the village: at most 83.2 ms of state writes" in text
+    assert "longest wait measured 83.2 ms), 0 ms of memories" in text
+    assert "Power loss: at most 1083.2 ms of state writes and 1000.0 ms of memories" in text
+    assert _cells(text) == [
+        ["kill_redis", "**no**", "120", "131", "0", "1", "17"],
+        ["sigkill_run", "yes", "120", "140", "0", "0", "17"],
+    ]
 
 
 def test_a_bench_result_file_says_when_on_which_commit_and_under_what_load(

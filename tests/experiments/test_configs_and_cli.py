@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from agent_runtime.app.cli.main import main
 from agent_runtime.config.errors import ConfigError
@@ -15,6 +17,7 @@ from experiments.chef.runner import ChefProtocol
 from experiments.culture.runner import CultureProtocol
 from experiments.item_progression.runner import ItemProtocol, spawn_ring
 from experiments.registry import EXPERIMENTS, default_config
+from experiments.runner_base import read_runs
 from experiments.social_perception.runner import PerceptionProtocol
 from experiments.spec import ExperimentOptions, load_experiment_file, parse_protocol, plan_runs
 from experiments.specialization.runner import SpecializationProtocol
@@ -134,9 +137,21 @@ def test_cli_runs_an_experiment(
                  "--quiet"])
     assert code == 0
     out = capsys.readouterr().out
-    assert "results in" in out
     (folder,) = [p for p in tmp_path.iterdir() if p.name.startswith("specialization-")]
-    assert (folder / "report.md").exists() and (folder / "metrics.json").exists()
+    assert f"results in {folder}" in out, out
+    # the runs asked for: the file's repeats of condition normal, each with 2 agents at time
+    # scale 0.02 and its own seed, each of which decided
+    repeats = int(yaml.safe_load(cfg.read_text())["repeats"])
+    metrics = json.loads((folder / "metrics.json").read_text())
+    assert (metrics["experiment"], metrics["runs"], metrics["time_scale"]) == (
+        "specialization", repeats, 0.02)
+    runs = read_runs(folder)
+    assert [r["repeat"] for r in runs] == list(range(repeats)), runs
+    assert len({r["seed"] for r in runs}) == repeats, runs
+    for one in runs:
+        assert (one["condition"], one["agents"], one["time_scale"]) == ("normal", 2, 0.02), one
+        assert sum(one["brains_seen"].values()) > 0, one  # decisions were made, and by whom
+    assert "normal" in (folder / "report.md").read_text()
 
 
 def _protocol_table(name: str) -> dict[str, tuple[str, str]]:

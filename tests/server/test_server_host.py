@@ -17,7 +17,7 @@ import pytest
 from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.models import DEFAULT_VERSION
 from bots.admin import AdminClient
-from bots.server_host import EmbeddedServer
+from bots.server_host import EmbeddedServer, EmbeddedServerError
 from bots.server_options import ServerOptions
 from bots.status_ping import protocol_of, status_ping
 from tests.core.helpers import wait_until
@@ -192,8 +192,11 @@ def test_constructor_validates_without_io(tmp_path: Path) -> None:
 async def test_start_fails_cleanly_on_busy_port(tmp_path: Path) -> None:
     async with EmbeddedServer(tmp_path / "a") as first:
         second = EmbeddedServer(tmp_path / "b", ServerOptions(port=first.port, start_timeout=20))
-        with pytest.raises(Exception):  # noqa: B017 - any start error, but no hang or orphan
+        # the host says why and exits (code 3) at once, long before the start's 20 s bound
+        t0 = time.monotonic()
+        with pytest.raises(EmbeddedServerError, match="exited with code 3") as err:
             await second.start()
+        assert "EADDRINUSE" in str(err.value) and time.monotonic() - t0 < 15, err.value
         assert second.pid is None
     await asyncio.sleep(0)
 

@@ -103,14 +103,14 @@ async def test_view3d_from_the_agent_panel(
         url = urlsplit(link)
         assert url.hostname == "127.0.0.1" and url.port, link
 
-        # loopback only: the kernel's table has the port on loopback and nowhere else, and
-        # the same port on the machine's other address (where it has one) refuses
+        # loopback only: the kernel's table has the port on 127.0.0.1 and nowhere else, and
+        # the same port on another address of this machine refuses: its outgoing address, or
+        # on a machine with loopback only 127.0.0.2 (a server bound to 0.0.0.0 answers there)
         assert listening_addresses(url.port) == {"127.0.0.1"}
-        outside = _outside_address()
-        if outside is not None:
-            async with httpx.AsyncClient(timeout=3.0) as client:
-                with pytest.raises(httpx.ConnectError):
-                    await client.get(f"http://{outside}:{url.port}/")
+        outside = _outside_address() or "127.0.0.2"
+        async with httpx.AsyncClient(timeout=3.0) as client:
+            with pytest.raises(httpx.ConnectError):
+                await client.get(f"http://{outside}:{url.port}/")
 
         # the page draws the world around Ann (the village's grass): wait for a frame with it
         await view.wait_for_selector("canvas", timeout=30_000)
