@@ -2,8 +2,9 @@
 MiniLM memories, the CLI, the live page), stopped with Ctrl-C, then resumed.
 
 Ctrl-C ends it with exit status 0 and leaves no process behind; ``--resume`` finds every
-agent's memories and every body's inventory as the stop left them (the world's own player
-files, read apart from the runtime), and gives no starting kit a second time.
+agent's state sections and memory records (by content) and every body's inventory (the
+world's own player files, read apart from the runtime) as the stop left them, and gives no
+starting kit a second time.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ import psutil
 import pytest
 import yaml
 
-from agent_runtime.services import RedisServer
+from agent_runtime.app.durability import compare
+from agent_runtime.app.fault_store import stored_digest
+from agent_runtime.clock import wall_time
 from bots.node import BOTS_DIR, node_executable
 from tests.jsonl import records
 
@@ -72,19 +75,6 @@ def _player_files(world: Path, names: list[str]) -> dict[str, dict[str, int]]:
 
 def _events(run: Path) -> list[dict[str, Any]]:
     return records(run / "events.jsonl")
-
-
-async def _memories(run: Path, run_id: str, names: list[str]) -> dict[str, int]:
-    async with RedisServer(run / "redis") as server:
-        from redis.asyncio import Redis
-
-        client: Redis = Redis.from_url(server.url)
-        try:
-            return {
-                n: int(await client.hlen(f"piano:{run_id}:agent:{n}:mem:records")) for n in names
-            }
-        finally:
-            await client.aclose()
 
 
 def _left_over(mark: str) -> list[str]:
@@ -146,8 +136,10 @@ async def test_ctrl_c_then_resume_keeps_memories_and_inventories(
     assert proc.returncode == 0, err.decode()[-2000:]
     assert _left_over(str(tmp_path)) == []
     at_stop = _player_files(run / "world", names)
-    memories = await _memories(run, "shipped", names)
-    assert all(memories[n] > 0 for n in names), memories
+    stored, _ = await stored_digest(run, "shipped", agents=tuple(names))
+    remembered = {k[0] for k in stored.entries if k[1].startswith("memory:")}
+    assert remembered == set(names), remembered
+    stopped_at = wall_time()
 
     resumed = await asyncio.to_thread(
         subprocess.run,
@@ -163,5 +155,8 @@ async def test_ctrl_c_then_resume_keeps_memories_and_inventories(
     for e in again:  # the server loaded what the stop saved, and gave no second kit
         assert e["kit"] == {}, e
         assert e["held"] == at_stop[e["agent"]], (e, at_stop[e["agent"]])
-    after = await _memories(run, "shipped", names)
-    assert all(after[n] >= memories[n] for n in names), (memories, after)
+    # every state section and memory record the stop left is there after the resume, by
+    # content (or, for a section, written again since)
+    after, _ = await stored_digest(run, "shipped", agents=tuple(names))
+    kept = compare(stored, after, fault_at=stopped_at, window_s=0.0)
+    assert (kept["missing"], kept["changed"]) == (0, 0), kept
