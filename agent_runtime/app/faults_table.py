@@ -47,14 +47,15 @@ def render_faults(source: Path, options: Mapping[str, str]) -> str:
 
 
 def render_durability(source: Path, options: Mapping[str, str]) -> str:
-    """The durability promise with the figures measured in the run, then one row per fault
-    judged by content: records before and after, missing, changed, rewritten since."""
+    """The durability promise with the figures measured in the run (not with ``promise=no``),
+    then one row per fault judged by content: records before and after, missing, changed,
+    rewritten since, and what was broken on purpose (``piano faults --break``)."""
     data = json.loads(source.read_text())
     report = data.get("report", data)
     promise = report.get("promise") or {}
     lost = promise.get("lost_at_most_ms", {})
     village, power = lost.get("sigkill_village", {}), lost.get("power_loss", {})
-    lines = [
+    promised = [
         f"- SIGKILL of Redis: at most {lost.get('kill_redis', '?')} ms of acknowledged writes "
         f"lost (`appendonly {promise.get('appendonly', '?')}`).",
         f"- SIGKILL of the village: at most {village.get('state', '?')} ms of state writes "
@@ -66,9 +67,12 @@ def render_durability(source: Path, options: Mapping[str, str]) -> str:
         f"{promise.get('appendfsync', '?')}`, {promise.get('aof_delayed_fsync', '?')} delayed "
         "fsyncs).",
         "",
+    ]
+    lines = [
+        *(promised if options.get("promise", "yes") != "no" else []),
         "| fault | recovered | records before | records after | missing | changed "
-        "| rewritten since |",
-        "|---|---|---|---|---|---|---|",
+        "| rewritten since | broken on purpose |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for f in report["faults"]:
         c = f.get("content")
@@ -76,7 +80,8 @@ def render_durability(source: Path, options: Mapping[str, str]) -> str:
             continue
         lines.append(
             f"| {f['fault']} | {'yes' if f['recovered'] else '**no**'} | {c['records_before']} "
-            f"| {c['records_after']} | {c['missing']} | {c['changed']} | {c['rewritten']} |"
+            f"| {c['records_after']} | {c['missing']} | {c['changed']} | {c['rewritten']} "
+            f"| {f.get('sabotage') or '-'} |"
         )
     prov = data.get("provenance", data)
     lines += [

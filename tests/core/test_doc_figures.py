@@ -138,7 +138,8 @@ def test_the_durability_figure_shows_the_promise_and_each_fault_by_content(
             {"fault": "kill_redis", "recovered": False, "content": content},
             {"fault": "kill_broker", "recovered": True},
             {"fault": "sigkill_run", "recovered": True,
-             "content": {**content, "changed": 0, "records_after": 140}},
+             "content": {**content, "changed": 0, "records_after": 140},
+             "sabotage": "deleted memory 3 of Ann"},
         ],
     }  # fmt: skip
     (tmp_path / "faults.json").write_text(json.dumps({"report": report}))
@@ -148,9 +149,11 @@ def test_the_durability_figure_shows_the_promise_and_each_fault_by_content(
     assert "longest wait measured 83.2 ms), 0 ms of memories" in text
     assert "Power loss: at most 1083.2 ms of state writes and 1000.0 ms of memories" in text
     assert _cells(text) == [
-        ["kill_redis", "**no**", "120", "131", "0", "1", "17"],
-        ["sigkill_run", "yes", "120", "140", "0", "0", "17"],
+        ["kill_redis", "**no**", "120", "131", "0", "1", "17", "-"],
+        ["sigkill_run", "yes", "120", "140", "0", "0", "17", "deleted memory 3 of Ann"],
     ]
+    rows_only = render_durability(tmp_path / "faults.json", {"promise": "no"})
+    assert "SIGKILL" not in rows_only and _cells(rows_only) == _cells(text)
 
 
 def test_a_bench_result_file_says_when_on_which_commit_and_under_what_load(
