@@ -46,6 +46,7 @@ __all__ = [
     "compare",
     "content_digest",
     "fsync_policy",
+    "intact",
     "promise",
 ]
 
