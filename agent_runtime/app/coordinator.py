@@ -178,6 +178,17 @@ def _bodies_near_their_shard(launcher: Any, world: WorldHandle, workers: int) ->
         prefer(k, getattr(server, "node", None))
 
 
+def _requests(cfg: VillageConfig, workers: int, limit: int | None) -> dict[str, float]:
+    """What each worker and shard actor asks the cluster for: its measured cost's share."""
+    from agent_runtime.app.launchers.actor_costs import village_requests
+
+    count = len(cfg.agents) + sum(t.count for t in cfg.agent_templates)
+    count = count if limit is None else min(count, limit)
+    shards = max(1, len(cfg.world.shards))
+    worker, server = village_requests(count, workers, shards, embodied=cfg.world.kind != "none")
+    return {"num_cpus": worker, "server_cpus": server}
+
+
 @contextlib.asynccontextmanager
 async def coordinate(
     cfg: VillageConfig,
@@ -210,7 +221,7 @@ async def coordinate(
     from agent_runtime.app.village import Village
     from modules.memory.encoder import HashingEncoder
 
-    launcher = open_launcher(cluster)
+    launcher = open_launcher(cluster, **_requests(cfg, workers, agents) if cluster else {})
     # the coordinator hosts no agents: nothing to embed, so not the MiniLM weights either;
     # on a cluster its embedded world shards are actors of the workers' launcher
     opts = dataclasses.replace(

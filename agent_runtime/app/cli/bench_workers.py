@@ -32,6 +32,7 @@ from redis.asyncio import Redis
 from agent_runtime import event_loop
 from agent_runtime.app.cli.bench_counts import cadence_errors, count_errors, redis_commands
 from agent_runtime.app.launchers import open_launcher
+from agent_runtime.app.launchers.actor_costs import village_requests
 from agent_runtime.app.workers import WorkerPool, WorkerSpec
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
 from agent_runtime.clock import wall_time
@@ -152,7 +153,9 @@ async def bench_workers(
                     world="none",
                     measure_after=warmup,
                 )
-                launcher = open_launcher(getattr(args, "cluster", None))
+                cluster = getattr(args, "cluster", None)
+                worker_cpus, _ = village_requests(args.agents, args.workers, 1, embodied=False)
+                launcher = open_launcher(cluster, num_cpus=worker_cpus)
                 async with WorkerPool(spec, launcher=launcher) as pool:
                     async with asyncio.timeout(120 + args.agents / 10):
                         await all_up.wait()

@@ -70,8 +70,12 @@ def parse_cluster(text: str) -> ClusterSpec:
     raise ValueError(f"cluster {text!r}: use ray, ray://HOST:PORT or ray:auto")
 
 
-def open_launcher(cluster: ClusterSpec | None, *, num_cpus: float = 1.0) -> Launcher:
-    """The launcher for ``cluster`` (``None``: child processes of this one)."""
+def open_launcher(
+    cluster: ClusterSpec | None, *, num_cpus: float = 1.0, server_cpus: float = 1.0
+) -> Launcher:
+    """The launcher for ``cluster`` (``None``: child processes of this one); on a cluster each
+    worker actor asks ``num_cpus`` CPU and each shard actor ``server_cpus`` (the shares their
+    measured cost needs: :mod:`.actor_costs`)."""
     if cluster is None:
         from agent_runtime.app.launchers.process import ProcessLauncher
 
@@ -79,5 +83,5 @@ def open_launcher(cluster: ClusterSpec | None, *, num_cpus: float = 1.0) -> Laun
     if cluster.engine == "ray":
         from agent_runtime.app.launchers.ray_launcher import RayLauncher
 
-        return RayLauncher(cluster.address, num_cpus=num_cpus)
+        return RayLauncher(cluster.address, num_cpus=num_cpus, server_cpus=server_cpus)
     raise ValueError(f"unknown cluster engine {cluster.engine!r}")

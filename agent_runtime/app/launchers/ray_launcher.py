@@ -13,7 +13,11 @@ the same ports, world folder and admin token; :meth:`RayLauncher.restart` waits 
 incarnation as for a worker's.
 
 Actors are spread over the nodes (``scheduling_strategy="SPREAD"``), each worker reserving
-``num_cpus`` and each shard ``server_cpus``; a worker whose agents all live on one shard is
+``num_cpus`` and each shard ``server_cpus``: the shares of a CPU their measured cost needs
+(:mod:`.actor_costs`), so that a small machine or a busy cluster shares its cores instead of
+waiting for whole free ones. A request that no node can hold, or more than the cluster has
+free, is a :class:`ServiceError` at once saying what it asked and what the cluster has
+(:func:`room_for`). A worker whose agents all live on one shard is
 started on that shard's node (:meth:`RayLauncher.prefer_node`, soft: elsewhere once the node
 is gone). With no address, :class:`RayLauncher` starts a local Ray for the run
 (``ray.init(num_cpus=<this machine's>)``) and shuts it down after.
@@ -185,6 +189,7 @@ class RayLauncher:
 
     async def start(self, worker: WorkerLaunch) -> RayWorkerHandle:
         k = worker.k
+        room_for(f"worker {k}", self.num_cpus, "a worker actor, its agents and their bodies")
         actor = _RemoteWorker.options(
             num_cpus=self.num_cpus,
             max_restarts=self.max_restarts,
@@ -202,8 +207,7 @@ class RayLauncher:
         info = await _placed(
             actor,
             f"worker {k}",
-            f"each worker reserves {self.num_cpus:g} CPU; "
-            f"the cluster has {ray.cluster_resources()}",  # type: ignore[no-untyped-call]
+            f"each worker reserves {self.num_cpus:g} CPU; the cluster has {_cluster_cpus()}",
         )
         log.info("worker %d: actor on node %s, pid %s", k, info["node"], info["pid"])
         return RayWorkerHandle(k, actor, info, worker.stop_timeout)
@@ -227,6 +231,8 @@ class RayLauncher:
 
     async def start_server(self, settings: ServerSettings) -> RayServerHandle:
         """One world shard's server as an actor; returns once it answers on its port."""
+        what = f"shard {settings.shard}'s server"
+        room_for(what, self.server_cpus, "a shard actor and its Minecraft server")
         actor = _RemoteServer.options(
             num_cpus=self.server_cpus,
             max_restarts=self.max_restarts,
@@ -234,7 +240,7 @@ class RayLauncher:
             scheduling_strategy="SPREAD",
         ).remote(settings)
         info = await _placed(
-            actor, f"shard {settings.shard}'s server", f"it reserves {self.server_cpus:g} CPU"
+            actor, what, f"it reserves {self.server_cpus:g} CPU; the cluster has {_cluster_cpus()}"
         )
         log.info("shard %s: actor on node %s, port %s", settings.shard, info["node"], info["port"])
         return RayServerHandle(settings.shard, actor, info, 20.0)
@@ -259,6 +265,38 @@ class RayLauncher:
             "%s %s: actor back on node %s, pid %s", handle.what, handle.k, info["node"], info["pid"]
         )
         return handle
+
+
+def _cpus() -> tuple[list[float], float]:
+    """The CPUs of each live node of the connected cluster, and how many are free now."""
+    nodes = [
+        float(n.get("Resources", {}).get("CPU", 0.0))
+        for n in ray.nodes()  # type: ignore[no-untyped-call]
+        if n.get("Alive")
+    ]
+    free = float(ray.available_resources().get("CPU", 0.0))  # type: ignore[no-untyped-call]
+    return nodes, free
+
+
+def _cluster_cpus() -> str:
+    nodes, free = _cpus()
+    largest = max(nodes, default=0.0)
+    return f"{sum(nodes):g} CPU on {len(nodes)} node(s), {largest:g} on the largest, {free:g} free"
+
+
+def room_for(what: str, cpus: float, asks_for: str) -> None:
+    """Raise :class:`ServiceError` at once when the cluster cannot place an actor that asks
+    ``cpus`` CPU (``asks_for``: what the request is for): no live node has that many, or
+    fewer are free (other actors hold them) - instead of Ray waiting for room that a fixed
+    cluster never makes."""
+    nodes, free = _cpus()
+    if cpus <= max(nodes, default=0.0) and cpus <= free + 1e-9:
+        return
+    raise ServiceError(
+        f"Ray cannot place {what}: it asks {cpus:g} CPU ({asks_for}, as measured: "
+        f"agent_runtime/app/launchers/actor_costs.py); the cluster has {_cluster_cpus()}. "
+        "Give the cluster more CPUs (or nodes), or run fewer agents per worker (--workers)"
+    )
 
 
 async def _placed(actor: Any, what: str, reserves: str) -> dict[str, Any]:
