@@ -22,6 +22,15 @@ EXPERIMENTS: dict[str, str] = {
     "chef": "experiments.chef.runner",
 }
 
+#: name -> the labels of its own model calls besides the modules' (what ``llm.modules`` and
+#: ``llm.priorities`` may name in its file: ``piano validate`` refuses any other key)
+LLM_CALLS: dict[str, tuple[str, ...]] = {
+    "tax": ("tax_feedback", "tax_vote", "tax_amendments", "tax_tally", "tax_constitution"),
+    "culture": ("memes",),
+    "specialization": ("role_inference",),
+    "social_perception": ("likeability_scoring",),
+}
+
 
 def default_config(name: str) -> Path:
     return EXPERIMENTS_DIR / name / "config.yaml"

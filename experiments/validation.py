@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_runtime.config.errors import ConfigError
+from agent_runtime.config.llm import unknown_llm_keys
 from agent_runtime.config.loader import parse_config, resolve_agents
-from experiments.registry import EXPERIMENTS
+from experiments.registry import EXPERIMENTS, LLM_CALLS
 from experiments.spec import (
     EXPERIMENT_FILE,
     ExperimentOptions,
@@ -101,6 +102,11 @@ def validate_experiment_file(path: Path) -> ExperimentSummary:
                 for p in err.problems
             ]
             continue
+        calls = LLM_CALLS.get(exp.experiment, ())
+        problems += [
+            type(p)(f"{p.path} (condition {cond.name})", p.message)
+            for p in unknown_llm_keys(cfg.llm, calls, "village.llm")
+        ]
         agents[cond.name] = _run_agents(protocol, len(resolve_agents(cfg)))
     if problems:
         raise ConfigError(path, problems, EXPERIMENT_FILE)

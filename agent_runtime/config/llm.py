@@ -27,6 +27,7 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -38,6 +39,7 @@ from pydantic import (
     model_validator,
 )
 
+from agent_runtime.config.errors import FieldProblem
 from agent_runtime.config.module_table import MODULE_NAMES
 from agent_runtime.config.problems import closest, did_you_mean, located
 from agent_runtime.config.strict import Strict
@@ -227,6 +229,25 @@ class LLMSettings(Strict):
             api_key_env=o.api_key_env if "api_key_env" in o.model_fields_set else self.api_key_env,
             temperature=o.temperature if o.temperature is not None else self.temperature,
         )
+
+
+def unknown_llm_keys(
+    llm: LLMSettings, calls: Collection[str] = (), at: str = "llm"
+) -> list[FieldProblem]:
+    """Keys of ``llm.modules`` and ``llm.priorities`` that name neither a module nor one of
+    ``calls`` (an experiment's own model calls): each would change nothing. ``at``: the
+    section's path in its file."""
+    known = (*MODULE_NAMES, *sorted(calls))
+    return [
+        FieldProblem(
+            f"{at}.{field}.{key}",
+            f"unknown module or call {key!r}"
+            + (did_you_mean(key, known) or f"; known: {', '.join(known)}"),
+        )
+        for field in ("modules", "priorities")
+        for key in getattr(llm, field)
+        if key not in known
+    ]
 
 
 class ResolvedModuleLLM(Strict):

@@ -83,3 +83,19 @@ def test_an_experiment_answers_its_agents_conditions_and_wall_time() -> None:
     assert "28 agents" in said and "6 conditions" in said and "8.0 h" in said
     culture = validate_experiment_file(default_config("culture"))  # its own population
     assert set(culture.agents.values()) == {500} and culture.run_s == 9000
+
+
+def test_every_model_call_an_experiment_makes_is_a_key_its_file_may_name() -> None:
+    # the labels experiments pass to make_policy (directly or through a helper): each is
+    # in LLM_CALLS, so `piano validate` accepts llm.modules/priorities keys for it
+    from experiments.registry import LLM_CALLS
+
+    declared = {c for calls in LLM_CALLS.values() for c in calls}
+    used = {
+        m[1]
+        for path in (ROOT / "experiments").rglob("*.py")
+        for m in re.finditer(
+            r"(?:policy\(|brain_of\([^,()]+,)\s*\"([a-z_]+)\"", path.read_text("utf-8")
+        )
+    }
+    assert used and used <= declared, used - declared

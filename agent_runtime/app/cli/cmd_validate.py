@@ -16,7 +16,9 @@ from pathlib import Path
 from agent_runtime.app.cli.user_errors import refuse
 from agent_runtime.config.errors import ConfigError
 from agent_runtime.config.kinds import check_manifests, file_kind
+from agent_runtime.config.llm import unknown_llm_keys
 from agent_runtime.config.loader import load_config, load_topic, read_yaml_documents, resolve_agents
+from experiments.registry import LLM_CALLS
 from experiments.validation import validate_experiment_file
 
 
@@ -50,6 +52,10 @@ def _answer(path: Path) -> str:
                 "`kubectl apply --dry-run=server -f` checks the rest)"
             )
     cfg = load_config(path)
+    calls = {c for labels in LLM_CALLS.values() for c in labels}
+    unknown = unknown_llm_keys(cfg.llm, calls)
+    if unknown:
+        raise ConfigError(path, unknown)
     agents = resolve_agents(cfg)
     return (
         f"{path}: OK — village, {len(agents)} agents, world {cfg.world.kind}, "
