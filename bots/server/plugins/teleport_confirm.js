@@ -39,6 +39,7 @@ module.exports.player = function (player, serv) {
       pending = 0
       return
     }
+    data.stale = true // for the checks after this one (movement.js): not the client's move to judge
     cancel(false) // dropped: no position sent back (that would need confirming too)
   })
 }
