@@ -11,9 +11,9 @@ from agent_runtime.app.cli import docs_code
 from agent_runtime.app.cli.cmd_docs import RENDERERS, ROOT
 from agent_runtime.app.doc_figures import render_docs
 from agent_runtime.config import models
-from experiments.defaults import defaults
 from experiments.registry import default_config
 from experiments.spec import load_experiment_file
+from experiments.validation import validate_experiment_file
 
 MODELS = ROOT / "agent_runtime/config/models.py"
 
@@ -43,12 +43,17 @@ def test_the_docs_disagree_when_a_default_in_the_code_changes(
 
 
 def test_an_experiments_defaults_follow_its_file() -> None:
-    tax = defaults("tax")
+    tax = validate_experiment_file(default_config("tax"))
     exp = load_experiment_file(default_config("tax"))
     p = exp.protocol
-    assert tax.agents == p["constituents"] + p["influencers"]
-    assert tax.conditions == tuple(c.name for c in exp.conditions)
-    assert tax.total_s == len(exp.conditions) * exp.repeats * p["duration_s"]
+    assert set(tax.agents.values()) == {p["constituents"] + p["influencers"]}
+    assert tuple(tax.agents) == tuple(c.name for c in exp.conditions)
+    assert tax.wall_s == len(exp.conditions) * exp.repeats * p["duration_s"]
+    row = next(r for r in docs_code.render_experiment_defaults(
+        ROOT / "experiments/registry.py", {}).splitlines() if r.startswith("| `tax`"))  # fmt: skip
+    assert row.startswith(f"| `tax` | {p['constituents'] + p['influencers']} | 6: full-pro,")
+    one, every = docs_code._duration(p["duration_s"]), docs_code._duration(tax.wall_s)
+    assert row.endswith(f"| {exp.repeats} | {tax.runs} | {one} | {every} |")
 
 
 def test_an_edited_file_changes_the_defaults(tmp_path: Path) -> None:
@@ -57,5 +62,5 @@ def test_an_edited_file_changes_the_defaults(tmp_path: Path) -> None:
     edited = tmp_path / "config.yaml"
     edited.write_text(text.replace("repeats: 2\n", "repeats: 5\n").replace(
         "duration_s: 600 ", "duration_s: 60 "))  # fmt: skip
-    chef = defaults("chef", edited)
-    assert (chef.repeats, chef.run_s, chef.runs) == (5, 60.0, 5 * len(chef.conditions))
+    chef = validate_experiment_file(edited)
+    assert (chef.repeats, chef.run_s, chef.runs) == (5, 60.0, 5 * len(chef.agents))

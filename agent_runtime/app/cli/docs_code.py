@@ -70,15 +70,21 @@ def _duration(seconds: float) -> str:
 
 
 def render_experiment_defaults(source: Path, options: Mapping[str, str]) -> str:
-    """One row per experiment ``piano experiment`` knows (``source``: its registry)."""
-    from experiments.defaults import defaults
+    """One row per experiment ``piano experiment`` knows (``source``: its registry), from what
+    ``piano validate`` answers for its shipped file."""
+    from experiments.registry import default_config
+    from experiments.validation import validate_experiment_file
 
     rows = []
     for name in _module(source).EXPERIMENTS:
-        d = defaults(name)
+        d = validate_experiment_file(default_config(name))
+        counts = set(d.agents.values())
+        agents = str(counts.pop()) if len(counts) == 1 else ", ".join(
+            f"{c}: {n}" for c, n in d.agents.items()
+        )
         rows.append(
-            f"| `{name}` | {d.agents} | {len(d.conditions)}: {', '.join(d.conditions)} | "
-            f"{d.repeats} | {d.runs} | {_duration(d.run_s)} | {_duration(d.total_s)} |"
+            f"| `{name}` | {agents} | {len(d.agents)}: {', '.join(d.agents)} | "
+            f"{d.repeats} | {d.runs} | {_duration(d.run_s)} | {_duration(d.wall_s)} |"
         )
     head = (
         "| experiment | agents a run | conditions | repeats | runs | one run | all runs "
