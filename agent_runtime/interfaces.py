@@ -160,6 +160,9 @@ class BotSpec:
     port: int = 25565
     version: str = DEFAULT_VERSION
     spawn: tuple[float, float, float] | None = None
+    #: the run's body key file (mode 0600), for a server of this run: the body proves its
+    #: name with it at login; None on a server that asks for no proof
+    login_key_file: str | None = None
 
 
 class BotTransport(abc.ABC):

@@ -34,6 +34,7 @@ from typing import IO, Any
 from agent_runtime.config.layout import Place
 from agent_runtime.services.process import ChildProcess
 from agent_runtime.services.supervised import Supervised
+from bots.body_key import BODY_KEY_NAME, ensure_key_file
 from bots.node import BOTS_DIR, node_env, node_executable, require_node_modules
 from bots.server_options import ServerOptions
 from bots.status_ping import protocol_of, status_ping
@@ -115,6 +116,12 @@ class EmbeddedServer(Supervised):
         return self.world_dir / "admin.token"
 
     @property
+    def body_key_file(self) -> Path:
+        """The run's body key (mode 0600): bodies given its path prove their agent's name at
+        login (bots/body_key.py)."""
+        return self.options.body_key_file or self.world_dir / BODY_KEY_NAME
+
+    @property
     def places(self) -> dict[str, Place]:
         """Named places of the generated village (town_hall, farm, pasture, forest, cave, ...)."""
         return {p["name"]: Place(**p) for p in self._info.get("places", [])}
@@ -177,6 +184,8 @@ class EmbeddedServer(Supervised):
             "pregenRadius": o.pregen_radius,
             "parentPid": os.getpid(),
             "furnaceCookTicks": o.furnace_cook_ticks,
+            "bodyKeyFile": str(self.body_key_file.resolve()),
+            "agentNames": list(o.agent_names),
         }
 
     async def start(self) -> None:
@@ -191,6 +200,7 @@ class EmbeddedServer(Supervised):
         with os.fdopen(fd, "w") as f:
             f.write(self.admin_token)
         os.chmod(self.admin_token_file, 0o600)  # also when the file existed with other bits
+        ensure_key_file(self.body_key_file)
         if self.log_path is not None:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = await asyncio.to_thread(open, self.log_path, "a", encoding="utf-8")

@@ -7,6 +7,8 @@ world it generates and the limits it keeps. A bad value raises pydantic's
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent_runtime.config.layout import VillageLayout
@@ -34,6 +36,10 @@ class ServerOptions(BaseModel):
     furnace_cook_ticks: int = Field(default=200, ge=1, le=2000)
     start_timeout: float = Field(default=60.0, gt=0)  # seconds until a client can join
     stop_timeout: float = Field(default=10.0, gt=0)  # seconds from SIGTERM to SIGKILL
+    #: the run's body key (bots/body_key.py); None: the server keeps its own in its world folder
+    body_key_file: Path | None = None
+    #: names only a body holding the body key may use, in any letter case (the run's agents)
+    agent_names: tuple[str, ...] = ()
 
     @field_validator("host")
     @classmethod

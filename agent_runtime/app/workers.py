@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from agent_runtime.app.launchers.handles import WorkerLaunch
 from agent_runtime.checks import require_positive
 from agent_runtime.tasks import cancel_and_wait
+from bots.body_key import BODY_KEY_FILE_ENV, BODY_KEY_NAME
 
 if TYPE_CHECKING:
     from agent_runtime.app.launchers import Launcher, WorkerHandle
@@ -209,6 +210,9 @@ class WorkerPool:
         env: dict[str, str] = {}
         if self.spec.admin_url:
             env[ADMIN_URL_ENV] = self.spec.admin_url
+        key = self.spec.run_dir / BODY_KEY_NAME
+        if key.exists():  # the path of the run's body key, never the key itself
+            env[BODY_KEY_FILE_ENV] = str(key.absolute())
         if self.spec.shards:
             from agent_runtime.app.shards import SHARDS_ENV
 

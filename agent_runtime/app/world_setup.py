@@ -7,13 +7,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_runtime.config.layout import VillageLayout
-from agent_runtime.config.loader import ResolvedAgent
+from agent_runtime.config.loader import ResolvedAgent, resolve_agents
 from agent_runtime.config.models import DEFAULT_VERSION, VillageConfig
 from agent_runtime.interfaces import Body, BotSpec, BotTransport
 from agent_runtime.run.events import EventLog
@@ -43,6 +44,8 @@ class WorldHandle:
     router: Any = None  # agent_runtime.app.shards.ShardRouter when the world is sharded
     null_skill_seconds: float = 0.0  # ``kind: none``: how long a no-op body's skill takes
     events: EventLog | None = None  # the run's events (``body_equipped``)
+    #: the run's body key file (bots/body_key.py) on a server of this run; None elsewhere
+    body_key_file: str | None = None
 
     @property
     def join_address(self) -> str | None:
@@ -85,7 +88,14 @@ class WorldHandle:
         """Log a body in on this server (a few attempts); raises WorldError."""
         if self.transport is None:
             raise WorldError(f"{name} cannot join {self.host}:{self.port}: no bot transport")
-        bot = BotSpec(name=name, host=self.host, port=self.port, version=self.version, spawn=spawn)
+        bot = BotSpec(
+            name=name,
+            host=self.host,
+            port=self.port,
+            version=self.version,
+            spawn=spawn,
+            login_key_file=self.body_key_file,
+        )
         for attempt in range(1, CONNECT_ATTEMPTS + 1):
             try:
                 return await self.transport.connect(bot)
@@ -165,6 +175,19 @@ class WorldRun:
     run_dir: Path
     events: EventLog
 
+    @property
+    def body_key_file(self) -> Path:
+        """The run's body key (made on first use): a worker of a run is handed the path of
+        its coordinator's in the environment, a run that starts its servers keeps its own."""
+        from bots.body_key import BODY_KEY_FILE_ENV, BODY_KEY_NAME, ensure_key_file
+
+        handed = os.environ.get(BODY_KEY_FILE_ENV)
+        return ensure_key_file(Path(handed) if handed else self.run_dir / BODY_KEY_NAME)
+
+    def agent_names(self) -> tuple[str, ...]:
+        """The run's agents' names: only their bodies may log in under them."""
+        return tuple(a.name for a in resolve_agents(self.cfg))
+
 
 async def open_server(run: WorldRun, spot: ServerSpot) -> WorldHandle:
     """Start (embedded) or check (external) one server; its handle has no transport yet.
@@ -177,6 +200,8 @@ async def open_server(run: WorldRun, spot: ServerSpot) -> WorldHandle:
     handle = WorldHandle(
         kind=spot.kind, host=spot.host, port=spot.port, version=w.version, events=events
     )
+    if spot.kind == "embedded" or admin_url is not None:  # a server of this run
+        handle.body_key_file = str(run.body_key_file)
     if spot.kind == "embedded":
         from bots.server_host import EmbeddedServer, EmbeddedServerError
         from bots.server_options import ServerOptions
@@ -189,6 +214,8 @@ async def open_server(run: WorldRun, spot: ServerSpot) -> WorldHandle:
             version=w.version,
             seed=w.seed if w.seed is not None else cfg.run.seed,
             layout=spot.layout,
+            body_key_file=run.body_key_file,
+            agent_names=run.agent_names(),
         )
         server = EmbeddedServer(run_dir / f"world{suffix}", options, log_path=log_path)
         try:

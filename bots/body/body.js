@@ -8,6 +8,7 @@ const events = require('./plugins/events')
 const latePlayers = require('./plugins/late_players')
 const { SkillRunner } = require('./plugins/runner')
 const { fixDigSpeeds } = require('./lib/dig_speed')
+const loginProof = require('./lib/login_proof')
 
 function seededRandom (seedText) {
   let h = 2166136261
@@ -24,7 +25,7 @@ function seededRandom (seedText) {
 
 class Body {
   /**
-   * @param spec {name, host, port, version, spawn}
+   * @param spec {name, host, port, version, spawn, keyFile (the run's body key file, or null)}
    * @param opts {stuckMs, reconnectBaseMs, reconnectMaxMs, viewDistance, seed}
    * @param emit (kind, data) => void           body events
    * @param emitOutcome (callId, outcome) => void
@@ -86,6 +87,14 @@ class Body {
       checkTimeoutInterval: 30000
     })
     this.bot = bot
+    // a server of this run asks at login for the proof that this name is this body's
+    if (this.spec.keyFile) {
+      try {
+        loginProof.answerWith(bot._client, loginProof.readSecret(this.spec.keyFile), this.spec.name)
+      } catch (err) { // without the proof the server refuses this name: said, not thrown
+        this.log('error', `${this.spec.name}: cannot read the run's body key: ${err && err.message}`)
+      }
+    }
     bot.loadPlugin(pathfinder)
     bot.loadPlugin(toolPlugin)
     // A* gets this many ms per physics tick and bot: small slices keep the shared

@@ -25,6 +25,8 @@ const PLUGIN_ORDER = [
   'refusals', // one count of what the server refused a player (serv.piano.refuse, GET /refusals)
   'sync', // a client's round trip (plugin message piano:sync): the hostile-client suite's t.sync
   'world_state', // persistence of our own data (containers, time): first
+  'names', // an agent's name is its body's (a proof at login); one name, one player; after world_state
+  'floods', // chat spam counter, packet floods and malformed packets cost the sender its connection
   'chunk_saving', // no block change lost between two chunk saves (prismarine-world race)
   'batched_writes', // a turn's packets to a player in one system call (issue 31); after world_state, which sets serv.piano
   'windows', // click protocol, cursor, transactions (replaces inventory.js clicks)

@@ -274,6 +274,7 @@ class HostTransport(BotTransport):
                 "port": spec.port,
                 "version": spec.version,
                 "spawn": list(spec.spawn) if spec.spawn else None,
+                "keyFile": spec.login_key_file,  # its path: the body reads the key itself
             }
         )
         try:

@@ -12,6 +12,7 @@ from typing import Any
 from agent_runtime import event_loop
 from agent_runtime.app.cli.user_errors import STARTUP_ERRORS, refuse
 from agent_runtime.app.cli.world_version import resolve_external_version, version_set_in
+from agent_runtime.app.exposure import exposure_lines
 from agent_runtime.app.launchers import CLUSTER_HELP, ClusterSpec, parse_cluster
 from agent_runtime.app.run_folder import resume_config
 from agent_runtime.app.workers import WORKERS_HELP, worker_count
@@ -207,6 +208,8 @@ async def _run(cfg: VillageConfig, run_id: str, run_dir: Path, args: argparse.Na
                 "(offline mode)",
                 flush=True,
             )
+        for line in exposure_lines(village.world):  # a world other computers can join
+            print(line, flush=True)
         if village.web is not None:
             print(f"live view: {village.web.url or village.web.error}", flush=True)
         print(f"{len(village.agents)} agents running; Ctrl-C stops cleanly", flush=True)

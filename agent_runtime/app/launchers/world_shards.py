@@ -62,6 +62,8 @@ def _settings(run: WorldRun, spot: ServerSpot, servers: ServerLauncher) -> Serve
             version=w.version,
             seed=w.seed if w.seed is not None else cfg.run.seed,
             layout=spot.layout,
+            body_key_file=run.body_key_file,  # its path: the actor shares this machine's disk
+            agent_names=run.agent_names(),
         ),
         admin_token=secrets.token_urlsafe(24),
         log_path=str(run_dir / "logs" / f"server-{spot.shard}.log"),
@@ -110,6 +112,7 @@ async def open_server_actor(
     handle.host, handle.port = str(info["host"]), int(info["port"])
     handle.server = server
     handle.admin_url = _admin_url(settings, info)
+    handle.body_key_file = str(run.body_key_file)
     handle.places = {p["name"]: Place(**p) for p in info.get("places", [])}
     handle.admin = await stack.enter_async_context(AdminClient(handle.admin_url))
     events.emit(
