@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from agent_runtime.app.village import Village, VillageOptions
+from agent_runtime.clock import wall_time
 from agent_runtime.config.loader import parse_config
-from agent_runtime.config.models import DEFAULT_VERSION, SUPPORTED_VERSIONS
-from agent_runtime.state.sections import Perception, Social
+from agent_runtime.config.models import DEFAULT_VERSION, HEARING_RADIUS, SUPPORTED_VERSIONS
+from agent_runtime.state.sections import Action, Conversation, Perception, Social
 from modules.memory.encoder import HashingEncoder
 from tests.core.helpers import wait_until, wait_until_async
 from tests.jsonl import records
@@ -129,22 +130,26 @@ async def _served(v: Village, hugo: JsBot, seen: list[dict[str, Any]]) -> None:
         30,
         "Ann seeing Hugo",
     )
-    await hugo.call("chat", message="Hello Ann!")
-    await wait_until(
+    said = await _say(hugo, "Hello Ann!")
+    await _explained(
+        v,
+        seen,
+        said,
         lambda: any(e["type"] == "speech" and e.get("to") == "Hugo" for e in seen),
-        30,
         "Ann answering Hugo",
     )
     answer = next(e["text"] for e in seen if e["type"] == "speech" and e.get("to") == "Hugo")
     await hugo.wait_event(
         "message", within=20, predicate=lambda e: answer in e["message"]
     )  # the answer reaches the human's client
-    await hugo.call("chat", message="Ann, could you give me bread?")
-    await wait_until(
+    said = await _say(hugo, "Ann, could you give me bread?")
+    await _explained(
+        v,
+        seen,
+        said,
         lambda: any(
             e["type"] == "decision" and (e.get("skill") or {}).get("skill") == "give" for e in seen
         ),
-        30,
         "Ann deciding to give",
     )
     await wait_until(
@@ -171,3 +176,68 @@ async def _served(v: Village, hugo: JsBot, seen: list[dict[str, Any]]) -> None:
     await hugo.call("wait_block", x=x + 2, y=y, z=z, name="dirt")
     got = await hugo.call("collect", block="dirt", count=1, maxDistance=8, within=60)
     assert got["inventory"] and any(i["name"] == "dirt" for i in got["inventory"]), got
+
+
+#: a human who wants to be heard walks up to Ann when she is farther than this (blocks): her
+#: body hears public chat within the hearing radius only, and her first step (before her goal)
+#: walks her towards the forest
+EARSHOT = HEARING_RADIUS / 2
+
+
+async def _say(hugo: JsBot, message: str) -> dict[str, Any]:
+    """Hugo says ``message`` near Ann, as a player who wants her to hear it would (walking
+    up to her first when she is not near); what he saw when he said it, for diagnostics."""
+    here, ann = await hugo.call("position"), await hugo.call("player_entity", name="Ann")
+    walked = False
+    if ann is not None and _distance(here, ann["position"]) > EARSHOT:
+        a = ann["position"]
+        here = await hugo.call("goto", x=a["x"], y=a["y"], z=a["z"], range=4, within=40)
+        ann, walked = await hugo.call("player_entity", name="Ann"), True
+    await hugo.call("chat", message=message)
+    apart = _distance(here, ann["position"]) if ann is not None else None
+    return {"message": message, "at": wall_time(), "apart": apart, "walked": walked}
+
+
+def _distance(a: dict[str, float], b: dict[str, float]) -> float:
+    return math.dist((a["x"], a["y"], a["z"]), (b["x"], b["y"], b["z"]))
+
+
+async def _explained(
+    v: Village, seen: list[dict[str, Any]], said: dict[str, Any], cond: Any, what: str
+) -> None:
+    """Wait 30 s for ``cond``; on a timeout, fail with what Ann's record and events show
+    since Hugo said ``said`` (heard? when noted? answered? what ran?)."""
+    try:
+        await wait_until(cond, 30, what)
+    except AssertionError as err:
+        raise AssertionError(f"{err}\n{_since(v, seen, said)}") from None
+
+
+def _since(v: Village, seen: list[dict[str, Any]], said: dict[str, Any]) -> str:
+    """Ann's side of the exchange since Hugo's line, times in seconds after he said it."""
+    t0 = said["at"]
+    out = [f"Hugo said {said['message']!r} {said['apart']} blocks from Ann (walked: "
+           f"{said['walked']}; hearing radius {HEARING_RADIUS})"]  # fmt: skip
+    if v.store is not None:
+        st = v.store.agent("Ann")
+        conv, act = st.get("conversation", Conversation), st.get("action", Action)
+        per = st.get("perception", Perception).observation
+        for u in conv.lines[-6:]:
+            noted = f" noted {u.noted_at - t0:+.2f}" if u.noted_at else ""
+            out.append(f"  line {u.speaker}->{u.to}: {u.text!r} heard {u.at - t0:+.2f}{noted}")
+        spoke = {k: round(t - t0, 2) for k, t in conv.spoke_to.items()}
+        out.append(f"  spoke_to {spoke}")
+        running = act.running.describe() if act.running else None
+        out.append(f"  running {running} since {act.started_at - t0:+.2f}")
+        out.append(f"  connected {per.connected}, bread {per.inventory.get('bread', 0)}, "
+                   f"players {[(p.name, p.distance) for p in per.players]}")  # fmt: skip
+    keep = ("decision", "skill_started", "skill_outcome", "skill_preempted", "speech",
+            "decision_cancelled", "idle_ended", "module_error", "body_event")  # fmt: skip
+    for e in seen:
+        if e.get("agent") == "Ann" and e["type"] in keep and e["t"] >= t0 - 5:
+            brief = {k: e[k] for k in ("kind", "intent", "reason", "text", "to", "success")
+                     if e.get(k) not in (None, "")}  # fmt: skip
+            if e.get("skill") or e.get("call"):
+                brief["skill"] = (e.get("skill") or e.get("call") or {}).get("skill")
+            out.append(f"  {e['t'] - t0:+7.2f} {e['type']} {brief}")
+    return "\n".join(out)
