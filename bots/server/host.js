@@ -30,6 +30,7 @@ const PLUGIN_ORDER = [
   'chunk_saving', // no block change lost between two chunk saves (prismarine-world race)
   'batched_writes', // a turn's packets to a player in one system call (issue 31); after world_state, which sets serv.piano
   'windows', // click protocol, cursor, transactions (replaces inventory.js clicks)
+  'creative', // creative-only packets refused in survival and adventure; held slot within the hotbar
   'crafting',
   'chests',
   'furnaces',

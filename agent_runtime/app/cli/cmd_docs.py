@@ -15,6 +15,7 @@ from pathlib import Path
 
 from agent_runtime.app.before_after_table import render_before_after
 from agent_runtime.app.bodies_table import render_bodies_runs
+from agent_runtime.app.cli.bench_hostile import render_hostile
 from agent_runtime.app.cli.docs_code import render_experiment_defaults, render_settings
 from agent_runtime.app.doc_figures import Renderer, render_docs, result_files
 from agent_runtime.app.faults_table import render_durability, render_faults
@@ -70,6 +71,7 @@ RENDERERS: dict[str, Renderer] = {
     "before-after": render_before_after,  # runs of two commits back to back, kept or not
     "settings": render_settings,  # defaults read from the code (docs_code.CODE_RENDERERS)
     "experiment-defaults": render_experiment_defaults,  # each experiment's runs, from its file
+    "hostile": render_hostile,  # piano bench hostile --json-out: each cheat, each version
 }
 
 

@@ -35,6 +35,7 @@ BENCHES: dict[str, str] = {
     "cost": "agent_runtime.app.cli.bench_cost",  # the LLM bill per agent-hour (issue 30)
     "skills": "agent_runtime.app.cli.bench_skills",
     "village": "agent_runtime.app.cli.bench_village",  # world shards (issue 14)
+    "hostile": "agent_runtime.app.cli.bench_hostile",  # cheating clients (issue 47)
 }
 
 

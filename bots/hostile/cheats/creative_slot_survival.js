@@ -10,14 +10,14 @@ module.exports = {
   versions: null,
   async run (t) {
     const client = await t.join(t.name('creative'))
-    const at = { ...client.position }
+    const at = await inv.spot(t, client)
     client.write('set_creative_slot', { slot: inv.HOTBAR, item: inv.notch(t, 'diamond', 64) })
     await t.sync(client)
     const shown = inv.fromNotch(t, client.windows[0]?.slots[inv.HOTBAR])
     client.write('block_dig', { status: 3, location: { x: 0, y: 0, z: 0 }, face: 0, sequence: 1 })
     await t.sync(client)
     const held = (await inv.inventoryCounts(t, client.username)).diamond || 0
-    const dropped = (await inv.droppedNear(t, at)).diamond || 0
+    const dropped = (await inv.groundAt(t, at)).diamond || 0
     const mode = (await t.admin('GET', `/players/${client.username}`)).gameMode
     return {
       refused: mode === 0 && held === 0 && dropped === 0 && shown === null,

@@ -130,9 +130,12 @@ async function openAt (t, client, at, ms = 3000) {
 
 // teleport a player (admin API) and wait until its client is there
 async function teleport (t, client, { x, y, z }) {
+  const seen = []
+  const log = (p) => seen.push([p.x, p.y, p.z])
+  client.on('position', log)
   const there = t.next(client, 'position', (p) => Math.abs(p.x - x) < 1e-6 && Math.abs(p.z - z) < 1e-6, 5000)
   await t.admin('POST', `/players/${encodeURIComponent(client.username)}/teleport`, { x, y, z })
-  await there
+  try { await there } catch (err) { throw new Error(`${err.message}; asked ${x},${y},${z}, seen ${JSON.stringify(seen)}; kicked ${client.kicked}`) } finally { client.removeListener('position', log) }
   await t.sync(client)
 }
 
@@ -143,8 +146,75 @@ function sameCounts (a, b) {
 }
 
 const HOTBAR = 36 // window-0 slot of hotbar slot 0
+const CHEST_HOTBAR = 54 // a single chest's window slot of hotbar slot 0 (27 chest + 27 main)
+
+// the village square's centre block (players stand at its y); the inventory cheats set their
+// blocks on its west side (x - 3 and beyond), away from the movement cheats' wall (x + 2)
+async function square (t) {
+  return (await t.admin('GET', '/places')).spawn
+}
+
+// A clean spot for one cheat: a stone block to stand on, air at feet and head, at its own
+// place west of the square (8 blocks from the next), so items thrown or left by one cheat
+// are never near another's. Teleports `client` there; resolves to the feet's block.
+let spots = 0
+async function spot (t, client) {
+  const s = await square(t)
+  const n = spots++
+  const at = { x: s.x - 12 - 8 * (n % 5), y: s.y, z: s.z - 16 + 8 * Math.floor(n / 5) }
+  await setBlock(t, { x: at.x, y: at.y - 1, z: at.z }, 'stone')
+  await setBlock(t, at, 'air')
+  await setBlock(t, { x: at.x, y: at.y + 1, z: at.z }, 'air')
+  await teleport(t, client, { x: at.x + 0.5, y: at.y, z: at.z + 0.5 })
+  return at
+}
+
+// what lies on the ground within 4 blocks of a spot, by name
+async function groundAt (t, at) {
+  return droppedNear(t, { x: at.x + 0.5, y: at.y, z: at.z + 0.5 }, 4)
+}
+
+function closeWindow (client, windowId) {
+  client.write('close_window', { windowId })
+}
+
+// the client's idea of its inventory (window 0, slots 9-45) is the server's
+async function clientAgrees (t, client) {
+  await t.sync(client)
+  const inv = await t.admin('GET', `/players/${encodeURIComponent(client.username)}/inventory`)
+  const server = {}
+  for (const it of inv.items) server[it.slot] = it
+  const shown = (client.windows[0] && client.windows[0].slots) || []
+  for (let slot = 9; slot <= 45; slot++) {
+    const a = fromNotch(t, shown[slot])
+    const b = server[slot]
+    if (!a !== !b || (a && (a.name !== b.name || a.count !== b.count))) return false
+  }
+  return true
+}
+
+// a chest 2 blocks west of `owner`'s spot holding `count` of `name` put there by the owner
+// (given them, opens the chest, shift-clicks them in and closes it); resolves to
+// { chest, at } (the chest's and the owner's spot's block positions)
+async function chestWith (t, owner, name, count) {
+  const at = await spot(t, owner)
+  const chest = { x: at.x - 2, y: at.y, z: at.z }
+  await setBlock(t, { x: chest.x, y: chest.y + 1, z: chest.z }, 'air')
+  await setBlock(t, chest, 'chest')
+  const before = (await containerCounts(t, chest))[name] || 0
+  await give(t, owner, name, count)
+  const win = await openAt(t, owner, chest)
+  if (!win) throw new Error(`${owner.username} could not open the chest at ${chest.x},${chest.y},${chest.z}`)
+  click(t, owner, { windowId: win.windowId, slot: CHEST_HOTBAR, mode: 1, claim: { changed: [[CHEST_HOTBAR, null, 0], [0, name, before + count]] } })
+  closeWindow(owner, win.windowId)
+  await t.sync(owner)
+  const inChest = (await containerCounts(t, chest))[name] || 0
+  if (inChest !== before + count) throw new Error(`the chest holds ${inChest} ${name}, not ${before + count}`)
+  return { chest, at, inChest, windowId: win.windowId }
+}
 
 module.exports = {
   kit, notch, fromNotch, click, inventoryCounts, containerCounts, droppedNear, total, command,
-  give, beside, setBlock, useOn, openAt, teleport, sameCounts, HOTBAR
+  give, beside, setBlock, useOn, openAt, teleport, sameCounts, square, closeWindow, clientAgrees,
+  chestWith, spot, groundAt, HOTBAR, CHEST_HOTBAR
 }

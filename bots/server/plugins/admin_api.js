@@ -115,9 +115,17 @@ module.exports.server = function (serv, settings) {
         if (near && Math.hypot(p.x - near[0], p.y - near[1], p.z - near[2]) > radius) continue
         const out = { id: e.id, type: e.type, name: e.name, x: p.x, y: p.y, z: p.z }
         if (e.itemId !== undefined) out.item = { name: registry.items[e.itemId]?.name, count: e.itemCount || 1 }
+        else if (typeof e.health === 'number') out.health = e.health
         list.push(out)
       }
       return { entities: list }
+    }
+    if (a === 'blocks') {
+      if (method !== 'GET') throw new HttpError(405, 'method not allowed')
+      const [x, y, z] = [b, c, d].map(v => parseInt(v, 10))
+      if ([x, y, z].some(Number.isNaN)) throw new HttpError(400, 'use /blocks/<x>/<y>/<z>')
+      const block = await serv.overworld.getBlock(new (require('vec3').Vec3)(x, y, z))
+      return { x, y, z, name: block.name, stateId: block.stateId }
     }
     if (a === 'containers' || a === 'chests') {
       if (method !== 'GET') throw new HttpError(405, 'method not allowed')

@@ -25,6 +25,9 @@ const playerDat = require('flying-squid/src/lib/playerDat')
 const { nbtText } = require('./versions')
 const clientView = require('../click_sync')
 
+// vanilla's container stillValid: the player within 8 blocks of the block's centre
+const STILL_VALID_SQ = 64
+
 module.exports.server = function (serv) {
   const registry = serv.registry
   const Item = require('prismarine-item')(registry)
@@ -136,6 +139,17 @@ module.exports.server = function (serv) {
 
     afterCommit (changed) {}
     onClose () {}
+    // may the player still use this window? A container or table it has open stays usable
+    // while the player is within vanilla's 8 blocks of the block (its stillValid check)
+    stillValid () {
+      if (!this.position) return true
+      const p = this.player.position
+      const c = this.position
+      const dx = p.x - (c.x + 0.5)
+      const dy = p.y - (c.y + 0.5)
+      const dz = p.z - (c.z + 0.5)
+      return dx * dx + dy * dy + dz * dz <= STILL_VALID_SQ
+    }
   }
 
   // The player's own inventory window (id 0): 0 result, 1-4 grid, 5-8 armor,
@@ -529,6 +543,29 @@ module.exports.server = function (serv) {
   }
 
   const menuOf = (player, windowId) => (windowId === 0 ? player.inventoryMenu : player.openMenu)
+  const refuse = (player, kind, detail) => serv.piano.refuse?.(player, kind, detail)
+  const clickText = (p) => `window ${p.windowId} slot ${p.slot} mode ${p.mode} button ${p.mouseButton}`
+
+  // A click the server refuses before simulating it: a creative-only click (clone, middle
+  // drag) in survival or adventure; a click in a container window the player has left (out
+  // of reach: the window is closed, as vanilla closes it). The player's windows are then
+  // sent as they are. Returns true when refused.
+  function refusedClick (player, menu, packet) {
+    const creativeOnly = packet.mode === 3 || (packet.mode === 5 && (packet.mouseButton >> 2) === 2)
+    if (creativeOnly && player.gameMode !== 1) {
+      refuse(player, 'creative_packet', `${clickText(packet)} in game mode ${player.gameMode}`)
+      sendAll(player, menu)
+      return true
+    }
+    if (menu.id !== 0 && !menu.stillValid()) {
+      refuse(player, 'container_out_of_reach', `${clickText(packet)}, container at ${menu.position}`)
+      closeMenu(player)
+      player._client.write('close_window', { windowId: menu.id })
+      sendAll(player, player.inventoryMenu)
+      return true
+    }
+    return false
+  }
 
   // 1.16.5: every click is answered with a transaction packet
   function handleClick (player, packet) {
@@ -536,9 +573,11 @@ module.exports.server = function (serv) {
     const respond = (accepted) => player._client.write('transaction', { windowId: packet.windowId, action: packet.action, accepted })
     if (!menu || menu.id !== packet.windowId) {
       // a click for a window that is not open (e.g. just closed): nothing happens
+      refuse(player, 'window_not_open', clickText(packet))
       respond(true)
       return
     }
+    if (refusedClick(player, menu, packet)) { respond(false); return }
     const { slot, mouseButton: button, mode } = packet
     const before = validSlot(menu, slot) ? clone(menu.get(slot)) : null
     const predicted = predict(menu, player, { slot, mouseButton: button, mode, windowId: menu.id })
@@ -554,9 +593,12 @@ module.exports.server = function (serv) {
     if (mode === 0 && validSlot(menu, slot)) {
       accepted = (!before && !clientItem) ||
         (before && clientItem && before.type === clientItem.itemId && before.count === clientItem.itemCount)
+    } else if ((mode === 2 || mode === 4) && validSlot(menu, slot)) {
+      accepted = !clientItem // a swap or a throw names no item (vanilla's click returns none)
     }
     respond(accepted)
     if (!accepted) {
+      refuse(player, 'window_click', `${clickText(packet)}: the client's slot differed`)
       serv.info?.(`click rejected: ${player.username} window ${menu.id} slot ${slot} mode ${mode} button ${button}: client ${clientItem ? clientItem.itemId + 'x' + clientItem.itemCount : 'empty'}, server ${before ? before.type + 'x' + before.count : 'empty'}`)
     }
     const changed = commit(player, menu, txn)
@@ -586,8 +628,10 @@ module.exports.server = function (serv) {
       // a click for a window that is not open (e.g. just closed): vanilla ignores it; but
       // mineflayer's sync click (state id -1) waits for a whole window
       if (packet.stateId === -1 && menu) sendAll(player, menu)
+      else refuse(player, 'window_not_open', clickText(packet))
       return
     }
+    if (refusedClick(player, menu, packet)) return
     const view = player.pianoClientView
     const stale = packet.stateId !== player.pianoStateId
     const txn = simulate(player, menu, packet)
@@ -596,6 +640,12 @@ module.exports.server = function (serv) {
       const changed = commit(player, menu, txn)
       menu.deferResult = true // the result slot goes below, last
       try { if (changed.length) menu.afterCommit(changed) } finally { menu.deferResult = false }
+    }
+    // a client whose view was current claims what its click did: where that differs from
+    // what the server did, the client lied or mispredicted (it is corrected below)
+    if (!stale && txn) {
+      const wrong = wrongClaims(menu, packet, waits)
+      if (wrong.length) refuse(player, 'window_click', `${clickText(packet)}: the client claimed ${wrong.join(', ')}`)
     }
     view.clientClicked(menu.id, packet.changedSlots, packet.cursorItem)
     if (stale || !txn) return sendAll(player, menu)
@@ -608,6 +658,23 @@ module.exports.server = function (serv) {
     if (waits) sendSlot(player, menu.id, 0, menu.get(0))
   }
   const craftingType = pwindows.windows['minecraft:crafting']?.type
+  // the slots (and the cursor) a 1.17+ click claims to have changed that are not as the server
+  // made them (a crafting result the client waits for is not its claim)
+  function wrongClaims (menu, packet, waits) {
+    const player = menu.player
+    const wrong = []
+    for (const c of packet.changedSlots || []) {
+      if (waits && c.location === 0) continue
+      if (!validSlot(menu, c.location)) { wrong.push(`slot ${c.location}`); continue }
+      if (!equalStack(readNotch(c.item), menu.get(c.location))) wrong.push(`slot ${c.location}`)
+    }
+    if (!equalStack(readNotch(packet.cursorItem), player.cursor)) wrong.push('cursor')
+    return wrong
+  }
+  function readNotch (notch) {
+    if (!notch) return null
+    try { const it = Item.fromNotch(notch); return it && it.count > 0 ? it : null } catch (err) { return null }
+  }
   // the last slot of a menu's crafting grid (0 = result), -1 for menus without one
   const craftGridEnd = (menu) => (menu.id === 0 ? 4 : menu.inventoryType === craftingType ? 9 : -1)
 
