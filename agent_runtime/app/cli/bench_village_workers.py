@@ -132,6 +132,21 @@ async def _players(world: Any) -> dict[str, int | None]:
     return out
 
 
+async def _refusals(world: Any) -> dict[str, Any]:
+    """What each shard's server refused the players (GET /refusals: moves, clicks, names...):
+    the bench's players are our bodies, so anything but 0 is a false alarm. ``None`` for a
+    server without the count."""
+    out: dict[str, Any] = {}
+    for shard in world.router.shards if world.router is not None else []:
+        try:
+            async with asyncio.timeout(10):
+                out[shard.name] = await shard.world.admin.refusals()
+        except Exception:  # a figure of the report, not the run
+            log.warning("refusals of %s: no answer", shard.name, exc_info=True)
+            out[shard.name] = None
+    return out
+
+
 def _roots(coord: Any) -> list[int]:
     """This process, the workers' and the shard servers' pids (wherever they run)."""
     roots = [os.getpid()]
@@ -193,6 +208,7 @@ async def bench_village_workers(
             unresponsive = sum(int(p.get("unresponsive", 0)) for p in last.values())
             server_restarts = village.events.counts.get("service_restarted", 0)
             bots = await _players(village.world)
+            refusals = await _refusals(village.world)
         merged = coord.metrics
         records = list(worker_events(run_dir))
         stalls = server_stalls(run_dir)
@@ -217,6 +233,7 @@ async def bench_village_workers(
         "skills_per_agent_minute": round(60 * skills / n, 3),
         "sched_lag_ms": {k: lag.get(k) for k in ("p50", "p90", "p99")},  # the worst worker's
         "sched_lag_ms_per_worker": [w.get("sched_lag_ms") for w in merged.get("per_worker", [])],
+        "refusals": refusals,  # per shard: what the server refused our bodies (the whole run)
         "kicks": body_events(records, "kicked", a_wall, b_wall),
         "kicks_whole_run": body_events(records, "kicked", 0.0, float("inf")),
         "disconnects": body_events(records, "disconnected", a_wall, b_wall),

@@ -1,0 +1,37 @@
+"""Honest moves are never refused by the movement checks (bots/server/plugins/movement.js).
+
+A raw client sends what a player's game sends: a catch-up after its loop stalled 2 s (40
+ticks of sprinting, 4 packets a turn), a jump, a fall of 20 blocks whose last packets arrive
+in one burst. None of them is refused and the server ends where the client did. The cheats
+that the same checks refuse are in the hostile-client suite (test_hostile_clients.py)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agent_runtime.config.models import SUPPORTED_VERSIONS
+from bots.server_host import EmbeddedServer
+
+from .conftest import run_js
+
+pytestmark = pytest.mark.minecraft
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+async def test_honest_moves_are_not_refused(server: EmbeddedServer) -> None:
+    settings = {
+        "port": server.port,
+        "version": server.options.version,
+        "adminPort": server.info.get("adminPort"),
+        "adminTokenFile": str(server.admin_token_file.resolve()),
+    }
+    out = await asyncio.to_thread(run_js, "movement_honest_check.js", settings, timeout=120)
+    assert out["refusals"] == {"catch_up": 0, "jump": 0, "fall": 0}, out
+    for name, (claimed, server_at, kicked) in out["ended"].items():
+        assert kicked is None, (name, out)
+        assert abs(claimed["x"] - server_at["x"]) < 0.01, (name, out)
+        assert abs(claimed["y"] - server_at["y"]) < 0.01, (name, out)
+        assert abs(claimed["z"] - server_at["z"]) < 0.01, (name, out)
