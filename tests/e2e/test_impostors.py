@@ -81,6 +81,8 @@ async def test_an_impostor_under_each_agents_name_is_refused(tmp_path: Path, run
     assert online == sorted(NAMES), online  # each agent once, nobody else
     assert after == before, (before, after)
     assert refusals["byKind"].get("impostor") == 2 * len(NAMES), refusals
+    honest = ("chat_spam", "command_spam", "packet_flood", "malformed_packet", "duplicate_login")
+    assert not any(refusals["byKind"].get(k) for k in honest), refusals  # none of the bodies
     assert set(refusals["byPlayer"]) == {n for n in NAMES} | {n.upper() for n in NAMES}, refusals
     body = [e for e in seen if e.get("type") == "body_event"]
     assert [e for e in body if e.get("kind") in ("kicked", "disconnected")] == []
