@@ -10,6 +10,7 @@
 //   shows(windowId, slot, item)    the client's view of that slot is `item`
 //   showsCarried(item)             ... of its cursor
 //   clientClicked(windowId, changedSlots, cursorItem)
+//   counts(windowId, size, from)   item type -> count over the client's view and cursor
 //   closed(windowId, containerSize)
 
 module.exports = function clientView (player, Item) {
@@ -71,6 +72,16 @@ module.exports = function clientView (player, Item) {
       if (!m || windowId === 0) return
       const inv = windows.get(0)
       for (let i = 0; i < 36; i++) inv.set(9 + i, m.get(containerSize + i) ?? null)
+    },
+    // how many of each item type the client's view of a window (slots from..size-1) and its
+    // cursor holds: type -> count
+    counts (windowId, size, from = 0) {
+      const out = new Map()
+      const add = (it) => { if (it && it.count > 0) out.set(it.type, (out.get(it.type) || 0) + it.count) }
+      const m = windows.get(windowId)
+      if (m) for (let i = from; i < size; i++) add(m.get(i))
+      add(carried)
+      return out
     },
     clientClicked (windowId, changedSlots, cursorItem) {
       const m = slots(windowId)

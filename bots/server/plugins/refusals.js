@@ -36,6 +36,8 @@ module.exports.server = function (serv) {
   serv.piano = serv.piano || {}
   serv.piano.refuse = refuse
   serv.piano.refusals = snapshot
+  // the count as the server stops, for runs read after the fact (the village's server log)
+  process.once('exit', () => console.log(`[piano] refusals at exit: ${JSON.stringify(snapshot())}`))
 }
 
 module.exports.createRefusals = createRefusals

@@ -641,13 +641,14 @@ module.exports.server = function (serv) {
       menu.deferResult = true // the result slot goes below, last
       try { if (changed.length) menu.afterCommit(changed) } finally { menu.deferResult = false }
     }
-    // a client whose view was current claims what its click did: where that differs from
-    // what the server did, the client lied or mispredicted (it is corrected below)
-    if (!stale && txn) {
-      const wrong = wrongClaims(menu, packet, waits)
-      if (wrong.length) refuse(player, 'window_click', `${clickText(packet)}: the client claimed ${wrong.join(', ')}`)
-    }
     view.clientClicked(menu.id, packet.changedSlots, packet.cursorItem)
+    // a client whose view was current claims what its click did; where that differs from what
+    // the server did it is corrected below. A claim of more of an item than the window and
+    // cursor hold is counted (a misprediction of where items went is only corrected)
+    if (!stale && txn) {
+      const more = claimsMore(menu, view, waits)
+      if (more.length) refuse(player, 'window_click', `${clickText(packet)}: the client claimed ${more.join(', ')}`)
+    }
     if (stale || !txn) return sendAll(player, menu)
     for (let i = 0; i < menu.size; i++) {
       if (waits && i === 0) continue
@@ -658,23 +659,21 @@ module.exports.server = function (serv) {
     if (waits) sendSlot(player, menu.id, 0, menu.get(0))
   }
   const craftingType = pwindows.windows['minecraft:crafting']?.type
-  // the slots (and the cursor) a 1.17+ click claims to have changed that are not as the server
-  // made them (a crafting result the client waits for is not its claim)
-  function wrongClaims (menu, packet, waits) {
-    const player = menu.player
-    const wrong = []
-    for (const c of packet.changedSlots || []) {
-      if (waits && c.location === 0) continue
-      if (!validSlot(menu, c.location)) { wrong.push(`slot ${c.location}`); continue }
-      if (!equalStack(readNotch(c.item), menu.get(c.location))) wrong.push(`slot ${c.location}`)
-    }
-    if (!equalStack(readNotch(packet.cursorItem), player.cursor)) wrong.push('cursor')
-    return wrong
+  // the item types of which a 1.17+ client's view after its click (slots and cursor) holds
+  // more than the server's window and cursor ("<name> x<claimed> (has <n>)"). After a click on
+  // a crafting grid or its result the grid is left out: the server consumes the ingredients,
+  // which a client (mineflayer) does not predict
+  function claimsMore (menu, view, waits) {
+    const from = waits ? craftGridEnd(menu) + 1 : 0
+    const theirs = view.counts(menu.id, menu.size, from)
+    const mine = new Map()
+    for (let i = from; i < menu.size; i++) { const it = menu.get(i); if (it) mine.set(it.type, (mine.get(it.type) || 0) + it.count) }
+    if (menu.player.cursor) mine.set(menu.player.cursor.type, (mine.get(menu.player.cursor.type) || 0) + menu.player.cursor.count)
+    const out = []
+    for (const [type, n] of theirs) if (n > (mine.get(type) || 0)) out.push(`${registry.items[type]?.name} x${n} (has ${mine.get(type) || 0})`)
+    return out
   }
-  function readNotch (notch) {
-    if (!notch) return null
-    try { const it = Item.fromNotch(notch); return it && it.count > 0 ? it : null } catch (err) { return null }
-  }
+
   // the last slot of a menu's crafting grid (0 = result), -1 for menus without one
   const craftGridEnd = (menu) => (menu.id === 0 ? 4 : menu.inventoryType === craftingType ? 9 : -1)
 
