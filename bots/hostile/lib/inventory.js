@@ -133,7 +133,7 @@ async function teleport (t, client, { x, y, z }) {
   const seen = []
   const log = (p) => seen.push([p.x, p.y, p.z])
   client.on('position', log)
-  const there = t.next(client, 'position', (p) => Math.abs(p.x - x) < 1e-6 && Math.abs(p.z - z) < 1e-6, 5000)
+  const there = t.next(client, 'position', (p) => Math.abs(p.x - x) < 1e-6 && Math.abs(p.z - z) < 1e-6, 15000)
   await t.admin('POST', `/players/${encodeURIComponent(client.username)}/teleport`, { x, y, z })
   try { await there } catch (err) { throw new Error(`${err.message}; asked ${x},${y},${z}, seen ${JSON.stringify(seen)}; kicked ${client.kicked}`) } finally { client.removeListener('position', log) }
   await t.sync(client)
@@ -155,13 +155,13 @@ async function square (t) {
 }
 
 // A clean spot for one cheat: a stone block to stand on, air at feet and head, at its own
-// place west of the square (8 blocks from the next), so items thrown or left by one cheat
+// place west of the square (6 blocks from the next, within the chunks made at start), so items thrown or left by one cheat
 // are never near another's. Teleports `client` there; resolves to the feet's block.
 let spots = 0
 async function spot (t, client) {
   const s = await square(t)
   const n = spots++
-  const at = { x: s.x - 12 - 8 * (n % 5), y: s.y, z: s.z - 16 + 8 * Math.floor(n / 5) }
+  const at = { x: s.x - 10 - 6 * (n % 4), y: s.y, z: s.z - 14 + 6 * Math.floor(n / 4) }
   await setBlock(t, { x: at.x, y: at.y - 1, z: at.z }, 'stone')
   await setBlock(t, at, 'air')
   await setBlock(t, { x: at.x, y: at.y + 1, z: at.z }, 'air')
