@@ -155,13 +155,13 @@ async function square (t) {
 }
 
 // A clean spot for one cheat: a stone block to stand on, air at feet and head, at its own
-// place west of the square (6 blocks from the next, within the chunks made at start), so items thrown or left by one cheat
+// place west of the square (6 or 8 blocks from the next, within the chunks made at start), so items thrown or left by one cheat
 // are never near another's. Teleports `client` there; resolves to the feet's block.
 let spots = 0
 async function spot (t, client) {
   const s = await square(t)
   const n = spots++
-  const at = { x: s.x - 10 - 6 * (n % 4), y: s.y, z: s.z - 14 + 6 * Math.floor(n / 4) }
+  const at = { x: s.x - 10 - 6 * (n % 4), y: s.y, z: s.z - 14 + 8 * Math.floor(n / 4) }
   await setBlock(t, { x: at.x, y: at.y - 1, z: at.z }, 'stone')
   await setBlock(t, at, 'air')
   await setBlock(t, { x: at.x, y: at.y + 1, z: at.z }, 'air')
