@@ -595,6 +595,9 @@ module.exports.server = function (serv) {
         (before && clientItem && before.type === clientItem.itemId && before.count === clientItem.itemCount)
     } else if ((mode === 2 || mode === 4) && validSlot(menu, slot)) {
       accepted = !clientItem // a swap or a throw names no item (vanilla's click returns none)
+    } else if (mode === 1 && validSlot(menu, slot)) {
+      // a shift-click names nothing or the slot's stack before it
+      accepted = !clientItem || Boolean(before && before.type === clientItem.itemId && before.count === clientItem.itemCount)
     }
     respond(accepted)
     if (!accepted) {
