@@ -170,12 +170,33 @@ async def _served(v: Village, hugo: JsBot, seen: list[dict[str, Any]]) -> None:
     outcome = gave()
     assert outcome is not None and outcome["success"], outcome
     assert (outcome.get("detail") or {}).get("received") is True, outcome
+    _said_and_did_agree(seen)
     # the human digs a block next to him and picks up its drop
     x, y, z = (math.floor(c) for c in (await hugo.call("position")).values())
     await v.world.admin.command(f"/setblock {x + 2} {y} {z} dirt")
     await hugo.call("wait_block", x=x + 2, y=y, z=z, name="dirt")
     got = await hugo.call("collect", block="dirt", count=1, maxDistance=8, within=60)
     assert got["inventory"] and any(i["name"] == "dirt" for i in got["inventory"]), got
+
+
+def _said_and_did_agree(seen: list[dict[str, Any]]) -> None:
+    """Say and do under one decision: each line in which Ann agrees to give carries the id
+    of the decision whose give her body ran, and names that give's count, item and receiver."""
+    gives = {
+        e["decision"]: e["call"]["args"]
+        for e in seen
+        if e["type"] == "skill_started" and e["call"]["skill"] == "give"
+    }
+    agreed = [
+        e for e in seen
+        if e["type"] == "speech" and e.get("to") == "Hugo" and "here is" in e["text"]
+    ]  # fmt: skip
+    assert agreed, [e["text"] for e in seen if e["type"] == "speech"]
+    for line in agreed:
+        args = gives.get(line["decision"])
+        assert args is not None, (line, gives)
+        words = f"here is {args['count']} {str(args['item']).replace('_', ' ')}"
+        assert args["player"] == "Hugo" and words in line["text"], (line, args)
 
 
 #: a human who wants to be heard walks up to Ann when she is farther than this (blocks): her
