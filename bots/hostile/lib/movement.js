@@ -76,7 +76,13 @@ async function marker (t, client, seen, from, dx = 0.25) {
     const deadline = Date.now() + PUT_MS
     const poll = setInterval(() => {
       const l = seen.last
-      if (l && Math.abs(l.x - to.x) < 0.05 && Math.abs(l.z - to.z) < 0.05) { clearInterval(poll); resolve() } else if (Date.now() > deadline) { clearInterval(poll); reject(new Error(`the observer was not told of the marker move to ${JSON.stringify(to)} (last seen ${JSON.stringify(l)})`)) }
+      if (l && Math.abs(l.x - to.x) < 0.05 && Math.abs(l.z - to.z) < 0.05) {
+        clearInterval(poll)
+        resolve()
+      } else if (Date.now() > deadline) {
+        clearInterval(poll)
+        reject(new Error(`the observer was not told of the marker move to ${JSON.stringify(to)} (last seen ${JSON.stringify(l)})`))
+      }
     }, 20)
   })
   move(client, to)

@@ -17,10 +17,6 @@ const m = require(path.resolve(__dirname, '../../../bots/hostile/lib/movement'))
 const opts = JSON.parse(process.argv[2])
 const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
 
-async function refusalsOf (t, name) {
-  return ((await t.admin('GET', '/refusals')).byPlayer || {})[name] || 0
-}
-
 // on a circle of radius 2.5 around the square's centre, `ticks` ticks of sprinting
 function* sprintAround (s, ticks, step = 0.28) {
   const r = 2.5
@@ -98,7 +94,7 @@ async function main () {
       const end = await check(t, client, s)
       await t.sync(client)
       await sleep(300) // the last move's asynchronous update on the server
-      out.refusals[name] = await refusalsOf(t, client.username)
+      out.refusals[name] = (await m.refusalsOf(t, client.username)).count
       out.ended[name] = [m.round(end), m.round(await m.serverPosition(t, client.username)), client.kicked]
       await t.close(client)
     }
