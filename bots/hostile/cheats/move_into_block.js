@@ -12,6 +12,8 @@ module.exports = {
     const wall = await m.wall(t, cheat, square)
     try {
       const sent = m.positionsSent(cheat)
+      const resent = [] // the wall's blocks sent back to the cheater: its world is corrected too
+      cheat.on('block_change', (p) => { if (p.location && p.location.x === wall.x) resent.push(p.location) })
       const to = { x: wall.x + 0.5, y: at.y, z: at.z }
       m.move(cheat, to)
       await t.sync(cheat)
@@ -19,8 +21,8 @@ module.exports = {
       await m.marker(t, cheat, seen, after, -0.25)
       const toldX = Math.max(...seen.positions.map(p => p.x))
       return {
-        refused: Math.abs(after.x - at.x) < 0.01 && toldX < wall.x - 0.29 && sent.length > 0,
-        detail: { wallX: wall.x, claimedX: to.x, serverX: +after.x.toFixed(2), otherPlayerToldX: +toldX.toFixed(2), putBacks: sent.length }
+        refused: Math.abs(after.x - at.x) < 0.01 && toldX < wall.x - 0.29 && sent.length > 0 && resent.length > 0,
+        detail: { wallX: wall.x, claimedX: to.x, serverX: +after.x.toFixed(2), otherPlayerToldX: +toldX.toFixed(2), putBacks: sent.length, blocksResent: resent.length }
       }
     } finally {
       await wall.remove()

@@ -218,6 +218,21 @@ module.exports.player = function (player, serv) {
     }
   }
 
+  // A client that walks into a block believes it is not there (a dig it finished that the
+  // server did not apply, a block change it missed): it is sent the block as the server has
+  // it, at most once a second per block, so its world and path planning converge on ours
+  // instead of being put back at every step.
+  const resent = new Map() // "x,y,z" -> when
+  function resend (key) {
+    const now = Date.now()
+    if ((resent.get(key) || 0) > now - 1000) return
+    resent.set(key, now)
+    if (resent.size > 16) for (const [k, at] of resent) if (at < now - 1000) resent.delete(k)
+    const [x, y, z] = key.split(',').map(Number)
+    const state = stateAt(x, y, z)
+    if (state !== null) player._client.write('block_change', { location: { x, y, z }, type: state })
+  }
+
   // 'move_cancel' listeners run when the packet is handled, in packet order (teleport_confirm
   // marks the moves it drops as stale before this runs)
   player.on('move_cancel', (data, cancel) => {
@@ -237,6 +252,7 @@ module.exports.player = function (player, serv) {
     const across = Math.hypot(dx, dz)
     let kind = null
     let why = null
+    let blockedAt = null
     if (![to.x, to.y, to.z].every(Number.isFinite)) {
       kind = 'moved_wrongly'
       why = 'not a position'
@@ -252,6 +268,7 @@ module.exports.player = function (player, serv) {
       if (hit) {
         kind = 'moved_wrongly'
         why = `moved wrongly! into the block at ${hit}`
+        blockedAt = hit
       } else if (!around && dy > 0 && rise + dy > RISE + push) {
         kind = 'flying'
         why = `rose ${(rise + dy).toFixed(2)} blocks with nothing around`
@@ -265,6 +282,7 @@ module.exports.player = function (player, serv) {
       cancel(false)
       refuse(kind, `${why} (from ${fmt(good)} to ${fmt(to)})`)
       putBack()
+      if (blockedAt) resend(blockedAt)
       return
     }
     budget -= across
