@@ -9,6 +9,9 @@ const latePlayers = require('./plugins/late_players')
 const { SkillRunner } = require('./plugins/runner')
 const { fixDigSpeeds } = require('./lib/dig_speed')
 const loginProof = require('./lib/login_proof')
+const { withTolerance } = require('./lib/collide_epsilon')
+
+withTolerance() // collide as a vanilla client does: a box on a block's face stays out of it
 
 function seededRandom (seedText) {
   let h = 2166136261
