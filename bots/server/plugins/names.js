@@ -23,7 +23,7 @@ const { CHANNEL, NONCE_BYTES, matches, readSecret } = require('../../body/lib/lo
 const crypto = require('crypto')
 
 const VALID_NAME = /^[A-Za-z0-9_]{3,16}$/
-const ANSWER_MS = 10000 // a client that does not answer the proof request in time is refused
+const ANSWER_MS = 30000 // a client that does not answer the proof request in time is refused: vanilla's login timeout, and the keep-alive's bound, so a body whose loop stalls under load is not refused at login sooner than it would be kicked while playing
 const OLD_GONE_MS = 5000 // how long a body waits for the connection it replaces to close
 
 module.exports.server = function (serv) {
