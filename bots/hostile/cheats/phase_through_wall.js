@@ -8,22 +8,10 @@ module.exports = {
   vanilla: '"moved wrongly": the server moves the player along the way and stops at the wall; the client is sent back',
   versions: null,
   async run (t) {
-    const { cheat, at, seen, square } = await m.cheatAndObserver(t, 'phase', { x: 0.5, z: 0 })
-    const wall = await m.wall(t, cheat, square)
-    try {
-      const sent = m.positionsSent(cheat)
-      const to = { x: wall.x + 1.5, y: at.y, z: at.z }
-      m.move(cheat, to)
-      await t.sync(cheat)
-      const after = await m.serverPosition(t, cheat.username)
-      await m.marker(t, cheat, seen, after, -0.25)
-      const toldX = Math.max(...seen.positions.map(p => p.x))
-      return {
-        refused: after.x < wall.x && toldX < wall.x && sent.length > 0,
-        detail: { wallX: wall.x, claimedX: to.x, serverX: +after.x.toFixed(2), otherPlayerToldX: +toldX.toFixed(2), putBacks: sent.length }
-      }
-    } finally {
-      await wall.remove()
+    const r = await m.moveAtWall(t, 'phase', 1.5)
+    return {
+      refused: r.after.x < r.wallX && r.toldX < r.wallX && r.putBacks > 0,
+      detail: { wallX: r.wallX, claimedX: r.to.x, serverX: +r.after.x.toFixed(2), otherPlayerToldX: +r.toldX.toFixed(2), putBacks: r.putBacks }
     }
   }
 }

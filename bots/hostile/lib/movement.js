@@ -140,4 +140,26 @@ async function wall (t, client, s, block = 'stone') {
   return { x: s.x + 2, remove: () => set('air') }
 }
 
-module.exports = { wall, square, serverPosition, put, move, positionsSent, watch, farthest, marker, round, refusalsOf, cheatAndObserver }
+// one position packet from beside a wall on the square to `dx` past the wall's near face:
+// what the server kept, what the observer was told, the put-backs and the wall's blocks sent
+// back to the cheat (the wall is removed afterwards)
+async function moveAtWall (t, prefix, dx) {
+  const { cheat, at, seen, square: s } = await cheatAndObserver(t, prefix, { x: 0.5, z: 0 })
+  const w = await wall(t, cheat, s)
+  try {
+    const sent = positionsSent(cheat)
+    const resent = []
+    cheat.on('block_change', (p) => { if (p.location && p.location.x === w.x) resent.push(p.location) })
+    const to = { x: w.x + dx, y: at.y, z: at.z }
+    move(cheat, to)
+    await t.sync(cheat)
+    const after = await serverPosition(t, cheat.username)
+    await marker(t, cheat, seen, after, -0.25)
+    const toldX = Math.max(...seen.positions.map(p => p.x))
+    return { wallX: w.x, at, to, after, toldX, putBacks: sent.length, resent: resent.length }
+  } finally {
+    await w.remove()
+  }
+}
+
+module.exports = { wall, square, serverPosition, put, move, positionsSent, watch, farthest, marker, round, refusalsOf, cheatAndObserver, moveAtWall }
