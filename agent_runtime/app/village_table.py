@@ -7,7 +7,10 @@ decisions per agent-minute and lag p99 as a share of the first row's (the compar
 cluster's target is stated in). With ``table=processes`` the block is instead what the
 run's processes cost over the measured window by kind (``all_processes.by_kind``: the
 coordinator, workers, body hosts, servers, and with ``--ray-nodes`` Ray's own), one column
-per result file.
+per result file. With ``table=per-agent`` it is one row per file of what an agent cost:
+the CPU of every process of the run per agent (% of one core), and of it the body hosts',
+the servers', the workers' and the rest's (the coordinator or one-process village, Redis,
+the broker), beside kicks, lag p99 and decisions per agent-minute.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agent_runtime.app.doc_figures import result_files
+from agent_runtime.app.doc_figures import markdown_table, result_files
 
 __all__ = ["decisions_per_agent_minute", "render_village_runs"]
 
@@ -101,9 +104,38 @@ def _processes(runs: list[tuple[str, dict[str, Any]]]) -> str:
     return "\n".join(rows) + "\n"
 
 
+_PER_AGENT_HEAD = (
+    "| run (UTC) | commit | agents / workers / shards | CPU % of one core, all processes "
+    "| per agent | of it body hosts / servers / workers / rest | machine CPU % | kicks "
+    "| lag p99 (ms) | decisions per agent-minute |"
+)
+_SPLIT = ("body host", "minecraft server", "piano worker")
+
+
+def _per_agent_row(r: Mapping[str, Any]) -> str:
+    n = int(r["agents"])
+    used = r["all_processes"]
+    kinds = used.get("by_kind")
+    if kinds is None:
+        raise ValueError("no all_processes.by_kind (a result from before it)")
+    parts = [float(kinds.get(k, {}).get("cpu_percent", 0.0)) for k in _SPLIT]
+    rest = float(used["cpu_percent"]) - sum(parts)
+    split = " / ".join(f"{v / n:.2f}" for v in [*parts, rest])
+    prov = r.get("provenance", {})
+    when = str(prov.get("date", "?"))
+    return (
+        f"| {when[:10]} {when[11:16]} | {prov.get('commit', '?')} "
+        f"| {n} / {r.get('workers', 1)} / {r['shards']} | {float(used['cpu_percent']):g} "
+        f"| **{float(used['cpu_percent']) / n:.2f}** | {split} "
+        f"| {r.get('machine_cpu_percent', '-')} | {r['kicks']} "
+        f"| {r['sched_lag_ms']['p99']:g} | {decisions_per_agent_minute(r):.2f} |"
+    )
+
+
 def render_village_runs(source: Path, options: Mapping[str, str]) -> str:
     """One row per result file (``source``, then ``with=B.json,C.json`` beside it); with
-    ``table=processes`` the cost by kind of process, one column per file."""
+    ``table=processes`` the cost by kind of process, one column per file; with
+    ``table=per-agent`` what an agent cost, one row per file."""
     runs: list[tuple[str, dict[str, Any]]] = []
     for f in result_files(source, options):
         r: dict[str, Any] = json.loads(f.read_text())
@@ -112,6 +144,8 @@ def render_village_runs(source: Path, options: Mapping[str, str]) -> str:
         runs.append((f.name, r))
     if options.get("table") == "processes":
         return _processes(runs)
+    if options.get("table") == "per-agent":
+        return markdown_table(_PER_AGENT_HEAD, [_per_agent_row(r) for _, r in runs])
     rows = [_HEAD, "|" + "---|" * (_HEAD.count(" | ") + 1)]
     first: dict[str, Any] | None = None
     for _, r in runs:

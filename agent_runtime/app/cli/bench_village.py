@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import math
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -29,7 +30,6 @@ from typing import Any
 from agent_runtime.app.bench_output import Measurement, add_json_out, emit
 from agent_runtime.app.cli.bench_flags import add_bots_per_process
 from agent_runtime.app.launchers import CLUSTER_HELP, ClusterSpec, parse_cluster
-from agent_runtime.app.proc_tree import TreeUsage
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -100,6 +100,8 @@ def village_config(
 async def _bench(args: argparse.Namespace) -> dict[str, Any]:
     import psutil
 
+    from agent_runtime.app.cli.bench_village_workers import machine_busy_seconds
+    from agent_runtime.app.cli.run_usage import RunUsage
     from agent_runtime.app.metrics import percentiles
     from agent_runtime.app.shards import ShardedBody
     from agent_runtime.app.village import Village, VillageOptions
@@ -129,11 +131,15 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
             for proc in procs.values():
                 proc.cpu_percent(None)
             lag_from = len(v.metrics.lags_ms)
-            usage = TreeUsage()  # this process, its servers, bot hosts, Redis and broker
+            # this process and all it started: servers, body hosts, Redis and the broker
+            usage = RunUsage([os.getpid()])
+            a_t, a_busy = time.monotonic(), machine_busy_seconds()
             await _send_across(v, args.cross)
             await v.run(duration=args.duration)
             cpu = {name: round(proc.cpu_percent(None), 1) for name, proc in procs.items()}
-            tree = usage.result()
+            tree = usage.result([os.getpid()])
+            wall = time.monotonic() - a_t
+            busy = machine_busy_seconds() - a_busy
             lags = list(v.metrics.lags_ms[lag_from:])
             moves = [float(e["seconds"]) for e in transfers]
             bodies = [b for b in v.bodies.values() if isinstance(b, ShardedBody)]
@@ -165,6 +171,9 @@ async def _bench(args: argparse.Namespace) -> dict[str, Any]:
                 "skills": v.events.counts.get("skill_outcome", 0),
                 "decisions": v.events.counts.get("decision", 0),
                 "module_errors": v.events.counts.get("module_error", 0),
+                # every process on the machine (the run's and anything beside it)
+                "machine_cpu_percent": round(100 * busy / wall, 1),
+                "machine_cores": os.cpu_count(),
             }
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "body_events",
     "body_reasons",
     "body_stalls",
+    "machine_busy_seconds",
     "server_stalls",
 ]
 
@@ -114,7 +115,8 @@ def server_stalls(run_dir: Path, keep: int = 8) -> dict[str, Any]:
     return {"count": len(lines), "first": lines[:keep]}
 
 
-def _busy_seconds() -> float:
+def machine_busy_seconds() -> float:
+    """CPU seconds every process on the machine has used so far (all cores)."""
     t = psutil.cpu_times()
     return float(t.user + t.nice + t.system + getattr(t, "irq", 0.0) + getattr(t, "softirq", 0.0))
 
@@ -198,12 +200,12 @@ async def bench_village_workers(
                     await coord._arrived.wait()
             first = copy.deepcopy(coord.latest)
             usage = RunUsage(_roots(coord))
-            a_wall, a_t, a_busy = wall_time(), time.monotonic(), _busy_seconds()
+            a_wall, a_t, a_busy = wall_time(), time.monotonic(), machine_busy_seconds()
             measuring = True
             reason = await village.run(args.duration)
             measuring = False
             last = copy.deepcopy(coord.latest)
-            b_wall, b_t, b_busy = wall_time(), time.monotonic(), _busy_seconds()
+            b_wall, b_t, b_busy = wall_time(), time.monotonic(), machine_busy_seconds()
             tree = usage.result(_roots(coord))
             unresponsive = sum(int(p.get("unresponsive", 0)) for p in last.values())
             server_restarts = village.events.counts.get("service_restarted", 0)
