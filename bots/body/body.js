@@ -90,6 +90,7 @@ class Body {
       checkTimeoutInterval: 30000
     })
     this.bot = bot
+    require('./lib/version_compat').install(bot) // what mineflayer reads wrong at newer versions
     // a server of this run asks at login for the proof that this name is this body's
     if (this.spec.keyFile) {
       try {

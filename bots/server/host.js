@@ -22,6 +22,7 @@ const path = require('path')
 const PLUGINS_DIR = path.join(__dirname, 'plugins')
 const PLUGIN_ORDER = [
   'versions', // packets whose shape changed after 1.16 (position at 1.21.2+)
+  'newer_versions', // packets whose shape changed after 1.21.4 (spawn position, velocities, 26.1's clocks and attacks)
   'refusals', // one count of what the server refused a player (serv.piano.refuse, GET /refusals)
   'sync', // a client's round trip (plugin message piano:sync): the hostile-client suite's t.sync
   'world_state', // persistence of our own data (containers, time): first
@@ -109,6 +110,8 @@ async function main () {
   const plugins = {}
   for (const name of PLUGIN_ORDER) plugins[path.join(PLUGINS_DIR, name + '.js')] = {}
 
+  // flying-squid's and the chunk store's version tables end at 1.21.4 (compat/flying_squid.js)
+  require('./compat/flying_squid').allowVersion(identity.version)
   const mcServer = require('flying-squid')
   const serv = mcServer.createMCServer({
     version: identity.version,

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from agent_runtime import mc_names
-from agent_runtime.config.models import SUPPORTED_VERSIONS
 from agent_runtime.interfaces import BotSpec
 from agent_runtime.world import SkillCall
 from bots.admin import AdminClient
@@ -23,6 +22,7 @@ from bots.server_host import EmbeddedServer
 from bots.server_options import ServerOptions
 from bots.transport import JSPyBridgeTransport
 from modules.heuristics.recovery import missing_step
+from tests.versions import SWEEP_VERSIONS
 
 from .conftest import give
 
@@ -41,7 +41,7 @@ async def world(
 
 
 @pytest.mark.timeout(150)
-@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+@pytest.mark.parametrize("mc_version", SWEEP_VERSIONS)
 async def test_body_climbs_the_tech_tree(
     mc_version: str, world: tuple[EmbeddedServer, AdminClient]
 ) -> None:

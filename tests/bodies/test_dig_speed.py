@@ -13,8 +13,8 @@ import subprocess
 
 import pytest
 
-from agent_runtime.config.models import SUPPORTED_VERSIONS
 from bots.node import BOTS_DIR, node_env, node_executable
+from tests.versions import SWEEP_VERSIONS
 
 SCRIPT = """
 const { fixDigSpeeds } = require('./body/lib/dig_speed')
@@ -59,7 +59,7 @@ def dig_times(version: str) -> dict[str, float]:
     return dict(json.loads(done.stdout))
 
 
-@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+@pytest.mark.parametrize("mc_version", SWEEP_VERSIONS)
 def test_a_pickaxe_digs_an_ore_as_at_1_16_5(mc_version: str) -> None:
     want = {k: v for k, v in dig_times("1.16.5").items() if k.startswith("fixed")}
     got = dig_times(mc_version)

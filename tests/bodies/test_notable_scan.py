@@ -16,8 +16,8 @@ import subprocess
 
 import pytest
 
-from agent_runtime.config.models import SUPPORTED_VERSIONS
 from bots.node import BOTS_DIR, node_env, node_executable
+from tests.versions import SWEEP_VERSIONS
 
 _SCRIPT = """
 const [version] = process.argv.slice(1)
@@ -52,7 +52,7 @@ console.log(JSON.stringify({ scanned: scanned.sort(), read: read.sort() }))
 """
 
 
-@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+@pytest.mark.parametrize("mc_version", SWEEP_VERSIONS)
 def test_the_scan_finds_what_a_block_by_block_read_finds(mc_version: str) -> None:
     done = subprocess.run(
         [str(node_executable()), "-e", _SCRIPT, mc_version],

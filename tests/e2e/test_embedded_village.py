@@ -11,12 +11,13 @@ import pytest
 from agent_runtime.app.village import Village, VillageOptions
 from agent_runtime.clock import wall_time
 from agent_runtime.config.loader import parse_config
-from agent_runtime.config.models import DEFAULT_VERSION, HEARING_RADIUS, SUPPORTED_VERSIONS
+from agent_runtime.config.models import DEFAULT_VERSION, HEARING_RADIUS
 from agent_runtime.state.sections import Action, Conversation, Perception, Social
 from modules.memory.encoder import HashingEncoder
 from tests.core.helpers import wait_until, wait_until_async
 from tests.jsonl import records
 from tests.server.conftest import JsBot
+from tests.versions import SWEEP_VERSIONS
 
 pytestmark = [pytest.mark.minecraft, pytest.mark.services]
 
@@ -75,7 +76,7 @@ async def test_two_agents_meet_talk_and_one_gathers_wood(tmp_path: Path, run_id:
 
 
 @pytest.mark.timeout(180)
-@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+@pytest.mark.parametrize("mc_version", SWEEP_VERSIONS)
 async def test_a_human_asks_an_agent_for_bread_and_gets_it(
     mc_version: str, tmp_path: Path, run_id: str
 ) -> None:

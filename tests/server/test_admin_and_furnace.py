@@ -9,10 +9,10 @@ import time
 import httpx
 import pytest
 
-from agent_runtime.config.models import SUPPORTED_VERSIONS
 from bots.admin import AdminClient, AdminError
 from bots.server_host import EmbeddedServer
 from tests.listeners import listening_addresses
+from tests.versions import SWEEP_VERSIONS
 
 from .conftest import BotFactory, counts
 
@@ -158,7 +158,7 @@ async def test_late_joiner_sees_earlier_players(make_bot: BotFactory) -> None:
     assert await first.call("players") == ["early", "late"]
 
 
-@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+@pytest.mark.parametrize("mc_version", SWEEP_VERSIONS)
 async def test_dead_player_respawns(
     mc_version: str, admin: AdminClient, make_bot: BotFactory
 ) -> None:

@@ -7,15 +7,15 @@ import asyncio
 
 import pytest
 
-from agent_runtime.config.models import SUPPORTED_VERSIONS
 from bots.server_host import EmbeddedServer
+from tests.versions import SWEEP_VERSIONS
 
 from .conftest import run_js
 
 pytestmark = pytest.mark.minecraft
 
 
-@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+@pytest.mark.parametrize("mc_version", SWEEP_VERSIONS)
 async def test_a_body_logging_in_again_replaces_its_old_connection(server: EmbeddedServer) -> None:
     args = {
         "port": server.port,

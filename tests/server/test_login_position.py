@@ -11,15 +11,15 @@ import asyncio
 
 import pytest
 
-from agent_runtime.config.models import SUPPORTED_VERSIONS
 from bots.server_host import EmbeddedServer
+from tests.versions import SWEEP_VERSIONS
 
 from .conftest import run_js
 
 pytestmark = pytest.mark.minecraft
 
 
-@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+@pytest.mark.parametrize("mc_version", SWEEP_VERSIONS)
 async def test_a_walk_before_the_first_look_is_not_undone(server: EmbeddedServer) -> None:
     # a raw client: confirms the login position, walks 3 blocks (position packets only),
     # looks, then digs out of reach; every position the server sent after the walk began,

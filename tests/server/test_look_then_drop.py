@@ -12,15 +12,15 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from agent_runtime.config.models import SUPPORTED_VERSIONS
 from bots.server_host import EmbeddedServer
+from tests.versions import SWEEP_VERSIONS
 
 from .conftest import run_js
 
 pytestmark = pytest.mark.minecraft
 
 
-@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+@pytest.mark.parametrize("mc_version", SWEEP_VERSIONS)
 async def test_a_drop_right_after_a_look_goes_to_the_player_looked_at(
     server: EmbeddedServer,
 ) -> None:

@@ -15,21 +15,21 @@ from typing import Any
 import pytest
 
 from agent_runtime import mc_names
-from agent_runtime.config.models import SUPPORTED_VERSIONS
 from bots.admin import AdminClient
 from bots.server_host import EmbeddedServer
 from bots.status_ping import protocol_of
+from tests.versions import SWEEP_VERSIONS
 
 from .conftest import BotError, BotFactory, counts
 
 pytestmark = pytest.mark.minecraft
 
 #: the supported versions with 1.17's click protocol (state ids, no transaction packets)
-STATE_IDS = tuple(v for v in SUPPORTED_VERSIONS if protocol_of(v) >= protocol_of("1.17"))
+STATE_IDS = tuple(v for v in SWEEP_VERSIONS if protocol_of(v) >= protocol_of("1.17"))
 
 
 @pytest.mark.timeout(90)
-@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+@pytest.mark.parametrize("mc_version", SWEEP_VERSIONS)
 async def test_join_see_each_other_chat_and_teleport(
     mc_version: str, server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
 ) -> None:
@@ -52,7 +52,7 @@ async def test_join_see_each_other_chat_and_teleport(
 
 
 @pytest.mark.timeout(90)
-@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+@pytest.mark.parametrize("mc_version", SWEEP_VERSIONS)
 async def test_a_player_teleported_in_sight_is_seen_where_it_landed(
     mc_version: str, admin: AdminClient, make_bot: BotFactory
 ) -> None:
@@ -95,7 +95,7 @@ async def test_clicks_are_answered_as_a_vanilla_server_does(
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+@pytest.mark.parametrize("mc_version", SWEEP_VERSIONS)
 async def test_a_dropped_item_reaches_the_client_with_its_stack(
     mc_version: str, server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
 ) -> None:
@@ -113,7 +113,7 @@ async def test_a_dropped_item_reaches_the_client_with_its_stack(
 
 
 @pytest.mark.timeout(150)
-@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+@pytest.mark.parametrize("mc_version", SWEEP_VERSIONS)
 async def test_join_collect_craft_smelt_deposit(
     mc_version: str, server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
 ) -> None:
