@@ -44,6 +44,7 @@ const PLUGIN_ORDER = [
   'teleport_confirm', // moves the client sent before it saw a teleport do not undo it
   'movement', // speed, flying and moves into blocks refused as vanilla does; after teleport_confirm (its stale moves are not judged)
   'chunks', // chunks follow a teleport / jump (flying-squid skipped them while a send ran)
+  'tracking', // entities relayed as vanilla's tracker does: by range and update interval, to the players tracking them
   'combat', // weapon damage, knockback, killed mobs removed, loot
   'reach', // vanilla reach for digging: a dig from farther than 6 blocks is refused
   'village', // spawn point, animals
