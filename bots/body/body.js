@@ -1,5 +1,7 @@
 'use strict'
 // One agent's body: a mineflayer bot that reconnects, respawns and runs skills.
+const rest = require('./lib/rest')
+rest.install() // before mineflayer loads its physics: a body at rest is not simulated
 const mineflayer = require('mineflayer')
 const { pathfinder } = require('mineflayer-pathfinder')
 const toolPlugin = require('mineflayer-tool').plugin
@@ -10,6 +12,9 @@ const { SkillRunner } = require('./plugins/runner')
 const { fixDigSpeeds } = require('./lib/dig_speed')
 const loginProof = require('./lib/login_proof')
 const { withTolerance } = require('./lib/collide_epsilon')
+const { recentMaxMs } = require('./lib/loop_watch')
+const { fastFindBlocks } = require('./lib/scan')
+const { skipUnread } = require('./lib/unread')
 
 withTolerance() // collide as a vanilla client does: a box on a block's face stays out of it
 
@@ -90,6 +95,8 @@ class Body {
       checkTimeoutInterval: 30000
     })
     this.bot = bot
+    skipUnread(bot._client) // other players' head turns and arm swings: not parsed
+    if (this.viewer) bot._client.pianoReadAll = true
     require('./lib/version_compat').install(bot) // what mineflayer reads wrong at newer versions
     // a server of this run asks at login for the proof that this name is this body's
     if (this.spec.keyFile) {
@@ -106,12 +113,17 @@ class Body {
     bot.once('inject_allowed', () => setImmediate(() => {
       if (bot.pathfinder) bot.pathfinder.tickTimeout = this.opts.pathTickMs || 10
       fixDigSpeeds(bot.registry) // 1.21.x: ores that need a stone pickaxe dug at hand speed
+      fastFindBlocks(bot) // by state ids: mineflayer's built a Block per position searched
       // a block packet that arrives before the world exists (another body's dig animation,
       // sent to a body still joining) threw inside mineflayer's packet handler: the joining
       // body's connection broke and it never spawned ("did not spawn within 60 s")
       const blockAt = bot.blockAt
       bot.blockAt = (p, extra) => (bot.world ? blockAt(p, extra) : null)
     }))
+    // a body at rest wakes when a block near it changes or an effect comes or goes
+    bot.on('blockUpdate', (old, now) => rest.wakeOnBlock(bot, (now || old) && (now || old).position))
+    bot.on('entityEffect', (e) => { if (e === bot.entity) rest.wake(bot) })
+    bot.on('entityEffectEnd', (e) => { if (e === bot.entity) rest.wake(bot) })
     observe.inject(bot, this)
     events.inject(bot, this)
     latePlayers.inject(bot)
@@ -131,7 +143,9 @@ class Body {
       ended = true
       const stall = {
         last_packet_s: Math.round((Date.now() - lastIn) / 100) / 10,
-        queued_kb: Math.round(((bot._client.socket && bot._client.socket.writableLength) || 0) / 1024)
+        queued_kb: Math.round(((bot._client.socket && bot._client.socket.writableLength) || 0) / 1024),
+        // this process's longest event-loop delay of the last 10-20 s
+        loop_delay_ms: recentMaxMs()
       }
       this._onEnd(bot, String(reason || 'ended'), stall)
     })
@@ -188,6 +202,7 @@ class Body {
       const { BodyViewer } = require('./lib/viewer') // loaded only when someone looks
       const viewer = new BodyViewer(this, opts)
       viewer.bot = this.bot
+      this.bot._client.pianoReadAll = true // the view shows other players' heads turn
       await viewer.start()
       this.viewer = viewer
     }

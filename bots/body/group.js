@@ -36,6 +36,18 @@ class BodyGroup {
     return 'ok'
   }
 
+  /** What the bodies of this process are doing, for the stall log: skills running, bodies at rest. */
+  describeLoad () {
+    let running = 0
+    let resting = 0
+    for (const body of this.bodies.values()) {
+      if (body.runner.current) running++
+      const rest = body.bot && body.bot.physics && body.bot.physics.pianoRest
+      if (rest && rest.quiet >= 2) resting++
+    }
+    return `${running} running a skill, ${resting} at rest`
+  }
+
   observe (botId) { return this._body(botId).observe() }
 
   /** Snapshots of several bodies in one call: ``{id: snapshot | {error}}``. */

@@ -12,6 +12,7 @@ const { BodyGroup } = require('./group')
 const { describeSkills } = require('./skills')
 const watchdog = require('./watchdog')
 const logging = require('./lib/logging')
+const { watchLoop } = require('./lib/loop_watch')
 
 const OUTBOX_MAX = 20000
 const FLUSH_MS = 5
@@ -27,6 +28,8 @@ function setupProcess () {
     for (const host of liveHosts) { host.send({ type: 'log', level, msg }); break }
   })
   watchdog.install({ watchStdin: true, onGone: () => { for (const h of liveHosts) h.shutdown().catch(() => {}) } })
+  watchLoop((level, msg) => { for (const host of liveHosts) { host.send({ type: 'log', level, msg }); break } },
+    () => `the host process (${[...liveHosts].reduce((n, h) => n + h.botShard.size, 0)} bodies through it)`)
 }
 
 class LocalShard {
@@ -40,6 +43,16 @@ class LocalShard {
   async close () { await this.group.quitAll() }
 }
 
+/**
+ * Node flags of a body worker: this process's, plus a CPU profile written into
+ * ``PIANO_BODY_CPU_PROF_DIR`` when that is set (the profile of the body processes alone,
+ * where NODE_OPTIONS would profile the servers too).
+ */
+function workerExecArgv () {
+  const dir = process.env.PIANO_BODY_CPU_PROF_DIR
+  return dir ? [...process.execArgv, '--cpu-prof', `--cpu-prof-dir=${dir}`] : process.execArgv
+}
+
 class ForkShard {
   constructor (opts, send, onExit) {
     this.count = 0
@@ -49,7 +62,8 @@ class ForkShard {
     this.exited = false
     this.child = cp.fork(path.join(__dirname, 'worker.js'), [JSON.stringify(opts)], {
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-      serialization: 'json'
+      serialization: 'json',
+      execArgv: workerExecArgv()
     })
     this.pid = this.child.pid
     this.ready = new Promise((resolve, reject) => {

@@ -6,6 +6,7 @@
 const { BodyGroup } = require('./group')
 const watchdog = require('./watchdog')
 const logging = require('./lib/logging')
+const { watchLoop } = require('./lib/loop_watch')
 
 const opts = JSON.parse(process.argv[2] || '{}')
 const outbox = []
@@ -29,6 +30,7 @@ function send (message) {
 
 logging.capture((level, msg) => send({ type: 'log', level, msg }))
 const group = new BodyGroup(opts, send)
+watchLoop((level, msg) => send({ type: 'log', level, msg }), () => `${group.bodies.size} bodies, ${group.describeLoad()}`)
 watchdog.install({ watchIpc: true, onGone: () => group.quitAll().catch(() => {}) })
 
 process.on('message', async ({ id, method, args }) => {

@@ -2,6 +2,7 @@
 // Observation snapshot: one plain object with exactly the fields of agent_runtime.world.Observation.
 const { Vec3 } = require('vec3')
 const { vec, round, inventoryCounts } = require('../lib/util')
+const { scanStates } = require('../lib/scan')
 
 const NOTABLE_EXACT = new Set([
   'chest', 'trapped_chest', 'barrel', 'crafting_table', 'furnace', 'blast_furnace', 'smoker',
@@ -73,62 +74,15 @@ function exposed (bot, p, seeThrough) {
 }
 
 /**
- * Positions of notable blocks within ``radius`` of ``center``. Reads state ids from
- * the chunk sections directly and skips sections whose palette has none of them
+ * Positions of notable blocks within ``radius`` of ``center``, nearest first. Reads state
+ * ids from the chunk sections directly and skips sections whose palette has none of them
  * (mineflayer's findBlocks builds a Block object per position: ~100x slower).
  */
 function scanNotable (bot, center, radius, { lookup, names }) {
   const found = []
-  const minY = bot.game.minY || 0
-  const height = bot.game.height || 256
-  const r2 = radius * radius
-  const yLo = Math.max(minY, Math.floor(center.y - radius))
-  const yHi = Math.min(minY + height - 1, Math.floor(center.y + radius))
-  for (let cx = Math.floor((center.x - radius) / 16); cx <= Math.floor((center.x + radius) / 16); cx++) {
-    for (let cz = Math.floor((center.z - radius) / 16); cz <= Math.floor((center.z + radius) / 16); cz++) {
-      const column = bot.world.getColumn(cx, cz)
-      if (!column || !column.sections) continue
-      for (let sy = Math.floor(yLo / 16); sy <= Math.floor(yHi / 16); sy++) {
-        const section = column.sections[sy - (minY >> 4)]
-        if (!section || !section.data) continue
-        // With a section palette, map each palette entry once (to name index + 1), then
-        // read the packed indices; without one, the data holds global state ids.
-        const palette = section.palette
-        let data = section.data
-        let hit = lookup
-        if (palette) {
-          hit = palette.map(id => lookup[id])
-          if (!hit.some(Boolean)) continue
-          // 1.18+: the section's data is a palette container, whose get() answers the state
-          // id itself; the palette indices are its bits (read as state ids, they named the
-          // wrong blocks: chests and furnaces everywhere, the crafting table never, at 1.21.4)
-          if (data.palette === palette && data.data) data = data.data
-        }
-        const y0 = Math.max(yLo, sy * 16)
-        const y1 = Math.min(yHi, sy * 16 + 15)
-        for (let y = y0; y <= y1; y++) {
-          const dy = y + 0.5 - center.y
-          for (let lz = 0; lz < 16; lz++) {
-            const dz = cz * 16 + lz + 0.5 - center.z
-            const rest = r2 - dy * dy - dz * dz
-            if (rest < 0) continue
-            // x range of this row inside the sphere
-            const half = Math.sqrt(rest)
-            const lx0 = Math.max(0, Math.ceil(center.x - half - 0.5 - cx * 16))
-            const lx1 = Math.min(15, Math.floor(center.x + half - 0.5 - cx * 16))
-            const rowBase = ((y & 15) << 8) | (lz << 4)
-            for (let lx = lx0; lx <= lx1; lx++) {
-              const idx = hit[data.get(rowBase | lx)]
-              if (!idx) continue
-              const name = names[idx - 1]
-              const dx = cx * 16 + lx + 0.5 - center.x
-              found.push({ name, p: new Vec3(cx * 16 + lx, y, cz * 16 + lz), d2: dx * dx + dy * dy + dz * dz })
-            }
-          }
-        }
-      }
-    }
-  }
+  scanStates(bot, center, radius, lookup, (x, y, z, idx, d2) => {
+    found.push({ name: names[idx - 1], p: new Vec3(x, y, z), d2 })
+  })
   return found.sort((a, b) => a.d2 - b.d2)
 }
 
