@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -67,3 +68,14 @@ def unknown(version: str, names: Iterable[str]) -> list[str]:
     """The ``names`` that are neither an item nor a block at ``version`` (sorted)."""
     known = items(version) | blocks(version)
     return sorted({n for n in names if n not in known})
+
+
+@functools.cache
+def mineflayer_versions() -> tuple[str, ...]:
+    """The Minecraft versions the bodies' mineflayer lists as tested (its ``lib/version.js``),
+    oldest first; empty when the Node packages are not installed."""
+    source = _NODE_MODULES / "mineflayer" / "lib" / "version.js"
+    if not source.exists():
+        return ()
+    m = re.search(r"testedVersions\s*=\s*\[([^\]]*)\]", source.read_text())
+    return tuple(re.findall(r"'([^']+)'", m.group(1))) if m else ()

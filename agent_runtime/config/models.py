@@ -31,6 +31,7 @@ from pydantic import (
     model_validator,
 )
 
+from agent_runtime import mc_names
 from agent_runtime.config.game_names import Inventory
 from agent_runtime.config.layout import VillageLayout
 from agent_runtime.config.llm import LLMSettings
@@ -50,6 +51,18 @@ SUPPORTED_VERSIONS: tuple[str, ...] = ("1.16.5", "1.20.4", "1.21.4")
 #: which the whole tech tree and every experiment work on the embedded world (bots/README.md,
 #: "Versions"); every default version in the runtime is this one
 DEFAULT_VERSION = "1.21.4"
+
+
+def external_versions() -> tuple[str, ...]:
+    """The versions bodies log in at on an external server (``world.kind: external``): every
+    version the pinned mineflayer lists as tested, from the oldest supported one on (our
+    bodies' code is not written for older ones), oldest first. What our code needs at each
+    (names, drops, recipes, windows) comes from minecraft-data."""
+    spoken = mc_names.mineflayer_versions()
+    if SUPPORTED_VERSIONS[0] not in spoken:
+        return SUPPORTED_VERSIONS
+    return spoken[spoken.index(SUPPORTED_VERSIONS[0]) :]
+
 
 SectionName = Literal[
     "identity",
@@ -146,13 +159,17 @@ class WorldSettings(Strict):
 
     @field_validator("version")
     @classmethod
-    def _supported(cls, v: str) -> str:
-        if v not in SUPPORTED_VERSIONS:
-            raise ValueError(
-                f"Minecraft {v} is not supported; use one of {list(SUPPORTED_VERSIONS)} "
-                "(the versions our bodies and embedded server are tested at: bots/README.md)"
-            )
-        return v
+    def _supported(cls, v: str, info: ValidationInfo) -> str:
+        if v in SUPPORTED_VERSIONS:
+            return v
+        spoken = external_versions()
+        if info.data.get("kind") == "external" and v in spoken:
+            return v
+        raise ValueError(
+            f"Minecraft {v} is not supported; use one of {list(SUPPORTED_VERSIONS)} "
+            "(the versions our bodies and embedded server are tested at: bots/README.md)"
+            f"; on an external server the bodies speak {spoken[0]} to {spoken[-1]}"
+        )
 
 
 class ModuleSettings(Strict):

@@ -84,7 +84,7 @@ def test_minimal_file_gets_defaults(tmp_path: Path) -> None:
             "did you mean 'cognitive_controller'",
         ),
         (
-            "agents: [{name: Ann}]\nworld: {kind: external, version: 1.20.1}\n",
+            "agents: [{name: Ann}]\nworld: {kind: embedded, version: 1.20.1}\n",
             "world.version",
             "not supported",
         ),

@@ -90,11 +90,12 @@ def server_1_21_4() -> Iterator[FakeServer]:
 
 
 @pytest.fixture
-def server_1_19_4() -> Iterator[FakeServer]:
-    """A version minecraft-data knows and our bodies do not speak (not in SUPPORTED_VERSIONS)."""
-    assert "1.19.4" not in models.SUPPORTED_VERSIONS
-    assert "1.19.4" not in status_ping.PROTOCOLS
-    with FakeServer("1.19.4", 762) as server:
+def server_1_12_2() -> Iterator[FakeServer]:
+    """A version minecraft-data and mineflayer know and our bodies do not speak (older than
+    every supported version)."""
+    assert "1.12.2" not in models.external_versions()
+    assert "1.12.2" not in status_ping.PROTOCOLS
+    with FakeServer("1.12.2", 340) as server:
         yield server
 
 
@@ -147,16 +148,41 @@ def test_a_version_the_file_sets_must_be_the_servers(
 
 
 def test_an_unset_version_the_bodies_do_not_speak_is_one_line(
-    tmp_path: Path, server_1_19_4: FakeServer
+    tmp_path: Path, server_1_12_2: FakeServer
 ) -> None:
     path = village(tmp_path, "{kind: external}")
     cfg = load_config(path)
     assert not world_version.version_set_in(cfg)
-    cfg = apply_cli(cfg, run_args(server_1_19_4.port), str(path))
+    cfg = apply_cli(cfg, run_args(server_1_12_2.port), str(path))
     with pytest.raises(WorldError) as err:
         world_version.resolve_external_version(cfg, path, version_set=False)
     assert str(err.value).startswith(f"{path}: world.version is unset and the Minecraft server")
-    assert "Minecraft 1.19.4 (protocol 762), which our bodies do not speak" in str(err.value)
+    assert "Minecraft 1.12.2 (protocol 340), which our bodies do not speak" in str(err.value)
+    assert "our bodies' code starts at 1.16.5" in str(err.value)
+
+
+@pytest.mark.parametrize(("name", "protocol"), [("1.21.11", 774), ("26.1", 775), ("1.19.4", 762)])
+def test_an_external_server_at_a_version_mineflayer_speaks_is_joined(
+    tmp_path: Path, name: str, protocol: int
+) -> None:
+    """Not refused before any body joins: the bodies take the server's version (set in the file
+    it must be the server's); the embedded world refuses it, naming where it is spoken."""
+    assert name in models.external_versions() and name not in models.SUPPORTED_VERSIONS
+    unset = load_config(village(tmp_path, "{kind: external}"))
+    set_ = load_config(village(tmp_path, f"{{kind: external, version: '{name}'}}", "set.yaml"))
+    with FakeServer(name, protocol) as server:
+        cfg = apply_cli(unset, run_args(server.port), "v.yaml")
+        assert (
+            world_version.resolve_external_version(cfg, "v.yaml", version_set=False).world.version
+            == name
+        )
+        cfg = apply_cli(set_, run_args(server.port), "set.yaml")
+        assert (
+            world_version.resolve_external_version(cfg, "set.yaml", version_set=True).world.version
+            == name
+        )
+    with pytest.raises(ValueError, match=rf"Minecraft {name} is not supported.*external server"):
+        models.WorldSettings(kind="embedded", version=name)
 
 
 def test_an_unset_version_becomes_the_servers(tmp_path: Path) -> None:

@@ -42,10 +42,11 @@ def _village(tmp_path: Path) -> Path:
 
 
 @contextlib.asynccontextmanager
-async def _piano_server(tmp_path: Path) -> AsyncIterator[int]:
-    """``piano server --port 0`` in its own process group; yields its port."""
+async def _piano_server(tmp_path: Path, version: str) -> AsyncIterator[int]:
+    """``piano server --port 0 --version VERSION`` in its own process group; yields its port."""
     proc = await asyncio.create_subprocess_exec(
         *PIANO, "server", "--port", "0", "--world-dir", str(tmp_path / "world"), "--seed", "3",
+        "--version", version,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
     )  # fmt: skip
@@ -87,10 +88,15 @@ def _acted(events: list[dict[str, Any]]) -> bool:
     return started >= {"Ann", "Bob"} and done
 
 
+#: the external server's version: one the bodies' mineflayer speaks, which the village file
+#: leaves unset (the bodies take the server's from its status ping)
+EXTERNAL_VERSION = "1.21.11"
+
+
 @pytest.mark.timeout(300)
 async def test_a_village_joins_a_server_started_apart(tmp_path: Path) -> None:
     log = tmp_path / "runs" / "ext" / "events.jsonl"
-    async with _piano_server(tmp_path) as port:
+    async with _piano_server(tmp_path, EXTERNAL_VERSION) as port:
         # runs until its bodies have acted on that server, then Ctrl-C (SIGINT), which must end
         # it with status 0 as the duration would; 40 s stays the bound if they never do
         run = await asyncio.create_subprocess_exec(
@@ -122,6 +128,8 @@ async def test_a_village_joins_a_server_started_apart(tmp_path: Path) -> None:
     world_done = [e for e in outcomes if e.get("success") and e["call"]["skill"] != "chat"]
     assert world_done, [(e["call"]["skill"], e.get("reason")) for e in outcomes]
     assert not any(e.get("failure") == "not_connected" for e in outcomes)
+    resolved = yaml.safe_load((log.parent / "config.resolved.yaml").read_text())
+    assert resolved["world"]["version"] == EXTERNAL_VERSION  # the server's, from its ping
     mine = [p for p in psutil.process_iter(["cmdline"]) if str(tmp_path) in " ".join(
         p.info.get("cmdline") or [])]  # fmt: skip
     assert mine == [], "no process of the run or the server is left"
@@ -149,8 +157,13 @@ async def _read_varint(reader: asyncio.StreamReader) -> int:
 
 async def test_a_server_of_another_version_is_refused_before_any_login(tmp_path: Path) -> None:
     logins: list[int] = []
-    status = json.dumps({"version": {"name": "1.19.4", "protocol": 762},
-                         "players": {"max": 20, "online": 0}, "description": {"text": "x"}})
+    status = json.dumps(
+        {
+            "version": {"name": "1.12.2", "protocol": 340},
+            "players": {"max": 20, "online": 0},
+            "description": {"text": "x"},
+        }
+    )
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -187,6 +200,7 @@ async def test_a_server_of_another_version_is_refused_before_any_login(tmp_path:
     lines = [x for x in stderr.splitlines() if x.startswith("piano run:")]
     # the YAML leaves world.version unset: the bodies would take the server's, which they do
     # not speak (the check before anything starts, agent_runtime/app/cli/world_version.py)
-    assert len(lines) == 1 and "1.19.4 (protocol 762)" in lines[0], stderr[-2000:]
+    assert len(lines) == 1 and "1.12.2 (protocol 340)" in lines[0], stderr[-2000:]
+    assert "our bodies' code starts at 1.16.5" in lines[0], lines[0]
     assert "world.version" in lines[0] and "1.16.5" in lines[0] and "Traceback" not in stderr
     assert logins == [], "no body tried to log in"

@@ -4,7 +4,8 @@ before any body joins (issue 34).
 ``world.version`` set in the file and the server speaking another protocol: one line naming the
 file, the field and the server's version (exit 2). Left unset (the model defaults it; whether
 the file set it is read from ``model_fields_set`` before any override), the bodies use the
-server's version when it is one they speak (``SUPPORTED_VERSIONS``), else one line (exit 2).
+server's version when it is one they speak (``external_versions``: what the pinned mineflayer
+lists as tested, from the oldest supported version on), else one line with the reason (exit 2).
 A server that cannot be reached is reported by the village's own check as before
 (``agent_runtime/app/world_setup.py``: the run folder is written first).
 A sharded world's servers are each checked against ``world.version`` as they open
@@ -17,9 +18,10 @@ import asyncio
 import logging
 from pathlib import Path
 
+from agent_runtime import mc_names
 from agent_runtime.app.world_setup import WorldError
 from agent_runtime.config.loader import with_overrides
-from agent_runtime.config.models import SUPPORTED_VERSIONS, VillageConfig
+from agent_runtime.config.models import SUPPORTED_VERSIONS, VillageConfig, external_versions
 from bots.status_ping import ServedVersion, protocol_of, served_version, status_ping
 
 log = logging.getLogger(__name__)
@@ -60,15 +62,35 @@ def settle_version(
             f"{file}: world.version is {w.version} but {where}: use a {w.version} server, "
             "or leave world.version unset to play at the server's version"
         )
-    if served.version is None or served.version not in SUPPORTED_VERSIONS:
+    spoken = external_versions()
+    if served.version is None or served.version not in spoken:
         raise WorldError(
             f"{file}: world.version is unset and {where}, which our bodies do not speak "
-            f"(they speak {', '.join(SUPPORTED_VERSIONS)}: bots/README.md, Versions)"
+            f"({_unspoken(served)}; they speak {spoken[0]} to {spoken[-1]}: bots/README.md, "
+            "Versions)"
+        )
+    if served.version not in SUPPORTED_VERSIONS:
+        log.info(
+            "the bodies speak the server's %s, which mineflayer lists as tested; our whole "
+            "tests run at %s",
+            served.version,
+            ", ".join(SUPPORTED_VERSIONS),
         )
     if served.version != w.version:
         log.info("world.version unset: the bodies speak the server's %s", served.version)
         return with_overrides(cfg, {"world.version": served.version}, file)
     return cfg
+
+
+def _unspoken(served: ServedVersion) -> str:
+    """Why the bodies cannot log in at ``served``."""
+    if served.protocol is None:
+        return "its status answer names no protocol number"
+    if served.version is None:
+        return f"minecraft-data knows no release of protocol {served.protocol}"
+    if served.version in mc_names.mineflayer_versions():
+        return f"our bodies' code starts at {SUPPORTED_VERSIONS[0]}"
+    return f"the bodies' mineflayer does not list {served.version} as tested"
 
 
 def resolve_external_version(
