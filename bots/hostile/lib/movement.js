@@ -115,29 +115,32 @@ async function cheatAndObserver (t, prefix, offset = { x: 0, z: 0 }) {
   return { square: s, cheat, observer, at, seen }
 }
 
+// `cells` set to the block `name` (admin API /setblock); resolves once `client` has been sent
+// every one of them
+async function setBlocks (t, client, cells, name) {
+  const pending = new Set(cells.map(c => `${c.x},${c.y},${c.z}`))
+  const arrived = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { client.removeListener('block_change', onChange); reject(new Error(`blocks not sent: ${[...pending]}`)) }, PUT_MS)
+    function onChange (p) {
+      pending.delete(`${p.location.x},${p.location.y},${p.location.z}`)
+      if (pending.size) return
+      clearTimeout(timer)
+      client.removeListener('block_change', onChange)
+      resolve()
+    }
+    client.on('block_change', onChange)
+  })
+  for (const c of cells) await t.admin('POST', '/command', { command: `/setblock ${c.x} ${c.y} ${c.z} ${name}` })
+  await arrived
+}
+
 // a wall one block thick on the square: x = square.x + 2, z from square.z - 1 to + 1, two
 // high; resolves once `client` has been sent every block of it; `remove()` takes it away
 async function wall (t, client, s, block = 'stone') {
   const cells = []
   for (let z = s.z - 1; z <= s.z + 1; z++) for (let y = s.y; y <= s.y + 1; y++) cells.push({ x: s.x + 2, y, z })
-  const set = async (name) => {
-    const pending = new Set(cells.map(c => `${c.x},${c.y},${c.z}`))
-    const arrived = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => { client.removeListener('block_change', onChange); reject(new Error(`blocks not sent: ${[...pending]}`)) }, PUT_MS)
-      function onChange (p) {
-        pending.delete(`${p.location.x},${p.location.y},${p.location.z}`)
-        if (pending.size) return
-        clearTimeout(timer)
-        client.removeListener('block_change', onChange)
-        resolve()
-      }
-      client.on('block_change', onChange)
-    })
-    for (const c of cells) await t.admin('POST', '/command', { command: `/setblock ${c.x} ${c.y} ${c.z} ${name}` })
-    await arrived
-  }
-  await set(block)
-  return { x: s.x + 2, remove: () => set('air') }
+  await setBlocks(t, client, cells, block)
+  return { x: s.x + 2, remove: () => setBlocks(t, client, cells, 'air') }
 }
 
 // one position packet from beside a wall on the square to `dx` past the wall's near face:
@@ -162,4 +165,4 @@ async function moveAtWall (t, prefix, dx) {
   }
 }
 
-module.exports = { wall, square, serverPosition, put, move, positionsSent, watch, farthest, marker, round, refusalsOf, cheatAndObserver, moveAtWall }
+module.exports = { setBlocks, wall, square, serverPosition, put, move, positionsSent, watch, farthest, marker, round, refusalsOf, cheatAndObserver, moveAtWall }

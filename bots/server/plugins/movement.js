@@ -14,8 +14,11 @@
 //   server reads several packets in one turn: the budget is over time, not per packet.
 // - moved wrongly: a move that ends in, or passes through, a block's collision shape that the
 //   player's box did not touch before (vanilla's "colliding with anything new"); a move longer
-//   than STEP is followed along the way (vertical leg first or horizontal leg first: stepping
-//   up and falling off an edge each fit one of the two).
+//   than FOLLOW is followed along the way, and refused only when every path it could have
+//   taken is blocked: the vertical leg first or last (stepping up, falling off an edge), the
+//   horizontal leg straight or axis by axis in either order (vanilla collides a move axis by
+//   axis: Y, then the larger of X and Z, then the other; a client's move past a block's
+//   corner whose straight line clips the corner is one it could have made).
 // - flying: rising more than RISE blocks with nothing around the player (vanilla's "no blocks
 //   around": every block within 1/16 of its box and 0.55 below is air); floating there (not
 //   falling) for more than FLOAT_TICKS of the client's own packets is kicked as vanilla kicks:
@@ -23,12 +26,15 @@
 // A knockback the server sends (entity_velocity of the player itself) widens the bounds for
 // a moment. Creative and spectator players are checked for speed only, as in vanilla.
 
-const TOO_FAR_SQ = 100 // vanilla: (10 blocks)^2 per packet
+const TOO_FAR_SQ = 1e9 // vanilla: (10 blocks)^2 per packet
 const RATE = 10 // blocks/s; sprint-jumping is ~7.1
 const BURST = 24 // blocks; a client stall of ~4 s caught up at mineflayer's 4 ticks per turn
 const RISE = 1.5 // blocks risen with nothing around; a jump rises 1.25, ~0.85 of it unsupported
 const FLOAT_TICKS = 80 // vanilla: 80 ticks floating, then the kick
 const STEP = 0.25 // blocks between the points a long move is followed through
+// the paths a long move is followed along, each a list of legs (the axes one leg moves):
+// vertical first or last, the horizontal straight or axis by axis (X then Z, Z then X)
+const PATHS = [['y', 'xz'], ['xz', 'y'], ['y', 'x', 'z'], ['y', 'z', 'x'], ['x', 'z', 'y'], ['z', 'x', 'y']]
 const FOLLOW = 0.5 // moves longer than this are followed along the way
 const HALF_WIDTH = 0.3
 const HEIGHT = 1.8
@@ -113,21 +119,32 @@ module.exports.player = function (player, serv) {
     return null
   }
 
-  // the move from `from` to `to`, followed along the way when long: the first block it newly
-  // enters on both orders of its legs (vertical then horizontal, horizontal then vertical)
+  // the move from `from` to `to`, followed along the way when long: null when one of PATHS is
+  // free of blocks the box newly enters, else the first block the first path enters
   function blocked (from, to) {
     const old = box(from)
     const last = newCollision(box(to), old)
     if (last) return last
     if (from.distanceTo(to) <= FOLLOW) return null
-    const upFirst = new Vec3(from.x, to.y, from.z)
-    const acrossFirst = new Vec3(to.x, from.y, to.z)
-    let hit = null
-    for (const mid of [upFirst, acrossFirst]) {
-      hit = leg(from, mid, old) || leg(mid, to, old)
+    let first = null
+    for (const path of PATHS) {
+      const hit = follow(from, to, path, old)
       if (!hit) return null
+      first = first || hit
     }
-    return hit
+    return first
+  }
+  // along `path` (legs of axes moved together) from `from` to `to`: the first block entered
+  function follow (from, to, path, old) {
+    let a = from
+    for (const axes of path) {
+      const b = new Vec3(a.x, a.y, a.z)
+      for (const axis of axes) b[axis] = to[axis]
+      const hit = leg(a, b, old)
+      if (hit) return hit
+      a = b
+    }
+    return null
   }
   function leg (a, b, old) {
     const n = Math.ceil(a.distanceTo(b) / STEP)

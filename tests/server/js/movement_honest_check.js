@@ -7,7 +7,15 @@
 // - jump: a vanilla jump (0.42 block/tick up, gravity 0.08, drag 0.98) and its landing
 // - fall: teleported 20 blocks above the square (admin API), falls to the ground with
 //   vanilla's velocities, the last packets arriving in one burst
-// Prints { refusals: {check: n}, ended: {check: [claimed end, server's position]} }.
+// - corner: one move of 0.95 block past the corner of a pillar two blocks high, whose straight
+//   line clips the corner (the box 0.27 into it half way) and which the move's larger axis
+//   (Z) first, then X, passes clear of: vanilla collides a move axis by axis, so the move is
+//   one a vanilla server accepts
+// And one the checks must refuse, to see the per-packet bound on its own:
+// - bound: with the whole budget (nothing moved since login), one move of 11 blocks: refused
+//   as moved too quickly (vanilla's 10 blocks a packet), the player left where it was
+// Prints { refusals: {check: n}, kinds: {check: {kind: n}}, ended: {check: [expected end,
+// server's position, kick]} }.
 //   node movement_honest_check.js '{"port": .., "version": .., "adminPort": .., "adminTokenFile": ..}'
 const fs = require('fs')
 const path = require('path')
@@ -77,6 +85,29 @@ async function fall (t, client, s) {
   return end
 }
 
+async function corner (t, client, s) {
+  const b = { x: s.x + 1, z: s.z + 1 } // the pillar's column
+  const pillar = [{ x: b.x, y: s.y, z: b.z }, { x: b.x, y: s.y + 1, z: b.z }]
+  const start = { x: b.x - 0.35, y: s.y, z: b.z + 0.3 } // west of the pillar
+  const end = { x: b.x + 0.3, y: s.y, z: b.z - 0.4 } // north of it
+  await m.setBlocks(t, client, pillar, 'stone')
+  try {
+    await m.put(t, client, start)
+    m.move(client, end)
+    await t.sync(client)
+  } finally {
+    await m.setBlocks(t, client, pillar, 'air')
+  }
+  return end
+}
+
+async function bound (t, client, s) {
+  const start = { x: s.x + 0.5, y: s.y, z: s.z + 0.5 }
+  await m.put(t, client, start)
+  m.move(client, { x: start.x + 11, y: start.y, z: start.z })
+  return start // where the server must have left it
+}
+
 async function main () {
   const t = createHarness({
     host: '127.0.0.1',
@@ -87,14 +118,18 @@ async function main () {
     log: () => {}
   })
   const s = await m.square(t)
-  const out = { refusals: {}, ended: {} }
+  const out = { refusals: {}, kinds: {}, ended: {} }
   try {
-    for (const [name, check] of Object.entries({ catch_up: catchUp, jump, fall })) {
+    for (const [name, check] of Object.entries({ catch_up: catchUp, jump, fall, corner, bound })) {
       const client = await t.join(t.name(name))
+      const before = (await m.refusalsOf(t, client.username)).byKind
       const end = await check(t, client, s)
       await t.sync(client)
       await sleep(300) // the last move's asynchronous update on the server
-      out.refusals[name] = (await m.refusalsOf(t, client.username)).count
+      const after = await m.refusalsOf(t, client.username)
+      out.refusals[name] = after.count
+      out.kinds[name] = {}
+      for (const [kind, n] of Object.entries(after.byKind)) if (n !== (before[kind] || 0)) out.kinds[name][kind] = n - (before[kind] || 0)
       out.ended[name] = [m.round(end), m.round(await m.serverPosition(t, client.username)), client.kicked]
       await t.close(client)
     }
