@@ -26,7 +26,7 @@
 // A knockback the server sends (entity_velocity of the player itself) widens the bounds for
 // a moment. Creative and spectator players are checked for speed only, as in vanilla.
 
-const TOO_FAR_SQ = 1e9 // vanilla: (10 blocks)^2 per packet
+const TOO_FAR_SQ = 100 // vanilla: (10 blocks)^2 per packet
 const RATE = 10 // blocks/s; sprint-jumping is ~7.1
 const BURST = 24 // blocks; a client stall of ~4 s caught up at mineflayer's 4 ticks per turn
 const RISE = 1.5 // blocks risen with nothing around; a jump rises 1.25, ~0.85 of it unsupported
