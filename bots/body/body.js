@@ -4,6 +4,7 @@ const rest = require('./lib/rest')
 rest.install() // before mineflayer loads its physics: a body at rest is not simulated
 const mineflayer = require('mineflayer')
 const { pathfinder } = require('mineflayer-pathfinder')
+const { lightMovements } = require('./lib/light_blocks')
 const toolPlugin = require('mineflayer-tool').plugin
 const observe = require('./plugins/observe')
 const events = require('./plugins/events')
@@ -17,6 +18,7 @@ const { fastFindBlocks } = require('./lib/scan')
 const { skipUnread } = require('./lib/unread')
 
 withTolerance() // collide as a vanilla client does: a box on a block's face stays out of it
+lightMovements() // the path search reads blocks by state id, not a Block per look-up
 
 function seededRandom (seedText) {
   let h = 2166136261

@@ -14,7 +14,11 @@
 // least once a second standing still); the state it sends is the one a simulation would
 // have given. Installed by patching prismarine-physics before mineflayer loads its physics
 // plugin; the pathfinder's own look-ahead simulations (other control objects) are untouched.
+//
+// Every simulation (mineflayer's tick and the pathfinder's look-ahead) also reads the blocks
+// through lib/light_blocks.js (one Block per state id, not one per look-up).
 const physicsModule = require('prismarine-physics')
+const { lightWorld } = require('./light_blocks')
 
 // the control objects of mineflayer's own per-tick simulations (one per bot)
 const TICK_CONTROLS = new WeakSet()
@@ -81,11 +85,12 @@ function install () {
     physics.pianoRest = rest
     physics.simulatePlayer = (state, w) => {
       if (state === UNCHANGED) return state
+      const blocks = state.pianoBot ? lightWorld(state.pianoBot) : w
       // mineflayer's own tick simulates against the world it made this Physics with
-      if (w !== world) return simulate(state, w)
+      if (w !== world) return simulate(state, blocks)
       TICK_CONTROLS.add(state.control)
       const before = { x: state.pos.x, y: state.pos.y, z: state.pos.z, vx: state.vel.x, vy: state.vel.y, vz: state.vel.z }
-      const out = simulate(state, w)
+      const out = simulate(state, blocks)
       rest.record(before, out)
       return out
     }
@@ -95,7 +100,9 @@ function install () {
   function PlayerState (bot, control) {
     const rest = bot.physics && bot.physics.pianoRest
     if (rest && TICK_CONTROLS.has(control) && rest.still(bot, control)) return UNCHANGED
-    return new RealPlayerState(bot, control)
+    const state = new RealPlayerState(bot, control)
+    state.pianoBot = bot // whose chunks its simulation reads
+    return state
   }
   PlayerState.prototype = RealPlayerState.prototype
 

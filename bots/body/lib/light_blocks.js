@@ -1,0 +1,101 @@
+'use strict'
+// Blocks for the physics and the path search without building a Block per look-up. The
+// physics (each tick, and the pathfinder's look-ahead: every tick of a walk it simulates up
+// to 200 ticks ahead to choose between sprinting and jumping) and the A* search ask for the
+// blocks around a position many thousand times a second; mineflayer's bot.blockAt made a
+// prismarine-block Block for each (its state's properties and shapes, its light, biome and
+// block entity): in the 50-agent village the two took half of a body process's CPU, most of
+// it there. What they read of a block (type, name, shapes, bounding box, metadata,
+// properties, hardness and harvest tools, position) follows from its state id: here a Block
+// is made once per state id and each look-up is a small object over it with its own
+// position. Light, biome and block entity are not there (neither reads them).
+const { Vec3 } = require('vec3')
+const prismarineBlock = require('prismarine-block')
+
+const byRegistry = new WeakMap() // registry -> { Block, protos: [] }
+
+function tableOf (registry) {
+  let t = byRegistry.get(registry)
+  if (!t) {
+    t = { Block: prismarineBlock(registry), protos: [] }
+    byRegistry.set(registry, t)
+  }
+  return t
+}
+
+const scratch = new Vec3(0, 0, 0)
+
+/** The block at ``pos`` as the physics and the path search read it, or null outside the loaded chunks. */
+function lightBlockAt (bot, pos) {
+  const world = bot.world
+  if (!world) return null
+  const column = world.getColumnAt(pos)
+  if (!column) return null
+  const x = Math.floor(pos.x)
+  const y = Math.floor(pos.y)
+  const z = Math.floor(pos.z)
+  scratch.x = x & 15; scratch.y = y; scratch.z = z & 15
+  const stateId = column.getBlockStateId(scratch)
+  const t = tableOf(bot.registry)
+  let proto = t.protos[stateId]
+  if (proto === undefined) {
+    proto = t.Block.fromStateId(stateId, 0)
+    t.protos[stateId] = proto
+  }
+  const block = Object.create(proto)
+  block.position = new Vec3(x, y, z)
+  return block
+}
+
+const worlds = new WeakMap() // bot -> world for prismarine-physics
+
+/** A prismarine-physics world over ``bot``'s loaded chunks (one per bot). */
+function lightWorld (bot) {
+  let w = worlds.get(bot)
+  if (!w) {
+    w = { getBlock: (pos) => lightBlockAt(bot, pos) }
+    worlds.set(bot, w)
+  }
+  return w
+}
+
+let movementsPatched = false
+
+/**
+ * The pathfinder's Movements read blocks through lightBlockAt: the same getBlock as
+ * mineflayer-pathfinder 2.4's (lib/movements.js), over a light block.
+ */
+function lightMovements () {
+  if (movementsPatched) return
+  movementsPatched = true
+  const { Movements } = require('mineflayer-pathfinder')
+  Movements.prototype.getBlock = function (pos, dx, dy, dz) {
+    const b = pos ? lightBlockAt(this.bot, new Vec3(pos.x + dx, pos.y + dy, pos.z + dz)) : null
+    if (!b) {
+      return {
+        replaceable: false,
+        canFall: false,
+        safe: false,
+        physical: false,
+        liquid: false,
+        climbable: false,
+        height: dy,
+        openable: false
+      }
+    }
+    b.climbable = this.climbables.has(b.type)
+    b.safe = (b.boundingBox === 'empty' || b.climbable || this.carpets.has(b.type)) && !this.blocksToAvoid.has(b.type)
+    b.physical = b.boundingBox === 'block' && !this.fences.has(b.type)
+    b.replaceable = this.replaceables.has(b.type) && !b.physical
+    b.liquid = this.liquids.has(b.type)
+    b.height = pos.y + dy
+    b.canFall = this.gravityBlocks.has(b.type)
+    b.openable = this.openable.has(b.type)
+    for (const shape of b.shapes) {
+      b.height = Math.max(b.height, pos.y + dy + shape[4])
+    }
+    return b
+  }
+}
+
+module.exports = { lightBlockAt, lightWorld, lightMovements }
