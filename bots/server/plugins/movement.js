@@ -17,8 +17,9 @@
 //   than FOLLOW is followed along the way, and refused only when every path it could have
 //   taken is blocked: the vertical leg first or last (stepping up, falling off an edge), the
 //   horizontal leg straight or axis by axis in either order (vanilla collides a move axis by
-//   axis: Y, then the larger of X and Z, then the other; a client's move past a block's
-//   corner whose straight line clips the corner is one it could have made).
+//   axis: Y, then the larger of X and Z, then the other; mineflayer's physics Y, X, Z
+//   whatever their sizes). A move past a block's corner whose straight line clips the corner
+//   is one a client could have made; a move through a block is blocked on every path.
 // - flying: rising more than RISE blocks with nothing around the player (vanilla's "no blocks
 //   around": every block within 1/16 of its box and 0.55 below is air); floating there (not
 //   falling) for more than FLOAT_TICKS of the client's own packets is kicked as vanilla kicks:

@@ -11,6 +11,10 @@
 //   line clips the corner (the box 0.27 into it half way) and which the move's larger axis
 //   (Z) first, then X, passes clear of: vanilla collides a move axis by axis, so the move is
 //   one a vanilla server accepts
+// - corner_jump: the first tick of a jump past a pillar's corner as a skills-bench body sent
+//   it (0.07 east, 0.42 up, 0.46 south, the box starting 0.05 into the pillar's x range):
+//   free only X before Z, the order mineflayer's physics collides in (vanilla's client: the
+//   larger axis first), so the check accepts either order
 // And one the checks must refuse, to see the per-packet bound on its own:
 // - bound: with the whole budget (nothing moved since login), one move of 11 blocks: refused
 //   as moved too quickly (vanilla's 10 blocks a packet), the player left where it was
@@ -101,6 +105,22 @@ async function corner (t, client, s) {
   return end
 }
 
+async function cornerJump (t, client, s) {
+  const b = { x: s.x + 1, z: s.z + 1 }
+  const pillar = [{ x: b.x, y: s.y, z: b.z }, { x: b.x, y: s.y + 1, z: b.z }]
+  const start = { x: b.x + 1.25, y: s.y, z: b.z - 0.46 } // north-east of the pillar
+  const end = { x: b.x + 1.32, y: s.y + 0.42, z: b.z } // east of it, in the air
+  await m.setBlocks(t, client, pillar, 'stone')
+  try {
+    await m.put(t, client, start)
+    m.move(client, end, false)
+    await t.sync(client)
+  } finally {
+    await m.setBlocks(t, client, pillar, 'air')
+  }
+  return end
+}
+
 async function bound (t, client, s) {
   const start = { x: s.x + 0.5, y: s.y, z: s.z + 0.5 }
   await m.put(t, client, start)
@@ -120,7 +140,7 @@ async function main () {
   const s = await m.square(t)
   const out = { refusals: {}, kinds: {}, ended: {} }
   try {
-    for (const [name, check] of Object.entries({ catch_up: catchUp, jump, fall, corner, bound })) {
+    for (const [name, check] of Object.entries({ catch_up: catchUp, jump, fall, corner, corner_jump: cornerJump, bound })) {
       const client = await t.join(t.name(name))
       const before = (await m.refusalsOf(t, client.username)).byKind
       const end = await check(t, client, s)
