@@ -130,10 +130,68 @@ async function goto (x, y, z, range = 2, ms = 30000) {
 }
 // a sort order: nearest to the bot first (``at``: the position of an element)
 const nearestFirst = (at = (x) => x) => (a, b) => at(a).distanceTo(bot.entity.position) - at(b).distanceTo(bot.entity.position)
+// the state ids a chunk section can hold: its palette, its one value, or null when it may
+// hold any (a global palette); a section never sent holds only air
+function sectionStates (section) {
+  if (!section) return []
+  if (Array.isArray(section.palette)) return section.palette
+  if (section.data?.constructor?.name === 'SingleValueContainer') return [section.data.value]
+  return null
+}
+// the `count` nearest blocks of one kind within maxDistance of the bot (block corner to its
+// floored feet, as mineflayer's findBlocks measures) that pass `keep`, nearest first. Only the
+// chunk sections whose palette holds the block are read, nearest section first: mineflayer's
+// findBlocks reads every position of a section of one value (all air, 1.18+) and, given a
+// function with useExtraInfo: true, a Block for every position of every section in range until
+// it has `count`: seconds for a rare block on a loaded machine
+function blocksOf (id, maxDistance, count, keep) {
+  const { minStateId, maxStateId } = registry.blocks[id]
+  const at = bot.entity.position.floored()
+  const clamp = (v, lo) => Math.max(lo, Math.min(lo + 15, v))
+  const r = Math.ceil(maxDistance / 16)
+  const sections = []
+  for (let cx = (at.x >> 4) - r; cx <= (at.x >> 4) + r; cx++) {
+    for (let cz = (at.z >> 4) - r; cz <= (at.z >> 4) + r; cz++) {
+      const column = bot.world.getColumn(cx, cz)
+      if (!column) continue
+      column.sections.forEach((section, i) => {
+        const corner = new Vec3(cx * 16, i * 16 + bot.game.minY, cz * 16)
+        const nearest = new Vec3(clamp(at.x, corner.x), clamp(at.y, corner.y), clamp(at.z, corner.z))
+        const states = sectionStates(section)
+        if (nearest.distanceTo(at) > maxDistance) return
+        if (states && !states.some(s => s >= minStateId && s <= maxStateId)) return
+        sections.push({ corner, d: nearest.distanceTo(at) })
+      })
+    }
+  }
+  sections.sort((a, b) => a.d - b.d)
+  const found = [] // { p, d }
+  const cursor = new Vec3(0, 0, 0)
+  for (const { corner, d } of sections) {
+    // every block still unread is at least d away: done once `count` nearer ones are found
+    if (found.length >= count && found.sort((a, b) => a.d - b.d)[count - 1].d <= d) break
+    for (let x = corner.x; x < corner.x + 16; x++) {
+      for (let y = corner.y; y < corner.y + 16; y++) {
+        for (let z = corner.z; z < corner.z + 16; z++) {
+          cursor.set(x, y, z)
+          const state = bot.world.getBlockStateId(cursor)
+          if (state < minStateId || state > maxStateId) continue
+          const far = cursor.distanceTo(at)
+          if (far > maxDistance) continue
+          const block = bot.blockAt(cursor)
+          if (block && keep(block)) found.push({ p: cursor.clone(), d: far })
+        }
+      }
+    }
+  }
+  found.sort((a, b) => a.d - b.d)
+  return found.slice(0, count).map(f => f.p).sort(nearestFirst())
+}
 function findBlock (name, maxDistance = 64) {
   const b = registry.blocksByName[name]
   if (!b) throw new Error(`unknown block ${name}`)
-  return bot.findBlock({ matching: b.id, maxDistance })
+  const [nearest] = blocksOf(b.id, maxDistance, 1, () => true)
+  return nearest ? bot.blockAt(nearest) : null
 }
 // dig `targets` (nearest first) as a player would: walk to where the block's face is in
 // reach, take the best tool, dig. Each step is bounded: mineflayer-collectblock, used here
@@ -314,8 +372,9 @@ const actions = {
     try {
       for (let round = 0; round < 4 && total() - had < n; round++) {
         const short = n - (total() - had)
-        const found = bot.findBlocks({ matching: (b) => b.type === id && (!exposed || visible(b)) && !unreachable.has(b.position.toString()), useExtraInfo: true, maxDistance, count: short * 4 })
-        found.sort(nearestFirst())
+        const scanFrom = Date.now()
+        const found = blocksOf(id, maxDistance, short, (b) => (!exposed || visible(b)) && !unreachable.has(b.position.toString()))
+        module.exports.trace?.('scan', { block, ms: Date.now() - scanFrom, found: found.length })
         targets = found.slice(0, short).map(p => bot.blockAt(p))
         if (round === 0 && targets.length < n) throw new Error(`only ${targets.length} ${block} found`)
         if (!targets.length || Date.now() >= deadline) break
