@@ -6,6 +6,7 @@ chunk; a plain mineflayer client is moved far out on a real server to find it an
 
 from __future__ import annotations
 
+import asyncio
 import math
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 from bots.admin import AdminClient
 from bots.server_host import EmbeddedServer
 
-from .conftest import BotFactory, run_js
+from .conftest import BotFactory, JsBot, run_js
 
 # eight directions, 300 to 1000 blocks out
 PROBES = [
@@ -58,27 +59,32 @@ def test_wild_is_deterministic_and_livable_everywhere() -> None:
 async def test_far_explorer_finds_wood_stone_coal_and_walks(
     server: EmbeddedServer, admin: AdminClient, make_bot: BotFactory
 ) -> None:
-    bot = await make_bot("ranger")
-    for x, z in ((210, -980), (-640, 380)):
-        await admin.teleport("ranger", x + 0.5, 100, z + 0.5)
-        landed = await bot.call("landed", x=x + 0.5, z=z + 0.5, ms=20000, within=25)
-        assert landed["underfoot"] == 9, landed
-        await bot.call("wait_columns", near=120, ms=20000, within=25)
-        found = {
-            name: await bot.call("find_block", name=name, maxDistance=64)
-            for name in ("oak_log", "birch_log", "spruce_log", "stone", "coal_ore")
-        }
-        logs = [n for n in ("oak_log", "birch_log", "spruce_log") if found[n]]
-        assert len(logs) >= 2, found
-        assert found["stone"] and found["coal_ore"], found
-        # an explorer's errands there: a log by hand, then coal ore touching air with a
-        # pickaxe (walking to each)
-        before = await bot.call("count", item=logs[0])
-        await bot.call("collect", block=logs[0], count=1, ms=45000, within=55)
-        assert await bot.call("count", item=logs[0]) > before
-        await admin.command("/give ranger wooden_pickaxe 1")
-        assert await bot.call("wait_count", item="wooden_pickaxe", atLeast=1, ms=5000, within=10)
-        await bot.call("equip", item="wooden_pickaxe")
-        coal = await bot.call("count", item="coal")
-        await bot.call("collect", block="coal_ore", count=1, ms=45000, within=55)
-        assert await bot.call("count", item="coal") > coal
+    # one explorer at each far spot, both at once (one bot went to one after the other)
+    spots = {"ranger": (210, -980), "rover": (-640, 380)}
+    bots = {name: await make_bot(name) for name in spots}
+    await asyncio.gather(*(_far_errands(admin, bots[n], n, x, z) for n, (x, z) in spots.items()))
+
+
+async def _far_errands(admin: AdminClient, bot: JsBot, name: str, x: int, z: int) -> None:
+    """``name`` is put down far out at (x, z), finds wood, stone and coal within 64 blocks,
+    cuts a log by hand and mines coal ore touching air with a pickaxe, walking to each."""
+    await admin.teleport(name, x + 0.5, 100, z + 0.5)
+    landed = await bot.call("landed", x=x + 0.5, z=z + 0.5, ms=20000, within=25)
+    assert landed["underfoot"] == 9, landed
+    await bot.call("wait_columns", near=120, ms=20000, within=25)
+    found = {
+        block: await bot.call("find_block", name=block, maxDistance=64)
+        for block in ("oak_log", "birch_log", "spruce_log", "stone", "coal_ore")
+    }
+    logs = [n for n in ("oak_log", "birch_log", "spruce_log") if found[n]]
+    assert len(logs) >= 2, found
+    assert found["stone"] and found["coal_ore"], found
+    before = await bot.call("count", item=logs[0])
+    await bot.call("collect", block=logs[0], count=1, ms=45000, within=55)
+    assert await bot.call("count", item=logs[0]) > before
+    await admin.command(f"/give {name} wooden_pickaxe 1")
+    assert await bot.call("wait_count", item="wooden_pickaxe", atLeast=1, ms=5000, within=10)
+    await bot.call("equip", item="wooden_pickaxe")
+    coal = await bot.call("count", item="coal")
+    await bot.call("collect", block="coal_ore", count=1, ms=45000, within=55)
+    assert await bot.call("count", item="coal") > coal
