@@ -18,6 +18,11 @@ list kept up to date):
    for their last ~6 minutes (fresh-clone CI of 8009f9b: 358 s idle of 1,726);
 4. the rest (unit tests on fakes, local services): they run beside the model (the real
    village beside a loop of them: scheduling lag p99 9.4 ms, bound 50).
+
+With more than two workers (``PYTEST_WORKERS=3``), the files of groups 1 and 2 mostly wait on
+servers and bodies, so a third worker shortens them; once only the model's files and the rest
+are left, the workers beyond :data:`AFTER_THE_WORLDS` retire (they would run beside the model
+server, which holds a core).
 """
 
 from __future__ import annotations
@@ -29,13 +34,22 @@ from typing import Any
 
 import pytest
 
-__all__ = ["MODEL", "file_weight", "slow_first", "slow_first_scheduler"]
+__all__ = [
+    "AFTER_THE_WORLDS",
+    "MODEL",
+    "file_weight",
+    "retires",
+    "slow_first",
+    "slow_first_scheduler",
+]
 
 _TIMEOUT = re.compile(r"mark\.timeout\((\d+)")
 _SLOW = "mark.slow"
 _CPU_BOUND = "mark.cpu_bound"
 #: the group of the files marked cpu_bound (see :func:`file_weight`)
 MODEL = 1
+#: the workers that go on once only the model's files and the rest are left
+AFTER_THE_WORLDS = 2
 
 
 #: folders whose tests run a Minecraft world (server, bodies, whole villages)
@@ -66,6 +80,13 @@ def slow_first(scopes: list[str], root: Path, default_timeout: int) -> list[str]
     return sorted(scopes, key=lambda s: weights[s], reverse=True)
 
 
+def retires(active: int, next_group: int) -> bool:
+    """Whether a worker that asks for more work stops instead: more than
+    :data:`AFTER_THE_WORLDS` workers are at work and the next file's group (see
+    :func:`file_weight`) is the model's or the rest's."""
+    return active > AFTER_THE_WORLDS and next_group <= MODEL
+
+
 def slow_first_scheduler(config: pytest.Config, log: object) -> object:
     """pytest-xdist's ``loadfile`` scheduler with its queue of files put in
     :func:`slow_first` order before the first file is handed out."""
@@ -77,9 +98,24 @@ def slow_first_scheduler(config: pytest.Config, log: object) -> object:
     class SlowFirst(LoadFileScheduling):  # type: ignore[misc]
         _ordered = False
 
-        def _model_next(self) -> bool:
+        def _next_group(self) -> int | None:
             queue: OrderedDict[str, Any] = self.workqueue  # type: ignore[has-type]
-            return bool(queue) and file_weight(root / next(iter(queue)), default)[0] == MODEL
+            return file_weight(root / next(iter(queue)), default)[0] if queue else None
+
+        def _model_next(self) -> bool:
+            return self._next_group() == MODEL
+
+        def _reschedule(self, node: Any) -> None:
+            group = self._next_group()
+            if (
+                group is not None
+                and not node.shutting_down
+                and self._pending_of(self.assigned_work[node]) <= 2  # it would get a file now
+                and retires(sum(not n.shutting_down for n in self.nodes), group)
+            ):
+                node.shutdown()  # ends once its pending tests are done
+                return
+            super()._reschedule(node)
 
         def _assign_work_unit(self, node: Any) -> None:
             if not self._ordered:

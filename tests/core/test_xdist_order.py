@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.xdist_order import file_weight, slow_first
+from tests.xdist_order import AFTER_THE_WORLDS, MODEL, file_weight, retires, slow_first
 
 
 def _write(root: Path, name: str, text: str) -> str:
@@ -44,3 +44,10 @@ def test_a_file_without_marks_keeps_its_place_and_a_missing_one_goes_last(tmp_pa
     b = _write(tmp_path, "test_b.py", "")
     assert slow_first([b, "gone/test_x.py", a], tmp_path, 120) == [b, a, "gone/test_x.py"]
     assert file_weight(tmp_path / "test_a.py", 120) == (0, 120)
+
+
+def test_workers_beyond_two_retire_when_only_the_model_and_the_rest_are_left() -> None:
+    assert not retires(active=3, next_group=3) and not retires(active=3, next_group=2)
+    assert retires(active=3, next_group=MODEL) and retires(active=3, next_group=0)
+    assert not retires(active=AFTER_THE_WORLDS, next_group=MODEL)
+    assert not retires(active=AFTER_THE_WORLDS, next_group=0)
