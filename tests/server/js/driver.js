@@ -138,54 +138,58 @@ function sectionStates (section) {
   if (section.data?.constructor?.name === 'SingleValueContainer') return [section.data.value]
   return null
 }
-// the `count` nearest blocks of one kind within maxDistance of the bot (block corner to its
-// floored feet, as mineflayer's findBlocks measures) that pass `keep`, nearest first. Only the
-// chunk sections whose palette holds the block are read, nearest section first: mineflayer's
-// findBlocks reads every position of a section of one value (all air, 1.18+) and, given a
-// function with useExtraInfo: true, a Block for every position of every section in range until
-// it has `count`: seconds for a rare block on a loaded machine
+// mineflayer's findBlocks by block id, with `keep` asked of each block of that id: the same
+// blocks in the same order (the chunk sections in layers of growing distance, counted in
+// sections, the layer where `count` are found read to its end, then the `count` nearest), but
+// a section whose palette lacks the block is skipped. mineflayer reads every position of a
+// section of one value (all air, 1.18+), and given a function with useExtraInfo: true builds a
+// Block for every position of every section in range until it has `count`: seconds for a rare
+// block on a loaded machine
 function blocksOf (id, maxDistance, count, keep) {
   const { minStateId, maxStateId } = registry.blocks[id]
   const at = bot.entity.position.floored()
-  const clamp = (v, lo) => Math.max(lo, Math.min(lo + 15, v))
-  const r = Math.ceil(maxDistance / 16)
-  const sections = []
-  for (let cx = (at.x >> 4) - r; cx <= (at.x >> 4) + r; cx++) {
-    for (let cz = (at.z >> 4) - r; cz <= (at.z >> 4) + r; cz++) {
+  const start = new Vec3(at.x >> 4, Math.floor(at.y / 16), at.z >> 4)
+  const apothem = Math.ceil((maxDistance + 8) / 16)
+  const layers = Array.from({ length: apothem + 1 }, () => [])
+  for (let cx = start.x - apothem; cx <= start.x + apothem; cx++) {
+    for (let cz = start.z - apothem; cz <= start.z + apothem; cz++) {
       const column = bot.world.getColumn(cx, cz)
       if (!column) continue
       column.sections.forEach((section, i) => {
-        const corner = new Vec3(cx * 16, i * 16 + bot.game.minY, cz * 16)
-        const nearest = new Vec3(clamp(at.x, corner.x), clamp(at.y, corner.y), clamp(at.z, corner.z))
+        const sy = i + (bot.game.minY >> 4)
+        const layer = Math.abs(cx - start.x) + Math.abs(sy - start.y) + Math.abs(cz - start.z)
+        if (layer > apothem) return
         const states = sectionStates(section)
-        if (nearest.distanceTo(at) > maxDistance) return
         if (states && !states.some(s => s >= minStateId && s <= maxStateId)) return
-        sections.push({ corner, d: nearest.distanceTo(at) })
+        layers[layer].push(new Vec3(cx * 16, sy * 16, cz * 16))
       })
     }
   }
-  sections.sort((a, b) => a.d - b.d)
-  const found = [] // { p, d }
+  const found = []
   const cursor = new Vec3(0, 0, 0)
-  for (const { corner, d } of sections) {
-    // every block still unread is at least d away: done once `count` nearer ones are found
-    if (found.length >= count && found.sort((a, b) => a.d - b.d)[count - 1].d <= d) break
+  const read = (corner) => {
     for (let x = corner.x; x < corner.x + 16; x++) {
       for (let y = corner.y; y < corner.y + 16; y++) {
         for (let z = corner.z; z < corner.z + 16; z++) {
           cursor.set(x, y, z)
           const state = bot.world.getBlockStateId(cursor)
-          if (state < minStateId || state > maxStateId) continue
-          const far = cursor.distanceTo(at)
-          if (far > maxDistance) continue
+          if (state < minStateId || state > maxStateId || cursor.distanceTo(at) > maxDistance) continue
           const block = bot.blockAt(cursor)
-          if (block && keep(block)) found.push({ p: cursor.clone(), d: far })
+          if (block && keep(block)) found.push(cursor.clone())
         }
       }
     }
   }
-  found.sort((a, b) => a.d - b.d)
-  return found.slice(0, count).map(f => f.p).sort(nearestFirst())
+  for (let layer = 0; layer < layers.length; layer++) {
+    layers[layer].forEach(read)
+    if (found.length < count) continue
+    // past layer 0, mineflayer reads the next layer's first section (the same height and z,
+    // chunk x one layer further west) before it stops
+    const first = new Vec3((start.x - layer - 1) * 16, start.y * 16, start.z * 16)
+    if (layer > 0) (layers[layer + 1] || []).filter(c => c.equals(first)).forEach(read)
+    break
+  }
+  return found.sort((a, b) => a.distanceTo(at) - b.distanceTo(at)).slice(0, count)
 }
 function findBlock (name, maxDistance = 64) {
   const b = registry.blocksByName[name]
@@ -373,8 +377,9 @@ const actions = {
       for (let round = 0; round < 4 && total() - had < n; round++) {
         const short = n - (total() - had)
         const scanFrom = Date.now()
-        const found = blocksOf(id, maxDistance, short, (b) => (!exposed || visible(b)) && !unreachable.has(b.position.toString()))
+        const found = blocksOf(id, maxDistance, short * 4, (b) => (!exposed || visible(b)) && !unreachable.has(b.position.toString()))
         module.exports.trace?.('scan', { block, ms: Date.now() - scanFrom, found: found.length })
+        found.sort(nearestFirst())
         targets = found.slice(0, short).map(p => bot.blockAt(p))
         if (round === 0 && targets.length < n) throw new Error(`only ${targets.length} ${block} found`)
         if (!targets.length || Date.now() >= deadline) break
