@@ -105,14 +105,14 @@ def _processes(runs: list[tuple[str, dict[str, Any]]]) -> str:
 
 
 _PER_AGENT_HEAD = (
-    "| run (UTC) | commit | agents / workers / shards | CPU % of one core, all processes "
+    "| result | run (UTC) | commit | agents / workers / shards | CPU % of one core, all processes "
     "| per agent | of it body hosts / servers / workers / rest | machine CPU % | kicks "
     "| lag p99 (ms) | decisions per agent-minute |"
 )
 _SPLIT = ("body host", "minecraft server", "piano worker")
 
 
-def _per_agent_row(r: Mapping[str, Any]) -> str:
+def _per_agent_row(name: str, r: Mapping[str, Any]) -> str:
     n = int(r["agents"])
     used = r["all_processes"]
     kinds = used.get("by_kind")
@@ -124,7 +124,7 @@ def _per_agent_row(r: Mapping[str, Any]) -> str:
     prov = r.get("provenance", {})
     when = str(prov.get("date", "?"))
     return (
-        f"| {when[:10]} {when[11:16]} | {prov.get('commit', '?')} "
+        f"| {name.removesuffix('.json')} | {when[:10]} {when[11:16]} | {prov.get('commit', '?')} "
         f"| {n} / {r.get('workers', 1)} / {r['shards']} | {float(used['cpu_percent']):g} "
         f"| **{float(used['cpu_percent']) / n:.2f}** | {split} "
         f"| {r.get('machine_cpu_percent', '-')} | {r['kicks']} "
@@ -145,7 +145,7 @@ def render_village_runs(source: Path, options: Mapping[str, str]) -> str:
     if options.get("table") == "processes":
         return _processes(runs)
     if options.get("table") == "per-agent":
-        return markdown_table(_PER_AGENT_HEAD, [_per_agent_row(r) for _, r in runs])
+        return markdown_table(_PER_AGENT_HEAD, [_per_agent_row(name, r) for name, r in runs])
     rows = [_HEAD, "|" + "---|" * (_HEAD.count(" | ") + 1)]
     first: dict[str, Any] | None = None
     for _, r in runs:
