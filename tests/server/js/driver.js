@@ -15,6 +15,7 @@ const { pathfinder, Movements, goals } = req('mineflayer-pathfinder')
 const collectBlock = req('mineflayer-collectblock').plugin
 const toolPlugin = req('mineflayer-tool').plugin
 const { Vec3 } = req('vec3')
+const { blocksOf } = require('./scan')
 
 const opts = JSON.parse(process.argv[2] || '{}')
 if (!opts.version) throw new Error('driver.js: opts.version is required (JsBot passes it)')
@@ -130,71 +131,10 @@ async function goto (x, y, z, range = 2, ms = 30000) {
 }
 // a sort order: nearest to the bot first (``at``: the position of an element)
 const nearestFirst = (at = (x) => x) => (a, b) => at(a).distanceTo(bot.entity.position) - at(b).distanceTo(bot.entity.position)
-// the state ids a chunk section can hold: its palette, its one value, or null when it may
-// hold any (a global palette); a section never sent holds only air
-function sectionStates (section) {
-  if (!section) return []
-  if (Array.isArray(section.palette)) return section.palette
-  if (section.data?.constructor?.name === 'SingleValueContainer') return [section.data.value]
-  return null
-}
-// mineflayer's findBlocks by block id, with `keep` asked of each block of that id: the same
-// blocks in the same order (the chunk sections in layers of growing distance, counted in
-// sections, the layer where `count` are found read to its end, then the `count` nearest), but
-// a section whose palette lacks the block is skipped. mineflayer reads every position of a
-// section of one value (all air, 1.18+), and given a function with useExtraInfo: true builds a
-// Block for every position of every section in range until it has `count`: seconds for a rare
-// block on a loaded machine
-function blocksOf (id, maxDistance, count, keep) {
-  const { minStateId, maxStateId } = registry.blocks[id]
-  const at = bot.entity.position.floored()
-  const start = new Vec3(at.x >> 4, Math.floor(at.y / 16), at.z >> 4)
-  const apothem = Math.ceil((maxDistance + 8) / 16)
-  const layers = Array.from({ length: apothem + 1 }, () => [])
-  for (let cx = start.x - apothem; cx <= start.x + apothem; cx++) {
-    for (let cz = start.z - apothem; cz <= start.z + apothem; cz++) {
-      const column = bot.world.getColumn(cx, cz)
-      if (!column) continue
-      column.sections.forEach((section, i) => {
-        const sy = i + (bot.game.minY >> 4)
-        const layer = Math.abs(cx - start.x) + Math.abs(sy - start.y) + Math.abs(cz - start.z)
-        if (layer > apothem) return
-        const states = sectionStates(section)
-        if (states && !states.some(s => s >= minStateId && s <= maxStateId)) return
-        layers[layer].push(new Vec3(cx * 16, sy * 16, cz * 16))
-      })
-    }
-  }
-  const found = []
-  const cursor = new Vec3(0, 0, 0)
-  const read = (corner) => {
-    for (let x = corner.x; x < corner.x + 16; x++) {
-      for (let y = corner.y; y < corner.y + 16; y++) {
-        for (let z = corner.z; z < corner.z + 16; z++) {
-          cursor.set(x, y, z)
-          const state = bot.world.getBlockStateId(cursor)
-          if (state < minStateId || state > maxStateId || cursor.distanceTo(at) > maxDistance) continue
-          const block = bot.blockAt(cursor)
-          if (block && keep(block)) found.push(cursor.clone())
-        }
-      }
-    }
-  }
-  for (let layer = 0; layer < layers.length; layer++) {
-    layers[layer].forEach(read)
-    if (found.length < count) continue
-    // past layer 0, mineflayer reads the next layer's first section (the same height and z,
-    // chunk x one layer further west) before it stops
-    const first = new Vec3((start.x - layer - 1) * 16, start.y * 16, start.z * 16)
-    if (layer > 0) (layers[layer + 1] || []).filter(c => c.equals(first)).forEach(read)
-    break
-  }
-  return found.sort((a, b) => a.distanceTo(at) - b.distanceTo(at)).slice(0, count)
-}
 function findBlock (name, maxDistance = 64) {
   const b = registry.blocksByName[name]
   if (!b) throw new Error(`unknown block ${name}`)
-  const [nearest] = blocksOf(b.id, maxDistance, 1, () => true)
+  const [nearest] = blocksOf(bot, b.id, maxDistance, 1, () => true)
   return nearest ? bot.blockAt(nearest) : null
 }
 // dig `targets` (nearest first) as a player would: walk to where the block's face is in
@@ -377,7 +317,7 @@ const actions = {
       for (let round = 0; round < 4 && total() - had < n; round++) {
         const short = n - (total() - had)
         const scanFrom = Date.now()
-        const found = blocksOf(id, maxDistance, short * 4, (b) => (!exposed || visible(b)) && !unreachable.has(b.position.toString()))
+        const found = blocksOf(bot, id, maxDistance, short * 4, (b) => (!exposed || visible(b)) && !unreachable.has(b.position.toString()))
         module.exports.trace?.('scan', { block, ms: Date.now() - scanFrom, found: found.length })
         found.sort(nearestFirst())
         targets = found.slice(0, short).map(p => bot.blockAt(p))
