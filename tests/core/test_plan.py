@@ -88,6 +88,12 @@ def test_a_plan_from_measured_costs(tmp_path: Path) -> None:
         _results(tmp_path, {kicked: {"kicks": 3}})
         with pytest.raises(PlanError, match=f"{kicked}: bodies were kicked"):
             load_costs(tmp_path)
+    # nor does a run whose machine was saturated (by it or by anything beside it)
+    _results(tmp_path, {MIDDLE: {"machine_cpu_percent": 198.8, "provenance": {"cpus": 2}}})
+    with pytest.raises(PlanError, match=f"{MIDDLE}: its machine was saturated"):
+        load_costs(tmp_path)
+    _results(tmp_path, {MIDDLE: {"machine_cpu_percent": 150.0, "provenance": {"cpus": 2}}})
+    assert load_costs(tmp_path).embodied_cores_per_agent.value > 0
     # runs of one size give no line
     _results(tmp_path, {rel: {"agents": 20} for rel in SRC.villages})
     with pytest.raises(PlanError, match="at least two sizes"):

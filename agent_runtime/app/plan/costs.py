@@ -142,6 +142,21 @@ def _unkicked(data: dict[str, Any], rel: str) -> None:
         raise PlanError(f"{rel}: bodies were kicked; it cannot calibrate the plan")
 
 
+#: a calibration run whose machine was busier than this share of its cores (its own processes
+#: and anything beside them) did less work per agent than it wanted: it cannot calibrate
+BUSY = 0.95
+
+
+def _unsaturated(data: dict[str, Any], rel: str) -> None:
+    busy = data.get("machine_cpu_percent")
+    cores = data.get("provenance", {}).get("cpus")
+    if busy is not None and cores and float(busy) >= 100 * BUSY * float(cores):
+        raise PlanError(
+            f"{rel}: its machine was saturated ({float(busy):g}% of {100 * int(cores)}%); "
+            "it cannot calibrate the plan"
+        )
+
+
 def load_costs(root: Path = ROOT, sources: Sources | None = None) -> Costs:
     src = sources or Sources()
     r, c, dense = (
@@ -153,6 +168,7 @@ def load_costs(root: Path = ROOT, sources: Sources | None = None) -> Costs:
     runs = {rel: read_result(rel, root) for rel in src.villages}
     for rel, data in runs.items():
         _unkicked(data, rel)
+        _unsaturated(data, rel)
         if _field(data, rel, "shards") != 1:
             raise PlanError(f"{rel}: a calibration run has one shard")
     _unkicked(dense, src.density)
