@@ -50,7 +50,7 @@ SUPPORTED_VERSIONS: tuple[str, ...] = ("1.16.5", "1.20.4", "1.21.4", "1.21.11")
 #: the version a world is served at and bodies speak when nothing names one: the newest at
 #: which the whole tech tree and every experiment work on the embedded world (bots/README.md,
 #: "Versions"); every default version in the runtime is this one
-DEFAULT_VERSION = "1.21.4"
+DEFAULT_VERSION = "1.21.11"
 
 
 def external_versions() -> tuple[str, ...]:

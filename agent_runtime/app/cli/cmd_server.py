@@ -3,8 +3,8 @@
 Prints the address a Minecraft client of ``--version`` (default {default}, as
 ``world.version``'s) can join, the admin API URL and the village's named places; Ctrl-C (or
 SIGTERM) stops the server cleanly (players and world saved). Starting again on the same
-``--world-dir`` continues the world. Any version minecraft-data knows is served; a village's
-bodies speak only {supported} (bots/README.md, "Versions").
+``--world-dir`` continues the world. Any version minecraft-data knows is served; a village on
+the embedded world runs at {supported} (bots/README.md, "Versions").
 
 ``--host 0.0.0.0`` (or this machine's address) lets players on other computers join; the
 server runs in offline mode, so anyone who can reach the port can join under any name.
