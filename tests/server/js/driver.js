@@ -16,6 +16,10 @@ const collectBlock = req('mineflayer-collectblock').plugin
 const toolPlugin = req('mineflayer-tool').plugin
 const { Vec3 } = req('vec3')
 const { blocksOf } = require('./scan')
+// prismarine-physics lets a box resting on a block's face slip into that block by a float error
+// (see bots/body/lib/collide_epsilon.js); a vanilla server puts such a move back, as ours does,
+// so this client collides with a vanilla client's tolerance, as our bodies do.
+require(path.resolve(__dirname, '../../../bots/body/lib/collide_epsilon')).withTolerance()
 
 const opts = JSON.parse(process.argv[2] || '{}')
 if (!opts.version) throw new Error('driver.js: opts.version is required (JsBot passes it)')
