@@ -15,15 +15,15 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from agent_runtime.config.models import SUPPORTED_VERSIONS
 from bots.hostile import CheatResult, catalogue, run_cheats
 from bots.server_host import EmbeddedServer
 from bots.server_options import ServerOptions
-from tests.versions import SWEEP_VERSIONS
 
 pytestmark = [pytest.mark.minecraft, pytest.mark.asyncio(loop_scope="module")]
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=SWEEP_VERSIONS)
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=SUPPORTED_VERSIONS)
 async def results(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[dict[str, CheatResult]]:

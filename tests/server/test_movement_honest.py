@@ -15,8 +15,8 @@ import asyncio
 
 import pytest
 
-from agent_runtime.config.models import SUPPORTED_VERSIONS
 from bots.server_host import EmbeddedServer
+from tests.versions import SWEEP_VERSIONS
 
 from .conftest import run_js
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.minecraft
 
 
 @pytest.mark.timeout(180)
-@pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
+@pytest.mark.parametrize("mc_version", SWEEP_VERSIONS)
 async def test_honest_moves_are_not_refused(server: EmbeddedServer) -> None:
     settings = {
         "port": server.port,
