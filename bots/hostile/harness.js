@@ -20,6 +20,7 @@
 // set_slot, slots as notch items), `client.cursor`, `client.openWindow` (the last
 // open_window, null after close_window) and `client.kicked` (a reason, once it is dropped).
 
+const fs = require('fs')
 const mc = require('minecraft-protocol')
 
 const SYNC_CHANNEL = 'piano:sync'
@@ -202,4 +203,17 @@ function onGround (value = true) {
   return { onGround: value, flags: { onGround: value, hasHorizontalCollision: false } }
 }
 
-module.exports = { createHarness, reasonText, onGround, SYNC_CHANNEL }
+// the harness of a check script run by the tests: its settings name the server, the admin API
+// and the file holding the admin token (the token itself never travels in argv)
+function harnessFromSettings (settings, log = () => {}) {
+  return createHarness({
+    host: settings.host || '127.0.0.1',
+    port: settings.port,
+    version: settings.version,
+    adminPort: settings.adminPort,
+    adminToken: fs.readFileSync(settings.adminTokenFile, 'utf8').trim(),
+    log
+  })
+}
+
+module.exports = { createHarness, harnessFromSettings, reasonText, onGround, SYNC_CHANNEL }

@@ -21,9 +21,8 @@
 // Prints { refusals: {check: n}, kinds: {check: {kind: n}}, ended: {check: [expected end,
 // server's position, kick]} }.
 //   node movement_honest_check.js '{"port": .., "version": .., "adminPort": .., "adminTokenFile": ..}'
-const fs = require('fs')
 const path = require('path')
-const { createHarness } = require(path.resolve(__dirname, '../../../bots/hostile/harness'))
+const { harnessFromSettings } = require(path.resolve(__dirname, '../../../bots/hostile/harness'))
 const m = require(path.resolve(__dirname, '../../../bots/hostile/lib/movement'))
 
 const opts = JSON.parse(process.argv[2])
@@ -129,14 +128,7 @@ async function bound (t, client, s) {
 }
 
 async function main () {
-  const t = createHarness({
-    host: '127.0.0.1',
-    port: opts.port,
-    version: opts.version,
-    adminPort: opts.adminPort,
-    adminToken: fs.readFileSync(opts.adminTokenFile, 'utf8').trim(),
-    log: () => {}
-  })
+  const t = harnessFromSettings(opts)
   const s = await m.square(t)
   const out = { refusals: {}, kinds: {}, ended: {} }
   try {

@@ -11,9 +11,8 @@
 //   position and its next move is relayed
 // Prints { near: {...}, beyond: {...}, back: {...} }.
 //   node tracking_check.js '{"port": .., "version": .., "adminPort": .., "adminTokenFile": ..}'
-const fs = require('fs')
 const path = require('path')
-const { createHarness } = require(path.resolve(__dirname, '../../../bots/hostile/harness'))
+const { harnessFromSettings } = require(path.resolve(__dirname, '../../../bots/hostile/harness'))
 const m = require(path.resolve(__dirname, '../../../bots/hostile/lib/movement'))
 
 const opts = JSON.parse(process.argv[2])
@@ -66,14 +65,7 @@ async function waitFor (log, from, names, ms) {
 }
 
 async function main () {
-  const t = createHarness({
-    host: '127.0.0.1',
-    port: opts.port,
-    version: opts.version,
-    adminPort: opts.adminPort,
-    adminToken: fs.readFileSync(opts.adminTokenFile, 'utf8').trim(),
-    log: () => {}
-  })
+  const t = harnessFromSettings(opts)
   const s = await m.square(t)
   const out = {}
   try {
