@@ -1,4 +1,4 @@
-"""Village runs at several Minecraft versions side by side, from their run folders (issue 34).
+"""Village runs at several Minecraft versions side by side, from their run folders.
 
 ``python -m bots.version_runs OUT.json RUN_DIR [RUN_DIR ...] --date D --command C
 [--load RUN_DIR=BEFORE,AFTER] [--commit C]`` reads each folder's ``config.resolved.yaml``

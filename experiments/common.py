@@ -54,7 +54,7 @@ async def run_village(
     from agent_runtime.app.progress import RunView, default_web_port
     from agent_runtime.app.village import Village, VillageOptions
 
-    view = RunView(  # live page + progress bar (issue 15)
+    view = RunView(  # live page + progress bar
         spec.label, spec.time_scale * duration_s, opts.progress, web_port=default_web_port()
     )
     vopts = VillageOptions(

@@ -1,4 +1,4 @@
-"""World shards (issue 14): one village over several Minecraft servers.
+"""World shards: one village over several Minecraft servers.
 
 ``open_shards`` opens every shard of ``world.shards`` (agent_runtime/config/shards.py):
 an embedded shard is its own flying-squid server on a free loopback port with its own admin

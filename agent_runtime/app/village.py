@@ -234,7 +234,7 @@ class Village:
                 servers=self.options.server_launcher,
             )
         )
-        await self._open_web(stack)  # web view (issue 15): before agents join, so it sees them
+        await self._open_web(stack)  # web view: before agents join, so it sees them
         self._write_run_info()
         self.resolved = resolve_agents(
             cfg,
@@ -271,7 +271,7 @@ class Village:
             mods = build_modules(cfg, spec, agent_rng)
             agent = Agent(spec, mods, body, self.services, agent_rng)
             self.agents[spec.name] = await stack.enter_async_context(agent)
-        if self.bodies:  # 3D views from the agents' eyes, when the page asks (issue 15)
+        if self.bodies:  # 3D views from the agents' eyes, when the page asks
             from agent_runtime.app.view3d import ViewDesk
 
             await stack.enter_async_context(ViewDesk(bus, self.run_id, self.bodies))
@@ -435,8 +435,8 @@ class Village:
             "errors": self.events.counts.get("module_error", 0),
             "unresponsive": len(self.unresponsive()),
         }
-        info.update(village_figures(self))  # lag, LLM use, coherence, positions (issue 15)
-        info.update(bench_counters(self))  # what benchmarks take deltas of (issue 14)
+        info.update(village_figures(self))  # lag, LLM use, coherence, positions
+        info.update(bench_counters(self))  # what benchmarks take deltas of
         if self.options.shard is not None:
             info["shard"] = list(self.options.shard)
         self.events.emit("progress", None, **info)

@@ -4,7 +4,7 @@ A field typed :data:`ItemName` (or a mapping keyed by one, :data:`Inventory`) ho
 minecraft-data must know at the run's ``world.version``: an agent's starting inventory, an
 experiment's food or inventory pool, the village's crops. The type only marks the field;
 :mod:`agent_runtime.config.name_check` finds every marked value of a validated model and
-checks it at the version (issue 34). This module imports only the standard library.
+checks it at the version. This module imports only the standard library.
 """
 
 from __future__ import annotations

@@ -146,7 +146,7 @@ class LLMSettings(Strict):
     api_key_env: str | None = Field(default="OPENAI_API_KEY", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     model: str = "gpt-4o-mini"
     # a second, smaller model: the small calls (SMALL_MODEL_MODULES) use it unless ``modules``
-    # names theirs; None = every module on ``model`` (issue 30)
+    # names theirs; None = every module on ``model``
     small_model: str | None = None
     modules: dict[str, ModuleLLMSettings] = Field(default_factory=dict)
     temperature: float | None = Field(default=None, ge=0, le=2)  # None = the module's choice

@@ -33,28 +33,25 @@ __all__ = [
     "ReflectionOptions",
 ]
 
+# The measurements behind these defaults are in agent_runtime/llm/BENCH.md (`piano bench
+# cost`, parts G to J); each comment says what the value trades.
+
 # -- memory
-#: memories rated in one model call at most (at 8 the memory module made 251 calls an
-#: agent-hour in the cost bench of 2026-11-27: ~30 memories an agent-minute filled a batch
-#: before the oldest had waited BATCH_S)
+#: memories rated in one model call at most (a smaller batch filled before the oldest memory
+#: had waited BATCH_S, and every batch is a call)
 BATCH = 16
-#: agent's seconds the oldest unrated memory waits at most. (At 30 s, in the cost bench of
-#: 2026-11-27 (run I1), 137 calls an agent-hour rated ~10.6 memories each; once a text the
-#: agent's rater rated before is not asked again (``ImportanceBrain.known``: 684 of its 1,211
-#: ratings), ~10.5 new texts an agent-minute are left: at 30 s a call would rate ~5 of them,
-#: at 60 s ~10, in half the calls. A memory is in working memory at once; only its stored,
-#: retrievable record waits.)
+#: agent's seconds the oldest unrated memory waits at most. A memory is in working memory at
+#: once; only its stored, retrievable record waits, so a longer wait halves the calls at no
+#: cost to the decisions (texts rated before are not asked again: ``ImportanceBrain.known``)
 BATCH_S = 60.0
 #: ratings an agent's importance rater keeps for repeated memories (a few game days of
-#: distinct texts: run I1 of the cost bench had ~105 distinct rated texts an agent in 10 min)
+#: distinct texts: ~100 an agent in 10 minutes)
 REMEMBERED_RATINGS = 512
 
 # -- goal generation
-#: agent's seconds between two model calls at most. In the cost bench of 2026-11-27 (part H2,
-#: 60 s then), 31 of goal generation's 62 calls after each agent's first came 60 s or more
-#: after the one before (the ceiling); 27 of them kept the goal, and the 4 that changed it had
-#: a reason to revise (reached, pursued long enough) that is in :func:`modules.goal_generation.inputs` and asks at
-#: once. So the ceiling is only a safety net: 300 s.
+#: agent's seconds between two model calls at most. A goal changes for a reason (reached,
+#: pursued long enough) that :func:`modules.goal_generation.inputs` sees and asks about at
+#: once, so the ceiling is only a safety net: at a 60 s ceiling most calls kept the goal
 GOAL_MAX_INTERVAL_S = 300.0
 
 # -- cognitive controller
@@ -68,29 +65,25 @@ PROMPT_VIEW_CHARS = 1800
 CONTROLLER_MAX_INTERVAL_S = 10.0
 #: plan steps a standing decision of the model (``follow_plan``) starts without a call at most:
 #: an hour's steps (5-minute steps at the shortest). Anything but the step's success and the
-#: plan moving on asks the model. (At 3, the controller was asked on most skill ends: 527
-#: calls an agent-hour in the cost bench of 2026-11-27, 141 steps followed.)
+#: plan moving on asks the model; a lower limit asked it on most skill ends
 FOLLOW_PLAN_STEPS = 12
 #: while the skill a standing decision started (or followed) runs, the decision answers the
 #: gate's ceiling itself (a ``continue`` labelled ``<model>+plan``, no call), but the model is
-#: asked again at least this often (agent's seconds). (Asked at every 10 s ceiling, the model
-#: answered "continue" 62 of 62 times in the cost bench of 2026-11-27, part G; at 30 s, in
-#: run I1, 24 of its 32 ceiling-only calls came when a standing decision's 30 s had passed,
-#: and all 32 answered "continue": 60 s since part J.)
+#: asked again at least this often (agent's seconds): asked at every ceiling, the model
+#: answered "continue" every time
 STANDING_ASK_S = 60.0
 #: when the standing decision's skill succeeded and the plan's steps ran out, the controller
 #: waits this long (agent's seconds after the skill ended, and never past the gate's ceiling)
 #: for the planning module, woken by the same skill event, to write the next steps, and
-#: follows the first of them; then it asks. (Asked at once, 43 of the 175 skill-end calls of
-#: the cost bench of 2026-11-27, part H run 1, came when the plan had run out.)
+#: follows the first of them; then it asks (asked at once, a quarter of the skill-end calls
+#: came while the plan was being written)
 PLAN_WAIT_S = 5.0
 
 # -- planning
 REPLAN_MIN_S = 30.0  # with a model: agent's seconds between two re-plans of the steps at least
-#: with a model, the steps are planned for at least this many game hours from now (a re-plan
-#: late in an hour chunk had its few minutes left: in the cost bench of 2026-11-27 (H2), 28 of
-#: the 53 step lists that ran out before a fresh hour was planned covered 20 game minutes or
-#: fewer, an hour of game time being 50 s of the agent's)
+#: with a model, the steps are planned for at least this many game hours from now: a re-plan
+#: late in an hour chunk otherwise covers a few game minutes (an hour of game time is 50 s of
+#: the agent's) and runs out before the next hour is planned
 STEP_WINDOW_H = 1.0
 
 

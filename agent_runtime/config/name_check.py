@@ -1,4 +1,4 @@
-"""Block and item names in a validated config, checked at its Minecraft version (issue 34).
+"""Block and item names in a validated config, checked at its Minecraft version.
 
 Every field typed :data:`~agent_runtime.config.game_names.ItemName` (an :data:`Inventory`'s
 keys too) of a model, at any depth, is looked up in minecraft-data at the run's

@@ -1,6 +1,6 @@
 """World shards: the ``world.shards`` list of a village YAML.
 
-A village may live in several Minecraft worlds at once (issue 14). Each shard is one
+A village may live in several Minecraft worlds at once. Each shard is one
 server (``embedded``: started by the runtime on its own free loopback port with its own
 admin API token; ``external``: a server someone else runs) that holds one rectangular
 **region** of a single global x/z coordinate frame, with its own town (``layout``) and a

@@ -29,7 +29,7 @@ const PLUGIN_ORDER = [
   'names', // an agent's name is its body's (a proof at login); one name, one player; after world_state
   'floods', // chat spam counter, packet floods and malformed packets cost the sender its connection
   'chunk_saving', // no block change lost between two chunk saves (prismarine-world race)
-  'batched_writes', // a turn's packets to a player in one system call (issue 31); after world_state, which sets serv.piano
+  'batched_writes', // a turn's packets to a player in one system call; after world_state, which sets serv.piano
   'windows', // click protocol, cursor, transactions (replaces inventory.js clicks)
   'creative', // creative-only packets refused in survival and adventure; held slot within the hotbar
   'crafting',

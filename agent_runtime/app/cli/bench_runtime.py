@@ -57,7 +57,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--heuristic", action="store_true", help="no simulated LLM: heuristic brain only"
     )
     p.add_argument("--out", help="keep the run folder here (default: a temporary folder)")
-    p.add_argument(  # web view (issue 15)
+    p.add_argument(  # web view
         "--web",
         action="store_true",
         help="also measure scheduling lag with the live page open in headless Chromium",
@@ -207,11 +207,11 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             n_with = {k: len(lst) for k, lst in v.metrics.stats.items()}
             llm = v.services.llm.snapshot() if v.services and v.services.llm else {}
             unresponsive = len(v.unresponsive())
-            if getattr(args, "web", False):  # web view (issue 15): lag with/without the page
+            if getattr(args, "web", False):  # web view: lag with/without the page
                 from agent_runtime.app.web.bench import lag_with_and_without_page
 
                 web = await lag_with_and_without_page(v, args.duration)
-            ticker.cancel()  # progress on stderr (issue 15)
+            ticker.cancel()  # progress on stderr
         wall = b["t"] - a["t"]
         expected_steps: dict[str, float] = {}
         achieved: dict[str, float] = {}
@@ -261,7 +261,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
             if llm
             else 0,
         }
-        if web is not None:  # web view (issue 15)
+        if web is not None:  # web view
             result["web"] = web
         return result
 

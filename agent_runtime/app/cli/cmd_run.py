@@ -51,7 +51,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--out", help="parent folder of run folders (default: the file's run.out)")
     p.add_argument("--run-id", help="run id (default: <config name>-<time>)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
-    # web view (issue 15): the live page, served on loopback by its own process
+    # web view: the live page, served on loopback by its own process
     p.add_argument("--web-port", type=int, default=0, help="port of the live page (0: a free one)")
     p.add_argument("--no-web", action="store_true", help="do not serve the live page")
     p.add_argument("--workers", default="auto", help=WORKERS_HELP)

@@ -19,12 +19,12 @@ COMMANDS: dict[str, str] = {
     "server": "agent_runtime.app.cli.cmd_server",
     "join": "agent_runtime.app.cli.cmd_join",
     "experiment": "agent_runtime.app.cli.cmd_experiment",
-    "replay": "agent_runtime.app.cli.cmd_replay",  # web view (issue 15)
+    "replay": "agent_runtime.app.cli.cmd_replay",  # web view
     "worker": "agent_runtime.app.cli.cmd_worker",
     "faults": "agent_runtime.app.cli.cmd_faults",
     "llm": "agent_runtime.app.cli.cmd_llm",
-    "docs": "agent_runtime.app.cli.cmd_docs",  # figures from result files (issue 32)
-    "plan": "agent_runtime.app.cli.cmd_plan",  # capacity from measured costs (issue 31)
+    "docs": "agent_runtime.app.cli.cmd_docs",  # figures from result files
+    "plan": "agent_runtime.app.cli.cmd_plan",  # capacity from measured costs
 }
 
 BENCHES: dict[str, str] = {
@@ -32,10 +32,10 @@ BENCHES: dict[str, str] = {
     "bodies": "agent_runtime.app.cli.bench_bodies",
     "server": "agent_runtime.app.cli.bench_server",
     "llm": "agent_runtime.app.cli.bench_llm",
-    "cost": "agent_runtime.app.cli.bench_cost",  # the LLM bill per agent-hour (issue 30)
+    "cost": "agent_runtime.app.cli.bench_cost",  # the LLM bill per agent-hour
     "skills": "agent_runtime.app.cli.bench_skills",
-    "village": "agent_runtime.app.cli.bench_village",  # world shards (issue 14)
-    "hostile": "agent_runtime.app.cli.bench_hostile",  # cheating clients (issue 47)
+    "village": "agent_runtime.app.cli.bench_village",  # world shards
+    "hostile": "agent_runtime.app.cli.bench_hostile",  # cheating clients
 }
 
 

@@ -1,5 +1,5 @@
 """The Minecraft version of a village on an external server, read from the server's status ping
-before any body joins (issue 34).
+before any body joins.
 
 ``world.version`` set in the file and the server speaking another protocol: one line naming the
 file, the field and the server's version (exit 2). Left unset (the model defaults it; whether

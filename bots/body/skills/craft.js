@@ -134,7 +134,7 @@ module.exports = {
     const bot = ctx.bot
     let names = resolveNames(bot.registry.itemsByName, item)
     if (names.length === 0) throw new SkillError(`unknown item "${item}"`)
-    // planks of one kind asked while holding logs of another: any log makes planks (issue 18)
+    // planks of one kind asked while holding logs of another: any log makes planks
     const anyPlanks = names.length === 1 && names[0].endsWith('_planks') && !bot.inventory.items().some(i => i.name === names[0].replace('_planks', '_log'))
     if (anyPlanks) names = [...names, ...resolveNames(bot.registry.itemsByName, 'planks').filter(n => n !== names[0])]
     // planks of the asked kind first, then of the other logs held (any planks serve a recipe)

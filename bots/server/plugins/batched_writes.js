@@ -4,7 +4,7 @@
 // flying-squid relays every move of a player to every other player near it: with 50
 // walking bodies on a server that is ~1,000 packets a second to each of them, and
 // minecraft-protocol hands each framed packet to the socket on its own (one `write`
-// system call per packet). A CPU profile of a 100-agent, 2-shard village (issue 31)
+// system call per packet). A CPU profile of a 100-agent, 2-shard village
 // found each server busy without a break for 33-35 s at a time, 63% of it in the
 // socket's `writeBuffer`; no keep-alive answer was read meanwhile, and every player
 // was timed out at once.
