@@ -53,10 +53,9 @@ class StepOut(BaseModel):
     skill: str | None = None
     args: dict[str, Any] = Field(default_factory=dict)
     minutes: float | None = Field(default=None, ge=1, le=24 * 60)
-    #: the step done this many times in a row. (In the cost bench of 2026-11-27, run I1, the
-    #: plans repeated one step back to back: "collect 4 stone for building" five and eight
-    #: times in the agents' last plans, each repeat ~30 completion tokens of the 126 a
-    #: planning call wrote on average, completion tokens being over half planning's bill.)
+    #: the step done this many times in a row: plans repeat one step back to back ("collect 4
+    #: stone for building" five times), and each written-out repeat costs ~30 completion
+    #: tokens, which are over half of planning's bill
     times: int = Field(default=1, ge=1, le=MAX_ENTRIES)
 
 

@@ -111,8 +111,8 @@ class Planning(Module):
         self._replanned_at: float | None = None
         self.deferred = 0  # conflicts left for later
         #: with a model, first failures since a revision left to the controller's recovery
-        #: (a step re-plan on every failure: 40 of the cost bench's 80 plan revisions of
-        #: 2026-11-27, beside a controller call on each)
+        #: (a step re-plan on every failure made half the plan revisions, each beside a
+        #: controller call on the same failure)
         self.left_to_controller = 0
 
     def _defer(self, ctx: ModuleContext) -> bool:

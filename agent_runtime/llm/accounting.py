@@ -61,7 +61,7 @@ class PriceTable:
     def price(self, model: str) -> ModelPrice | None:
         if model in self._prices:
             return self._prices[model]
-        # dated snapshots ("gpt-4o-mini-2024-07-18") use the base model's price
+        # dated snapshots ("<model>-<yyyy>-<mm>-<dd>") use the base model's price
         best = max((m for m in self._prices if model.startswith(m + "-")), key=len, default=None)
         return self._prices[best] if best is not None else None
 

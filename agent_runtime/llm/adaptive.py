@@ -192,7 +192,7 @@ class AdaptiveConcurrency:
         if self.enabled:
             # a level where a request timed out or was refused is remembered like one where
             # requests queued: without it, additive increase took a one-at-a-time server
-            # back to 2 in flight and the next timeout (CI of 5644ac4: 2 timeouts, no ceiling)
+            # back to 2 in flight and straight into the next timeout
             self._ceiling, self._since_ceiling = int(self.limit), 0
             self._shrink(0.5, self._clock())
 

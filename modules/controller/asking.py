@@ -21,8 +21,8 @@ own last decision) and says why the model should be asked now, or nothing:
   view. A line does not change the running skill (a ``continue`` that says something), so
   these are the occasions of greeting someone and of telling someone what it does: a model
   asked only at a skill's end and by a standing decision's step boundary never heard of
-  them (the 10-agent simulated village of 2026-11-28: lines 1.03 -> 0.61 an agent-minute;
-  greetings and "I'm going to" lines said while a skill ran 48 -> 4);
+  them (with these occasions, greetings and "I'm going to" lines said while a skill ran fell
+  from 48 to 4 in a 10-agent village);
 - only while nothing runs (idle): ``goal``, ``plan_step`` (its goal or its plan's current
   step changed), ``heard`` (a line to everyone), ``player`` (a player came into view who was
   not in view at the last call). While a skill runs, these cannot change the decision: the
@@ -40,12 +40,11 @@ every ``max_interval_s``); when the plan's steps ran out with that success, it w
 for the planning module's next ones. While the skill runs and only the ceiling passed, the
 standing decision keeps the course itself for a while (:meth:`AskGate.keep`). A later answer
 that only keeps the course (no skill, nothing to say: asked at the ceiling while the step
-runs) leaves the standing decision as it was. (Reset by such answers, 57 of the cost bench's
-371 controller calls of 2026-11-27 came at the end of a step a standing decision covered.)
+runs) leaves the standing decision as it was (reset by such answers, a sixth of the controller's
+calls came at the end of a step a standing decision covered).
 
-(Measured on the 5-agent bench village, 2026-11-26: asked on plan-step changes, lines to
-everyone and players in view while a skill ran, the model answered "continue" 63 of 66,
-31 of 40 and 7 of 7 times.)
+Asked on plan-step changes, lines to everyone and players in view while a skill ran, the
+model answered "continue" nearly every time: hence the idle-only occasions above.
 
 Everything comes from the agent's own bottleneck view and its own last decision; the gate
 changes only *when* the policy is asked, never what it sees.

@@ -18,9 +18,8 @@ It does not set out for what it cannot do: a request whose chest it could not re
 own action log: the walk found no path or got stuck) is not tried again, and a deposit is
 not started when the walk to the nearest chest, at the pace its skills plan walks at
 (``WALK_BLOCKS_PER_S``), would end after the window it heard (it is too far away: a
-decision from its own position, not a failed body). In the tax run of 2026-11-26 (before
-this rule) constituents 130-350 blocks out started 715 deposits that could only fail and
-retried them up to 62 times.
+decision from its own position, not a failed body). Without this rule, constituents
+130-350 blocks out started hundreds of deposits that could only fail, and retried them.
 """
 
 from __future__ import annotations

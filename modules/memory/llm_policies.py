@@ -174,9 +174,8 @@ class ImportanceBrain:
         """The model's rating of a memory of this kind and text it rated before, if kept.
 
         The same words of the same agent ask the same question (the prompt holds only the
-        agent's identity and the memories): in the cost bench of 2026-11-27 (run I1), 684 of
-        the 1,211 memories the model rated (56%) repeated a text the same agent's rater had
-        rated before ("I tried to collect(block=stone, count=4): collect succeeded (+4
+        agent's identity and the memories): over half the memories a model rates repeat a
+        text the same agent's rater rated before ("I tried to collect(block=stone, count=4): collect succeeded (+4
         cobblestone).", again and again), and every one got the same rating again. A rating
         that fell back to the heuristic is not kept: the model is asked next time."""
         got = self._rated.get((kind, text))

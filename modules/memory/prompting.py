@@ -72,8 +72,8 @@ def numbered_memories(records: Sequence[MemoryRecord]) -> str:
 def numbered_distinct_memories(records: Sequence[MemoryRecord]) -> str:
     """:func:`numbered_memories` with each kind and text once, where it last happened, the
     times it repeated said beside it (for a prompt that cites no numbers: the reflection
-    questions). In the cost bench of 2026-11-27 (run I1) the 97-100 records an agent's
-    reflection asked about held 44-63 distinct texts ("I tried to collect(block=stone,
+    questions): the ~100 records a reflection asks about hold about half as many distinct
+    texts ("I tried to collect(block=stone,
     count=4): collect succeeded (+4 cobblestone)." again and again)."""
     last: dict[tuple[str, str], MemoryRecord] = {}
     first: dict[tuple[str, str], MemoryRecord] = {}

@@ -4,8 +4,8 @@ runs beside our actors: only what the run needs.
 A local 2-node Ray (Ray 2.60.0) starts, before any actor: the GCS, the autoscaler's monitor,
 the dashboard's API server and the log monitor on the head; on each node a raylet, a
 dashboard agent (it also exports metrics), a runtime-env agent and prestarted idle workers.
-Measured idle on this 2-core machine over 30 s (2026-11-27 12:57 UTC, psutil over the
-cluster's processes, while a test run loaded the machine): 12 processes, 3.1% of one core,
+Measured idle on a 2-core machine over 30 s (psutil over the cluster's processes, while a
+test run loaded the machine): 12 processes, 3.1% of one core,
 836 MB resident, of which the 2 idle workers 158 MB, the dashboard's API server 89 MB, the
 autoscaler's monitor 81 MB and the log monitor 78 MB (0.6% of a core); with these settings
 8 processes (the dashboard's API server, agents and runtime-env agents stay: Ray starts

@@ -45,8 +45,8 @@ class Sources:
     """The committed measurements a plan is made from (paths relative to the repository)."""
 
     runtime: str = "agent_runtime/app/results/cluster-2026-11-26/runtime-1000-proc3.json"
-    #: one-shard ``piano bench village`` runs of different sizes, none near saturation (the
-    #: runs of 2026-11-27 00:07-00:12 before the server's batched writes are history)
+    #: one-shard ``piano bench village`` runs of different sizes, none near saturation (runs
+    #: made before the server batched its writes no longer describe it)
     villages: tuple[str, ...] = (
         "agent_runtime/app/results/plan/village-10-1shard-2026-11-27.json",
         "agent_runtime/app/results/plan/village-20-1shard-2026-11-27.json",

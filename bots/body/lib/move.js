@@ -371,8 +371,8 @@ const LEG_RANGE = 6
 const LONG = 64 // blocks: a walk shorter than this (to a loaded target) is planned in one search
 const MAX_LEGS = 12
 const CHUNK_WAIT_MS = 3000 // a target's chunk the server is about to send (nearest first)
-// a skill's target farther than its legs go fails at once (a cap of 128 turned half the tax
-// run's deposits, from homes 130-350 blocks away, into failures before any step: 2026-11-26)
+// a skill's target farther than its legs go fails at once (a cap of 128 turned deposits from
+// homes 130-350 blocks away into failures before any step)
 const APPROACH_MAX = LEG * MAX_LEGS
 
 /** Blocks from the body to ``pos`` (over x and z when ``pos.y`` is null), rounded. */
