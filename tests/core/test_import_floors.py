@@ -9,13 +9,13 @@ Floors, lowest first: the core (``agent_runtime`` without ``app``) <- ``bots``, 
 from __future__ import annotations
 
 import ast
-import re
 import subprocess
 import sys
 import tomllib
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("agent_runtime", "modules", "bots", "experiments")
@@ -142,34 +142,37 @@ def test_the_check_sees_imports_in_functions_and_type_checking(tmp_path: Path) -
     assert _circles(graph) == [["agent_runtime.a", "agent_runtime.b"]]
 
 
-def _contract_layers() -> list[set[str]]:
-    """The layers of pyproject.toml's import-linter contract, each a set of module names."""
+def _contracts() -> list[dict[str, Any]]:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    (contract,) = config["tool"]["importlinter"]["contracts"]
-    assert contract["type"] == "layers"
-    return [set(re.split(r"\s*[:|]\s*", layer.strip())) for layer in contract["layers"]]
+    contracts: list[dict[str, Any]] = config["tool"]["importlinter"]["contracts"]
+    return contracts
 
 
-def _children(package: str, skip: str = "") -> set[str]:
-    folder = ROOT / package.replace(".", "/")
-    out = set()
-    for path in folder.iterdir():
-        if path.name == skip or path.name == "__init__.py":
-            continue
-        if path.suffix == ".py" or (path / "__init__.py").is_file():
-            out.add(f"{package}.{path.stem}")
-    return out
-
-
-def test_the_import_linter_contract_lists_every_part_of_its_floors() -> None:
-    """The contract names the core and the village assembly child by child (a layer may not
-    contain another): a new file there must join its layer, or import-linter would not see it."""
-    layers = _contract_layers()
-    assert layers[0] == {"agent_runtime.app.cli"}
-    assert layers[1] == {"experiments"}
-    assert layers[2] == _children("agent_runtime.app", skip="cli")
-    assert layers[3] == {"modules", "bots"}
-    assert layers[4] == _children("agent_runtime", skip="app")
+def test_the_import_linter_contract_names_floors_not_files() -> None:
+    """One contract per floor above the core, naming only packages: the floor it protects and
+    the floors above it, which alone may import it (``floor`` above says the same). A new file
+    joins its floor by its place; the core imports no floor, as it is no allowed importer."""
+    floors: dict[int, set[str]] = defaultdict(set)
+    for contract in _contracts():
+        assert contract["type"] == "protected"
+        protected: str
+        (protected,) = contract["protected_modules"]
+        height = floor(protected)
+        assert height is not None and height[0] > 1, protected
+        floors[height[0]].add(protected)
+        importers: list[str] = contract["allowed_importers"]
+        heights = {h[0] for name in importers if (h := floor(name)) is not None}
+        assert len(heights) == len(importers), f"{protected}: {importers}"
+        # the CLI lives inside the assembly: allowing the assembly (or being it) allows it
+        if 3 in heights or height[0] == 3:
+            heights.add(5)
+        assert heights == set(range(height[0] + 1, 6)), f"{protected}: {importers}"
+    assert floors == {
+        5: {"agent_runtime.app.cli"},
+        4: {"experiments"},
+        3: {"agent_runtime.app"},
+        2: {"modules", "bots"},
+    }
 
 
 def test_import_linter_keeps_the_floors() -> None:
@@ -179,4 +182,4 @@ def test_import_linter_keeps_the_floors() -> None:
         [str(exe), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "1 kept, 0 broken" in done.stdout
+    assert f"{len(_contracts())} kept, 0 broken" in done.stdout
