@@ -17,16 +17,9 @@ from agent_runtime.llm import (
     LLMInvalidOutput,
 )
 from agent_runtime.llm.brain import Brain
+from tests.core.helpers import ManualClock
 
 from .conftest import PLAN, ModelFactory, Plan, plan_request
-
-
-class ManualClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 async def test_repeated_failures_open_the_circuit_and_a_probe_closes_it(
@@ -46,12 +39,12 @@ async def test_repeated_failures_open_the_circuit_and_a_probe_closes_it(
             with pytest.raises(LLMCircuitOpen):
                 await model.complete(plan_request())
         assert len(server.chat_requests()) == sent and circuit.skipped == 20
-        clock.now = 11  # half-open: one probe; it fails -> open again for twice as long
+        clock.t = 11  # half-open: one probe; it fails -> open again for twice as long
         server.push(FakeReply.error(500))
         with pytest.raises(LLMError):
             await model.complete(plan_request())
         assert circuit.state == "open" and circuit.open_s == 20
-        clock.now = 32  # the next probe succeeds -> closed
+        clock.t = 32  # the next probe succeeds -> closed
         server.push(FakeReply.json(PLAN))
         result = await model.complete(plan_request())
         assert isinstance(result.value, Plan) and circuit.state == "closed"

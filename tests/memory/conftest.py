@@ -11,16 +11,7 @@ from redis.asyncio import Redis
 
 from modules.memory import HashingEncoder, MiniLMEncoder
 from modules.memory.encoder import FloatArray
-
-
-class ManualClock:
-    """Game clock in hours that only moves when a test says so."""
-
-    def __init__(self, now: float = 0.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
+from tests.core.helpers import ManualClock
 
 
 class TableEncoder:

@@ -7,7 +7,7 @@ from redis.asyncio import Redis
 from modules.memory import HashingEncoder, MemoryStream
 from modules.memory.forgetting import LOW_WATER, forgettable
 from modules.memory.persistence import stream_prefix
-from tests.memory.conftest import ManualClock
+from tests.core.helpers import ManualClock
 
 
 async def test_a_full_stream_forgets_old_routine_memories_only(
@@ -22,7 +22,7 @@ async def test_a_full_stream_forgets_old_routine_memories_only(
     cited = await s.add("I chopped an oak log", "action", importance=1)
     await s.add("Wood matters to me", "reflection", importance=6, evidence=[cited.id])
     for i in range(60):
-        clock.now = 1.0 + i * 0.1
+        clock.t = 1.0 + i * 0.1
         await s.add(f"I walked past tree number {i}", "observation", importance=1)
     n = await s.count()
     assert n <= 40

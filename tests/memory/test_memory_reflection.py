@@ -85,9 +85,9 @@ async def test_insights_are_stored_with_evidence_links(redis: Redis, clock: Any)
         "Bob gave Cara a pickaxe",
     ]
     for i, t in enumerate(texts):
-        clock.now = float(i)
+        clock.t = float(i)
         await s.add(t, "observation", importance=5)
-    clock.now = 10.0
+    clock.t = 10.0
     policy = Scripted(
         ["Is Bob generous?", "What is going on at the lake?"],
         [
@@ -159,7 +159,7 @@ async def test_heuristic_policy_is_deterministic_and_grounded(redis: Redis, cloc
         ("Cara argued with Bob about the tax", 7),
     ]
     for i, (text, imp) in enumerate(events * 4):
-        clock.now = i * 0.25
+        clock.t = i * 0.25
         await s.add(text, "observation", importance=imp)
     assert await s.importance_since_reflection() > 150
 

@@ -42,7 +42,7 @@ async def open_stream(redis: Redis, encoder: Any, clock: Any, **kw: Any) -> Memo
 async def test_add_writes_through_to_documented_keys(
     redis: Redis, hashing: HashingEncoder, clock: Any
 ) -> None:
-    clock.now = 3.5
+    clock.t = 3.5
     s = await open_stream(redis, hashing, clock)
     r1 = await s.add("Bob gave me a loaf of bread", "observation")
     r2 = await s.add("I will mine iron tomorrow", "plan", importance=4, source="llm:test")
@@ -94,10 +94,10 @@ async def test_retrieve_updates_last_access_in_memory_and_redis(
         {"apple pie": [1, 0], "bread oven": [0, 1], "apple tree": [0.6, 0.8], "q": [1, 0]}
     )
     s = await open_stream(redis, enc, clock)
-    clock.now = 0.0
+    clock.t = 0.0
     a = await s.add("apple pie", "observation", importance=2)
     b = await s.add("bread oven", "observation", importance=8)
-    clock.now = 5.0
+    clock.t = 5.0
     c = await s.add("apple tree", "observation", importance=5)
     # hand-computed like the pure case but decay 0.5 and accesses at 0, 0, 5; now = 10:
     # recency raw: a 1/1024, b 1/1024, c 1/32 -> normalised a 0, b 0, c 1
@@ -159,7 +159,7 @@ async def test_restart_reloads_everything(
     first = fakeredis.aioredis.FakeRedis(server=fake_server)
     s1 = await open_stream(first, hashing, clock)
     await s1.seed_from_identity(["You are Ann; you love farming."], ["The farm is at (3, 64, 9)."])
-    clock.now = 2.0
+    clock.t = 2.0
     for text in ["Bob attacked a zombie", "I walked to the farm", "Cara voted yes"]:
         await s1.add(text, "observation")
     before_hits = await s1.retrieve("zombie", k=2, now=6.0)

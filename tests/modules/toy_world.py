@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 
 from agent_runtime.app.testing import config, local_services, module_context
 from agent_runtime.body.recording import RecordingBody
-from agent_runtime.clock import Clock
 from agent_runtime.module import Module, Schedule
 from agent_runtime.state.sections import Goals, Identity
 from agent_runtime.world import NotableBlock, Observation, SkillCall, SkillOutcome, Vec3
@@ -35,6 +34,7 @@ from modules.knowledge import best_pickaxe_tier as tier_of
 from modules.perception import PerceptionModule
 from modules.planning import Planning
 from modules.skill_execution import SkillExecution
+from tests.core.helpers import ManualClock
 
 START = 1_000_000.0
 EXPLORER = (
@@ -43,26 +43,6 @@ EXPLORER = (
     "You are self-reliant and work alone.",
 )
 FUELS = {"coal": 8.0, "charcoal": 8.0, **dict.fromkeys((*PLANKS, *LOGS), 1.5)}
-
-
-class ManualClock(Clock):
-    """A clock that moves only when told (``advance``)."""
-
-    def __init__(self, t: float = START) -> None:
-        super().__init__(time_scale=1.0, started=t)
-        self.t = t
-
-    def now(self) -> float:
-        return self.t
-
-    def elapsed(self) -> float:
-        return self.t - self.started
-
-    def game_hours(self, at: float | None = None) -> float:
-        return ((self.t if at is None else at) - self.started) * self.game_hours_per_second
-
-    def advance(self, seconds: float) -> None:
-        self.t += seconds
 
 
 @dataclass
@@ -267,7 +247,7 @@ async def run_agent(
     flaky: float = 0.0,
 ) -> Run:
     """One agent's modules over ``seconds`` of the toy world (its own clock)."""
-    clock = ManualClock()
+    clock = ManualClock(START)
     cfg = config(agents=[{"name": "Ann", "traits": list(traits)}])
     async with local_services(cfg) as svc:
         svc.clock = clock
