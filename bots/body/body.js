@@ -16,9 +16,12 @@ const { withTolerance } = require('./lib/collide_epsilon')
 const { recentMaxMs } = require('./lib/loop_watch')
 const { fastFindBlocks } = require('./lib/scan')
 const { skipUnread } = require('./lib/unread')
+const lightBuffers = require('./lib/light_buffers')
 
 withTolerance() // collide as a vanilla client does: a box on a block's face stays out of it
 lightMovements() // the path search reads blocks by state id, not a Block per look-up
+require('./lib/look_ahead').install() // the pathfinder's look-ahead stops after 3 s of simulated walk
+require('./lib/framing').install() // frames split without an Error per socket read
 
 function seededRandom (seedText) {
   let h = 2166136261
@@ -85,6 +88,7 @@ class Body {
 
   _connect () {
     if (this.quitting) return
+    lightBuffers.install(this.spec.version) // chunk light read as byte strings
     const bot = mineflayer.createBot({
       host: this.spec.host,
       port: this.spec.port,

@@ -113,6 +113,9 @@ async function main () {
 
   // flying-squid's and the chunk store's version tables end at 1.21.4 (compat/flying_squid.js)
   require('./compat/flying_squid').allowVersion(identity.version)
+  // chunk light written as byte strings, frames split without an exception per read
+  require('../body/lib/light_buffers').install(identity.version)
+  require('../body/lib/framing').install()
   const mcServer = require('flying-squid')
   const serv = mcServer.createMCServer({
     version: identity.version,

@@ -1,0 +1,66 @@
+"""What three CPU savings of a body process leave unchanged (no server: each JS check runs
+the library's own code beside ours on made-up input).
+
+- ``bots/body/lib/light_buffers.js``: chunk light described as arrays of buffers. The server
+  writes the same bytes as with minecraft-data's arrays of u8, and a body reads from them the
+  same light into its chunk column, at every supported version with that packet shape.
+- ``bots/body/lib/framing.js``: frames split without an exception per socket read. The same
+  frames in the same order as minecraft-protocol's Splitter from the same stream cut at
+  random, and from frames read one by one, where the Splitter built an Error for each.
+- ``bots/body/lib/look_ahead.js``: the pathfinder's straight-line look-ahead stops after 60
+  simulated ticks. Same answers as the pathfinder's own on open ground, up to a wall and
+  behind it; behind it, 200 ticks simulated where the pathfinder simulated 340."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_runtime.config.models import SUPPORTED_VERSIONS
+from tests.server.conftest import run_js
+
+# versions whose light fields are arrays of u8 arrays (1.18 on); 1.16.5 sends light otherwise
+_LIGHT_ARRAYS = [
+    v for v in SUPPORTED_VERSIONS if tuple(int(p) for p in v.split(".")[:2]) >= (1, 18)
+]
+
+
+def _light(version: str, mode: str) -> Any:
+    return run_js("../../bodies/js/light_check.js", version, mode)
+
+
+@pytest.mark.parametrize("version", _LIGHT_ARRAYS)
+def test_light_as_buffers_is_the_same_bytes_and_the_same_light(version: str) -> None:
+    stock = _light(version, "stock")
+    ours = _light(version, "buffers")
+    assert ours["changed"] == 4  # skyLight and blockLight of map_chunk and update_light
+    assert ours["buffers"] and not stock["buffers"]
+    assert ours["hash"] == stock["hash"], (stock, ours)  # the bytes on the wire
+    assert ours["sections"] == stock["sections"] > 0
+    assert stock["same"] and ours["same"]  # the body's column has the light the server's had
+
+
+def test_frames_split_without_errors_are_the_same_frames() -> None:
+    for seed in (3, 11):
+        out = run_js("../../bodies/js/framing_check.js", seed)
+        assert out["pieces"] > out["expected"] / 2, out  # many frames cut across pieces
+        for how in ("cut", "whole"):
+            assert out["stock"][how]["same"], out
+            assert out["ours"][how]["same"], out  # every frame, in order, byte for byte
+            assert out["ours"][how]["errors"] == 0, out
+        # minecraft-protocol's Splitter: one Error per read that ended on a frame's end
+        assert out["stock"]["whole"]["errors"] == out["expected"], out
+
+
+def test_the_look_ahead_gives_the_pathfinders_answers_in_fewer_ticks() -> None:
+    version = SUPPORTED_VERSIONS[-1]
+    stock = run_js("../../bodies/js/look_ahead_check.js", version, "stock")
+    ours = run_js("../../bodies/js/look_ahead_check.js", version, "bounded")
+    assert {k: v[0] for k, v in ours.items()} == {k: v[0] for k, v in stock.items()}
+    for case in ("open_ground", "two_blocks_east"):
+        for name in (case, case + "_sprint"):
+            assert ours[name] == stock[name] and ours[name][0] is True, (stock, ours)
+    for name in ("behind_the_wall", "behind_the_wall_sprint"):
+        assert stock[name] == [False, 340]  # 200 straight, then 7 jumps of 20
+        assert ours[name] == [False, 200]  # 60 straight, then the same jumps
