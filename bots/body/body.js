@@ -22,6 +22,7 @@ withTolerance() // collide as a vanilla client does: a box on a block's face sta
 lightMovements() // the path search reads blocks by state id, not a Block per look-up
 require('./lib/look_ahead').install() // the pathfinder's look-ahead stops after 3 s of simulated walk
 require('./lib/framing').install() // frames split without an Error per socket read
+require('./lib/lazy_light').install() // a chunk's light decoded when first read, not as it arrives
 
 function seededRandom (seedText) {
   let h = 2166136261

@@ -1,9 +1,11 @@
-"""What three CPU savings of a body process leave unchanged (no server: each JS check runs
+"""What four CPU savings of a body process leave unchanged (no server: each JS check runs
 the library's own code beside ours on made-up input).
 
 - ``bots/body/lib/light_buffers.js``: chunk light described as arrays of buffers. The server
   writes the same bytes as with minecraft-data's arrays of u8, and a body reads from them the
   same light into its chunk column, at every supported version with that packet shape.
+- ``bots/body/lib/lazy_light.js``: a column decodes the light it was sent (a chunk, then an
+  update of its light) when first read, to the same values.
 - ``bots/body/lib/framing.js``: frames split without an exception per socket read. The same
   frames in the same order as minecraft-protocol's Splitter from the same stream cut at
   random, and from frames read one by one, where the Splitter built an Error for each.
@@ -39,6 +41,14 @@ def test_light_as_buffers_is_the_same_bytes_and_the_same_light(version: str) -> 
     assert ours["hash"] == stock["hash"], (stock, ours)  # the bytes on the wire
     assert ours["sections"] == stock["sections"] > 0
     assert stock["same"] and ours["same"]  # the body's column has the light the server's had
+    assert not stock["pending"] and not ours["pending"]
+
+
+@pytest.mark.parametrize("version", [_LIGHT_ARRAYS[0], _LIGHT_ARRAYS[-1]])
+def test_light_decoded_when_first_read_is_the_same_light(version: str) -> None:
+    lazy = _light(version, "buffers,lazy")
+    assert lazy["pending"]  # two light packets kept undecoded until the first read
+    assert lazy["same"] and lazy["decoded"], lazy  # then the server's latest light, in order
 
 
 def test_frames_split_without_errors_are_the_same_frames() -> None:
