@@ -1,4 +1,4 @@
-"""What four CPU savings of a body process leave unchanged (no server: each JS check runs
+"""What five CPU savings of a body process leave unchanged (no server: each JS check runs
 the library's own code beside ours on made-up input).
 
 - ``bots/body/lib/light_buffers.js``: chunk light described as arrays of buffers. The server
@@ -11,7 +11,9 @@ the library's own code beside ours on made-up input).
   random, and from frames read one by one, where the Splitter built an Error for each.
 - ``bots/body/lib/look_ahead.js``: the pathfinder's straight-line look-ahead stops after 60
   simulated ticks. Same answers as the pathfinder's own on open ground, up to a wall and
-  behind it; behind it, 200 ticks simulated where the pathfinder simulated 340."""
+  behind it; behind it, 200 ticks simulated where the pathfinder simulated 340.
+- ``bots/body/lib/light_blocks.js`` remembers the column of a bot's last block look-up: after
+  an unload, a reload or a replacement of that column it reads the world as it is."""
 
 from __future__ import annotations
 
@@ -74,3 +76,15 @@ def test_the_look_ahead_gives_the_pathfinders_answers_in_fewer_ticks() -> None:
     for name in ("behind_the_wall", "behind_the_wall_sprint"):
         assert stock[name] == [False, 340]  # 200 straight, then 7 jumps of 20
         assert ours[name] == [False, 200]  # 60 straight, then the same jumps
+
+
+def test_the_block_look_up_reads_columns_as_loaded_now() -> None:
+    # bots/body/lib/light_blocks.js remembers the last column a bot read from
+    out = run_js("../../bodies/js/column_cache_check.js", SUPPORTED_VERSIONS[-1])
+    assert out == {
+        "loaded": "stone",
+        "again": "stone",
+        "unloaded": None,
+        "reloaded": "dirt",
+        "replaced": "oak_log",
+    }

@@ -17,7 +17,7 @@ const byRegistry = new WeakMap() // registry -> { Block, protos: [] }
 function tableOf (registry) {
   let t = byRegistry.get(registry)
   if (!t) {
-    t = { Block: prismarineBlock(registry), protos: [] }
+    t = { registry, Block: prismarineBlock(registry), protos: [] }
     byRegistry.set(registry, t)
   }
   return t
@@ -25,18 +25,43 @@ function tableOf (registry) {
 
 const scratch = new Vec3(0, 0, 0)
 
+// the column a bot's last look-up found, by its chunk coordinates: the physics and the path
+// search ask for neighbouring blocks, nearly always in the column of the last one, where
+// prismarine-world builds a string key per look-up; forgotten when any column of the bot's
+// world is loaded or unloaded (mineflayer loads and unloads through these calls only)
+const lastColumns = new WeakMap() // world -> { cx, cz, column }
+
+function columnAt (world, x, z) {
+  let last = lastColumns.get(world)
+  if (!last) {
+    last = { cx: NaN, cz: NaN, column: null }
+    lastColumns.set(world, last)
+    const forget = () => { last.cx = NaN }
+    world.on('chunkColumnLoad', forget)
+    world.on('chunkColumnUnload', forget)
+  }
+  const cx = Math.floor(x / 16)
+  const cz = Math.floor(z / 16)
+  if (cx !== last.cx || cz !== last.cz) {
+    last.column = world.getColumn(cx, cz)
+    last.cx = cx
+    last.cz = cz
+  }
+  return last.column
+}
+
 /** The block at ``pos`` as the physics and the path search read it, or null outside the loaded chunks. */
 function lightBlockAt (bot, pos) {
   const world = bot.world
   if (!world) return null
-  const column = world.getColumnAt(pos)
+  const column = typeof world.on === 'function' ? columnAt(world, pos.x, pos.z) : world.getColumnAt(pos)
   if (!column) return null
   const x = Math.floor(pos.x)
   const y = Math.floor(pos.y)
   const z = Math.floor(pos.z)
   scratch.x = x & 15; scratch.y = y; scratch.z = z & 15
   const stateId = column.getBlockStateId(scratch)
-  const t = tableOf(bot.registry)
+  const t = bot.pianoBlockTable && bot.pianoBlockTable.registry === bot.registry ? bot.pianoBlockTable : (bot.pianoBlockTable = tableOf(bot.registry))
   let proto = t.protos[stateId]
   if (proto === undefined) {
     proto = t.Block.fromStateId(stateId, 0)
