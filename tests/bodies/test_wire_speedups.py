@@ -1,4 +1,4 @@
-"""What five CPU savings of a body process leave unchanged (no server: each JS check runs
+"""What six CPU savings of a body process leave unchanged (no server: each JS check runs
 the library's own code beside ours on made-up input).
 
 - ``bots/body/lib/light_buffers.js``: chunk light described as arrays of buffers. The server
@@ -13,7 +13,8 @@ the library's own code beside ours on made-up input).
   simulated ticks. Same answers as the pathfinder's own on open ground, up to a wall and
   behind it; behind it, 200 ticks simulated where the pathfinder simulated 340.
 - ``bots/body/lib/light_blocks.js`` remembers the column of a bot's last block look-up: after
-  an unload, a reload or a replacement of that column it reads the world as it is."""
+  an unload, a reload or a replacement of that column it reads the world as it is; the cells
+  other entities stand in, indexed by number, cost the path search what they cost it before."""
 
 from __future__ import annotations
 
@@ -88,3 +89,10 @@ def test_the_block_look_up_reads_columns_as_loaded_now() -> None:
         "reloaded": "dirt",
         "replaced": "oak_log",
     }
+
+
+def test_entity_costs_of_the_path_search_are_the_pathfinders() -> None:
+    # bots/body/lib/light_blocks.js indexes the cells entities stand in by number
+    out = run_js("../../bodies/js/entity_cells_check.js")
+    assert out["nonzero"] > 50 and out["far"] > 0, out  # near cells and beyond the grid
+    assert out["differing"] == 0, out

@@ -94,6 +94,7 @@ function lightMovements () {
   if (movementsPatched) return
   movementsPatched = true
   const { Movements } = require('mineflayer-pathfinder')
+  patchEntityCells(Movements)
   Movements.prototype.getBlock = function (pos, dx, dy, dz) {
     const b = pos ? lightBlockAt(this.bot, new Vec3(pos.x + dx, pos.y + dy, pos.z + dz)) : null
     if (!b) {
@@ -120,6 +121,59 @@ function lightMovements () {
       b.height = Math.max(b.height, pos.y + dy + shape[4])
     }
     return b
+  }
+}
+
+// The cells other entities stand in, for the path search's entity costs: mineflayer-pathfinder
+// keys them by a string built at every neighbour it weighs; here by a number (exact within
+// 32768 blocks of the origin and y -512..511, where the string is kept for anything beyond).
+const cellKey = (x, y, z) => (x + 32768) * 67108864 + (z + 32768) * 1024 + (y + 512)
+const inGrid = (x, y, z) => x >= -32768 && x < 32768 && z >= -32768 && z < 32768 && y >= -512 && y < 512
+
+function patchEntityCells (Movements) {
+  Movements.prototype.clearCollisionIndex = function () {
+    this.entityIntersections = {}
+    this.pianoCells = new Map()
+  }
+  Movements.prototype.updateCollisionIndex = function () {
+    if (!this.pianoCells) this.pianoCells = new Map()
+    for (const ent of Object.values(this.bot.entities)) {
+      if (ent === this.bot.entity) continue
+      const avoidedEnt = this.entitiesToAvoid.has(ent.name)
+      if (avoidedEnt || !this.passableEntities.has(ent.name)) {
+        const entSquareRadius = ent.width / 2.0
+        const minY = Math.floor(ent.position.y)
+        const maxY = Math.ceil(ent.position.y + ent.height)
+        const minX = Math.floor(ent.position.x - entSquareRadius)
+        const maxX = Math.ceil(ent.position.x + entSquareRadius)
+        const minZ = Math.floor(ent.position.z - entSquareRadius)
+        const maxZ = Math.ceil(ent.position.z + entSquareRadius)
+        const cost = avoidedEnt ? 100 : 1 // more entities, more weight
+        for (let y = minY; y < maxY; y++) {
+          for (let x = minX; x < maxX; x++) {
+            for (let z = minZ; z < maxZ; z++) {
+              if (inGrid(x, y, z)) {
+                const key = cellKey(x, y, z)
+                this.pianoCells.set(key, (this.pianoCells.get(key) ?? 0) + cost)
+              } else {
+                this.entityIntersections[`${x},${y},${z}`] = (this.entityIntersections[`${x},${y},${z}`] ?? 0) + cost
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  Movements.prototype.getNumEntitiesAt = function (pos, dx, dy, dz) {
+    if (this.allowEntityDetection === false) return 0
+    if (!pos) return 0
+    const y = pos.y + dy
+    const x = pos.x + dx
+    const z = pos.z + dz
+    if (inGrid(x, y, z) && Number.isInteger(x) && Number.isInteger(y) && Number.isInteger(z)) {
+      return this.pianoCells ? (this.pianoCells.get(cellKey(x, y, z)) ?? 0) : 0
+    }
+    return this.entityIntersections[`${x},${y},${z}`] ?? 0
   }
 }
 
