@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from agent_runtime.agent_services import AgentServices
 from agent_runtime.bus import topics
+from agent_runtime.bus.messages import AgentStatus
 from agent_runtime.config.loader import ResolvedAgent
 from agent_runtime.interfaces import Body
 from agent_runtime.module import Module
@@ -104,7 +105,7 @@ class Agent:
         )
         await svc.bus.publish(
             topics.agent(svc.run_id, self.name, "status"),
-            {"status": "started", "modules": [m.name for m in self.modules]},
+            AgentStatus(status="started", modules=tuple(m.name for m in self.modules)),
         )
         return self
 
@@ -113,11 +114,10 @@ class Agent:
         svc = self.services
         topic = topics.agent(svc.run_id, self.name, "event")
         async for ev in self.body.events():
-            payload = ev.model_dump(mode="json")
             if ev.kind not in ("chat", "whisper"):
                 svc.events.emit("body_event", self.name, kind=ev.kind, data=ev.data)
             try:
-                await svc.bus.publish(topic, payload)
+                await svc.bus.publish(topic, ev)
             except Exception:
                 log.exception("agent[%s]: could not publish body event", self.name)
 
@@ -148,5 +148,6 @@ class Agent:
                 log.exception("agent[%s].%s teardown failed", self.name, module.name)
         with contextlib.suppress(Exception):
             await self.services.bus.publish(
-                topics.agent(self.services.run_id, self.name, "status"), {"status": "stopped"}
+                topics.agent(self.services.run_id, self.name, "status"),
+                AgentStatus(status="stopped"),
             )

@@ -9,9 +9,9 @@ bodies and transports in :mod:`bots` (and the no-op/fake ones in
 from __future__ import annotations
 
 import abc
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -82,15 +82,20 @@ class LanguageModel(abc.ABC):
 
 @dataclass(frozen=True, slots=True)
 class BusMessage:
+    """A message as delivered: its topic and the topic's model (``agent_runtime.bus.messages``)."""
+
     topic: str
-    payload: dict[str, Any]
+    payload: BaseModel
 
 
 class Bus(abc.ABC):
-    """Publish/subscribe with MQTT topic semantics (``+`` and ``#`` wildcards)."""
+    """Publish/subscribe with MQTT topic semantics (``+`` and ``#`` wildcards).
+
+    ``publish`` takes the model of the topic (``agent_runtime.bus.messages.TOPICS``) and
+    nothing else: a dict is a TypeError; a subscription yields that model."""
 
     @abc.abstractmethod
-    async def publish(self, topic: str, payload: Mapping[str, Any] | BaseModel) -> None: ...
+    async def publish(self, topic: str, payload: BaseModel) -> None: ...
 
     @abc.abstractmethod
     def subscribe(self, pattern: str, maxsize: int = 256) -> Subscription: ...

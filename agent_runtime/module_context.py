@@ -4,15 +4,15 @@ the body, the brain, the event log, a seeded RNG and the run clock."""
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
 from agent_runtime.bus import topics
+from agent_runtime.bus.messages import Topic
 from agent_runtime.clock import Clock
-from agent_runtime.interfaces import Body, Bus, BusMessage, Subscription
+from agent_runtime.interfaces import Body, Bus, Subscription
 from agent_runtime.run.events import EventLog
 from agent_runtime.sched_stats import ModuleStats
 from agent_runtime.state.sections import Section
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from agent_runtime.agent_services import AgentServices
 
 S = TypeVar("S", bound=Section)
+M = TypeVar("M", bound=BaseModel)
 
 
 class SectionAccessError(RuntimeError):
@@ -69,21 +70,34 @@ class ModuleContext:
     def topic(self, kind: str, agent: str | None = None) -> str:
         return topics.agent(self.run_id, agent or self.agent, kind)
 
-    async def publish(self, kind: str, payload: Mapping[str, Any] | BaseModel) -> None:
-        await self.bus.publish(self.topic(kind), payload)
+    async def publish(self, topic: Topic[M], message: M) -> None:
+        """Publish on this agent's ``topic`` (or the world's, for a world topic): the
+        topic's model, handed to subscribers in this process as it is."""
+        where = (
+            self.topic(topic.kind)
+            if topic.scope == "agent"
+            else topics.world(self.run_id, topic.kind)
+        )
+        await self.bus.publish(where, message)
 
-    async def publish_world(self, kind: str, payload: Mapping[str, Any] | BaseModel) -> None:
-        await self.bus.publish(topics.world(self.run_id, kind), payload)
-
-    def pending(self, trigger: str) -> list[BusMessage]:
-        """Drain messages that arrived for a ``topic:``/``world:`` trigger since the last step."""
-        sub = self.inbox.get(trigger)
-        out: list[BusMessage] = []
+    def pending(self, topic: Topic[M]) -> list[M]:
+        """Drain the messages that arrived on ``topic`` (the module's trigger
+        ``topic.trigger``) since the last step."""
+        sub = self.inbox.get(topic.trigger)
+        out: list[M] = []
         if sub is None:
             return out
         while (msg := sub.get_nowait()) is not None:
-            out.append(msg)
+            if isinstance(msg.payload, topic.model):  # always, on a bus of typed topics
+                out.append(msg.payload)
         return out
+
+    async def next_message(self, topic: Topic[M]) -> M:
+        """Wait for the next message on ``topic`` (a trigger of the module)."""
+        while True:
+            msg = await self.inbox[topic.trigger].get()
+            if isinstance(msg.payload, topic.model):
+                return msg.payload
 
     # --- events ---------------------------------------------------------------
     def emit(self, type_: str, **data: Any) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from agent_runtime.bus.messages import SKILL
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Awareness, Discrepancy, Perception
@@ -71,13 +72,10 @@ class ActionAwareness(Module):
         self.mismatches = int(state.get("mismatches", 0))
 
     async def step(self, ctx: ModuleContext) -> None:
-        for msg in ctx.pending("topic:skill"):
-            p = msg.payload
-            call = p.get("call") or {}
-            skill, args = str(call.get("skill", "")), dict(call.get("args") or {})
-            decision = str(p.get("decision", ""))
+        for ev in ctx.pending(SKILL):
+            skill, args, decision = ev.call.skill, dict(ev.call.args), ev.decision
             inv = dict(ctx.read("perception", Perception).observation.inventory)
-            if p.get("event") == "started":
+            if ev.event == "started":
                 self._before[decision] = inv
                 aw = ctx.read("awareness", Awareness)
                 ctx.write(
@@ -90,8 +88,8 @@ class ActionAwareness(Module):
                         }
                     ),
                 )
-            elif p.get("event") == "finished":
-                self._finish(ctx, decision, skill, args, inv, p.get("outcome") or {})
+            else:
+                self._finish(ctx, decision, skill, args, inv, ev.outcome)
 
     def _finish(
         self,
@@ -100,9 +98,8 @@ class ActionAwareness(Module):
         skill: str,
         args: dict[str, Any],
         inv_after: dict[str, int],
-        outcome_raw: dict[str, Any],
+        outcome: SkillOutcome | None,
     ) -> None:
-        outcome = SkillOutcome.model_validate(outcome_raw) if outcome_raw else None
         expected = expected_gain(skill, args)
         before = self._before.pop(decision, None)
         observed: dict[str, int] = dict(outcome.inventory_delta) if outcome else {}

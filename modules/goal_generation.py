@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from agent_runtime.bus.messages import GOAL, GoalChange
 from agent_runtime.config.module_options import GoalOptions
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
@@ -147,7 +148,7 @@ class GoalGeneration(Module):
             ),
         )
         await ctx.publish(
-            "goal", {"goal": out.goal, "kind": kind, "previous": goals.current, "brain": brain}
+            GOAL, GoalChange(goal=out.goal, kind=kind, previous=goals.current, brain=brain)
         )
         ctx.emit("goal", goal=out.goal, kind=kind, previous=goals.current, brain=brain)
         remember(ctx, f"My goal now: {out.goal}.", "plan", importance=5)

@@ -20,10 +20,11 @@ import collections
 import logging
 from typing import Any, ClassVar
 
+from agent_runtime.bus.messages import BODY_EVENT, HEARD, WORLD_EVENT, Heard, WorldEvent
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Identity, Perception
-from agent_runtime.world import Observation
+from agent_runtime.world import BodyEvent, Observation
 from modules.base import remember, short
 
 log = logging.getLogger(__name__)
@@ -58,10 +59,10 @@ class PerceptionModule(Module):
 
     async def step(self, ctx: ModuleContext) -> None:
         me = ctx.read("identity", Identity).name
-        for msg in ctx.pending("topic:event"):
-            await self._on_event(ctx, me, msg.payload)
-        for msg in ctx.pending("world:event"):
-            await self._on_announcement(ctx, msg.payload)
+        for ev in ctx.pending(BODY_EVENT):
+            await self._on_event(ctx, me, ev)
+        for news in ctx.pending(WORLD_EVENT):
+            await self._on_announcement(ctx, news)
         obs = await self._observe(ctx)
         if obs is None:
             return  # nothing new seen: the last observation stands
@@ -119,33 +120,24 @@ class PerceptionModule(Module):
         self._missed = 0
         return obs
 
-    async def _on_announcement(self, ctx: ModuleContext, ev: dict[str, Any]) -> None:
+    async def _on_announcement(self, ctx: ModuleContext, ev: WorldEvent) -> None:
         """A world announcement becomes a public line heard from its speaker, and a memory.
 
         Only ``kind``, ``speaker``, ``text`` and ``at`` are read: nothing else on the
         world topic reaches the agent."""
-        if ev.get("kind") != "announcement" or not ev.get("text"):
+        if ev.kind != "announcement" or not ev.text:
             return
-        speaker = str(ev.get("speaker") or "announcer")
-        text = str(ev["text"])
-        at = float(ev.get("at") or ctx.clock.now())
-        heard = {
-            "sender": speaker,
-            "message": text,
-            "whisper": False,
-            "to_me": False,
-            "public": True,
-            "announcement": True,
-            "at": at,
-        }
-        await ctx.publish("heard", heard)
+        speaker = ev.speaker or "announcer"
+        heard = Heard(
+            sender=speaker, message=ev.text, announcement=True, at=ev.at or ctx.clock.now()
+        )
+        await ctx.publish(HEARD, heard)
         remember(
-            ctx, f"Announcement from {speaker}: {short(text, 400)}", "observation", importance=6
+            ctx, f"Announcement from {speaker}: {short(ev.text, 400)}", "observation", importance=6
         )
 
-    async def _on_event(self, ctx: ModuleContext, me: str, ev: dict[str, Any]) -> None:
-        kind = ev.get("kind")
-        data = ev.get("data") or {}
+    async def _on_event(self, ctx: ModuleContext, me: str, ev: BodyEvent) -> None:
+        kind, data = ev.kind, ev.data
         if kind in ("chat", "whisper"):
             sender = str(data.get("sender") or data.get("username") or "")
             message = str(data.get("message", ""))
@@ -157,14 +149,14 @@ class PerceptionModule(Module):
             self._seen_chat.append(key)
             whisper = kind == "whisper"
             to_me = whisper or me.lower() in message.lower()
-            heard = {
-                "sender": sender,
-                "message": message,
-                "whisper": whisper,
-                "to_me": to_me,
-                "at": float(ev.get("at") or ctx.clock.now()),
-            }
-            await ctx.publish("heard", heard)
+            heard = Heard(
+                sender=sender,
+                message=message,
+                whisper=whisper,
+                to_me=to_me,
+                at=ev.at or ctx.clock.now(),
+            )
+            await ctx.publish(HEARD, heard)
             how = "whispered to me" if whisper else "said"
             remember(ctx, f"{sender} {how}: «{short(message, 200)}»", "conversation")
         elif kind == "death":

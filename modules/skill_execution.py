@@ -14,9 +14,7 @@ import logging
 import time
 from typing import Any, ClassVar
 
-from pydantic import ValidationError
-
-from agent_runtime.interfaces import BusMessage
+from agent_runtime.bus.messages import DECISION, SKILL, SkillEvent
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Action, ActionLogEntry, Decision, Perception
@@ -80,21 +78,16 @@ class SkillExecution(Module):
         self._record(ctx, Decision(id=action.running_decision), call, outcome)
 
     async def step(self, ctx: ModuleContext) -> None:
-        decision = self._latest(ctx.pending("topic:decision"))
+        decision = self._latest(ctx.pending(DECISION))
         while decision is not None:
             decision = await self._execute(ctx, decision)
 
     @staticmethod
-    def _latest(msgs: list[BusMessage]) -> Decision | None:
+    def _latest(decisions: list[Decision]) -> Decision | None:
         """The latest decision that carries a skill (a later one that only speaks does not
         drop it), else the latest decision."""
         latest: Decision | None = None
-        for msg in reversed(msgs):
-            try:
-                d = Decision.model_validate(msg.payload)
-            except ValidationError:
-                log.warning("ignoring malformed decision message")
-                continue
+        for d in reversed(decisions):
             if d.skill is not None:
                 return d
             latest = latest or d
@@ -117,10 +110,7 @@ class SkillExecution(Module):
                 }
             ),
         )
-        await ctx.publish(
-            "skill",
-            {"event": "started", "decision": decision.id, "call": call.model_dump(mode="json")},
-        )
+        await ctx.publish(SKILL, SkillEvent(event="started", decision=decision.id, call=call))
         ctx.emit("skill_started", decision=decision.id, call=call.model_dump(mode="json"))
         # a far target: the body's limit and this wait both cover the walk there
         walk = walk_allowance(call, ctx.read("perception", Perception).observation.position)
@@ -135,7 +125,7 @@ class SkillExecution(Module):
         try:
             deadline = time.monotonic() + timeout + CANCEL_GRACE
             while not run.done():
-                waiter = asyncio.ensure_future(ctx.inbox["topic:decision"].get())
+                waiter = asyncio.ensure_future(ctx.next_message(DECISION))
                 try:
                     done, _ = await asyncio.wait(
                         {run, waiter},
@@ -146,7 +136,7 @@ class SkillExecution(Module):
                     if not waiter.done():
                         waiter.cancel()
                 if waiter in done:
-                    newer = self._latest([waiter.result(), *ctx.pending("topic:decision")])
+                    newer = self._latest([waiter.result(), *ctx.pending(DECISION)])
                     if (
                         newer is not None
                         and newer.skill is not None
@@ -185,13 +175,7 @@ class SkillExecution(Module):
             ctx, decision, call, outcome, superseded_by=superseded.id if superseded else ""
         )
         await ctx.publish(
-            "skill",
-            {
-                "event": "finished",
-                "decision": decision.id,
-                "call": call.model_dump(mode="json"),
-                "outcome": outcome.model_dump(mode="json"),
-            },
+            SKILL, SkillEvent(event="finished", decision=decision.id, call=call, outcome=outcome)
         )
         return superseded
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from agent_runtime.bus.messages import HEARD
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Identity, Perception, PersonView, Social
@@ -42,7 +43,7 @@ class SocialAwareness(Module):
     async def step(self, ctx: ModuleContext) -> None:
         ident = ctx.read("identity", Identity)
         near = set(ctx.read("perception", Perception).others_near)
-        heard = [m.payload for m in ctx.pending("topic:heard")]
+        heard = ctx.pending(HEARD)
         social = ctx.read("social", Social)
         now = ctx.clock.now()
         if not (near or heard or (ident.traits and ident.topics and not social.opinions)):
@@ -59,17 +60,17 @@ class SocialAwareness(Module):
             ctx, SocialUpdate, update_person, prompt="social_awareness", max_tokens=200
         )
         for h in heard:
-            who, text = str(h.get("sender", "")), str(h.get("message", ""))
+            who, text = h.sender, h.message
             if not who or who == ident.name or not text:
                 continue
             for t in ident.topics:  # what its village talks about (its Identity)
                 if on_topic(text, t):
                     lines = [*topic_lines.get(t.name, []), text]
                     topic_lines[t.name] = lines[-TOPIC_LINES:]
-            if h.get("announcement"):
+            if h.announcement:
                 continue  # an announcement is news, not a person to get to know
             state = social.model_copy(update={"people": people})
-            view = person_view(ident, state, who, text, float(h.get("at") or now))
+            view = person_view(ident, state, who, text, h.at or now)
             got = await decide(ctx, person_policy, view)
             upd, brain = got.value, got.brain
             before = view.person.sentiment

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import ValidationError
-
+from agent_runtime.bus.messages import DECISION, HEARD, SPEECH, Heard, Speech
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import (
@@ -58,15 +57,11 @@ class Talking(Module):
         self.utterances = int(state.get("utterances", 0))
 
     async def step(self, ctx: ModuleContext) -> None:
-        heard = ctx.pending("topic:heard")
+        heard = ctx.pending(HEARD)
         if heard:
-            self._record_heard(ctx, [m.payload for m in heard])
+            self._record_heard(ctx, heard)
         latest: Decision | None = None
-        for msg in ctx.pending("topic:decision"):
-            try:
-                decision = Decision.model_validate(msg.payload)
-            except ValidationError:
-                continue
+        for decision in ctx.pending(DECISION):
             if decision.say is not None:
                 latest = decision  # only the newest thing to say is said
         if latest is not None and self._fresh(ctx, latest):
@@ -79,24 +74,24 @@ class Talking(Module):
         age = ctx.clock.now() - decision.updated_at
         return decision.updated_at == 0 or age <= STALE_S * ctx.clock.time_scale
 
-    def _record_heard(self, ctx: ModuleContext, payloads: list[dict[str, Any]]) -> None:
+    def _record_heard(self, ctx: ModuleContext, heard: list[Heard]) -> None:
         conv = ctx.read("conversation", Conversation)
         lines, news = list(conv.lines), list(conv.announcements)
         pending = conv.pending_reply_to
         now = ctx.clock.now()
-        for p in payloads:
+        for h in heard:
             u = Utterance(
-                speaker=str(p.get("sender")),
-                text=str(p.get("message", ""))[:MAX_CHARS],
-                to=ctx.agent if p.get("to_me") else None,
-                at=float(p.get("at") or now),
-                announcement=bool(p.get("announcement")),
+                speaker=h.sender,
+                text=h.message[:MAX_CHARS],
+                to=ctx.agent if h.to_me else None,
+                at=h.at or now,
+                announcement=h.announcement,
                 noted_at=now,  # from now on the controller can know it (heard earlier)
             )
             lines.append(u)
             if u.announcement:
                 news.append(u)
-            if p.get("to_me"):
+            if h.to_me:
                 pending = u.speaker
         ctx.write(
             "conversation",
@@ -180,8 +175,17 @@ class Talking(Module):
             ),
         )
         self.utterances += 1
-        payload = {"speaker": me, "text": text, "to": to, "decision": decision.id, "brain": brain}
-        await ctx.publish("speech", {**payload, "delivered": delivered})
+        await ctx.publish(
+            SPEECH,
+            Speech(
+                speaker=me,
+                text=text,
+                to=to,
+                decision=decision.id,
+                brain=brain,
+                delivered=delivered,
+            ),
+        )
         ctx.emit(
             "speech",
             text=text,

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from agent_runtime.app.launchers import ClusterSpec, open_launcher
 from agent_runtime.app.workers import EventFollower, WorkerPool, WorkerSpec
 from agent_runtime.bus import topics
+from agent_runtime.bus.messages import Progress
 from agent_runtime.clock import wall_time
 from agent_runtime.config.loader import ResolvedAgent, resolve_agents
 from agent_runtime.config.models import VillageConfig
@@ -241,9 +242,10 @@ async def coordinate(
 
         def drain() -> None:
             while (msg := reports.get_nowait()) is not None:
-                coord._report(dict(msg.payload))
+                if isinstance(msg.payload, Progress):
+                    coord._report(msg.payload.figures())
             while (msg := statuses.get_nowait()) is not None:
-                coord._status(dict(msg.payload))
+                coord._status(msg.payload.model_dump(mode="json"))
 
         reports.on_put = statuses.on_put = drain
         if progress is not None:

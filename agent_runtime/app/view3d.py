@@ -3,7 +3,7 @@
 The page (its own process) publishes ``topics.view3d_request(run, agent)``; the process
 whose village (or worker) holds that agent's body starts a prismarine-viewer server inside
 the body's Node process (``Body.open_viewer``, loopback only, once per body) and answers on
-``topics.view3d(run, agent)`` with ``{"url": ...}`` or ``{"error": ...}``. Processes that do
+``topics.view3d(run, agent)`` with a ``View3dAnswer`` (its ``url`` or its ``error``). Processes that do
 not hold the body stay silent, so the one answer comes from the right worker. Nothing here
 runs unless someone asks: an unwatched village pays for one idle subscription.
 """
@@ -16,6 +16,7 @@ import logging
 from collections.abc import Mapping
 
 from agent_runtime.bus import topics
+from agent_runtime.bus.messages import View3dAnswer
 from agent_runtime.interfaces import Body, Bus, Subscription
 
 __all__ = ["ViewDesk"]
@@ -61,11 +62,11 @@ class ViewDesk:
         try:
             async with asyncio.timeout(START_TIMEOUT_S):
                 port = await body.open_viewer()
-            reply: dict[str, object] = {"url": f"http://127.0.0.1:{port}/", "agent": name}
+            reply = View3dAnswer(agent=name, url=f"http://127.0.0.1:{port}/")
         except NotImplementedError as err:
-            reply = {"error": str(err), "agent": name}
+            reply = View3dAnswer(agent=name, error=str(err))
         except Exception as err:  # a body that cannot serve a view: the page says why
             log.info("3D view for %s failed: %s", name, err)
-            reply = {"error": f"3D view failed: {err}", "agent": name}
+            reply = View3dAnswer(agent=name, error=f"3D view failed: {err}")
         await self.bus.publish(topics.view3d(self.run_id, name), reply)
         self.answered += 1

@@ -36,6 +36,7 @@ from agent_runtime.app.workers import in_shard
 from agent_runtime.app.world_setup import WorldHandle
 from agent_runtime.app.worlds import open_world
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
+from agent_runtime.bus.messages import Progress, RunStatus
 from agent_runtime.clock import Clock, wall_time
 from agent_runtime.config.loader import ResolvedAgent, resolve_agents
 from agent_runtime.config.models import VillageConfig
@@ -281,7 +282,7 @@ class Village:
         except TimeoutError:
             log.warning("the broker has not confirmed every subscription yet; going on")
         await bus.publish(
-            topics.run(self.run_id, "status"), {"status": "running", "agents": len(self.agents)}
+            topics.run(self.run_id, "status"), RunStatus(status="running", agents=len(self.agents))
         )
 
     async def _open_web(self, stack: contextlib.AsyncExitStack) -> None:
@@ -441,7 +442,9 @@ class Village:
             info["shard"] = list(self.options.shard)
         self.events.emit("progress", None, **info)
         if self.bus is not None and self.options.host_agents:
-            await self.bus.publish(topics.run(self.run_id, "progress"), info)
+            await self.bus.publish(
+                topics.run(self.run_id, "progress"), Progress.model_validate(info)
+            )
         if self.options.progress is not None:
             self.options.progress(info)
 

@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
+from agent_runtime.bus.messages import decode
 from agent_runtime.bus.topics import matches
 from agent_runtime.interfaces import Bus, BusMessage, Subscription
 from agent_runtime.queues import get_or_none, put_dropping_oldest
 
 log = logging.getLogger(__name__)
-
-
-def encode(payload: Mapping[str, Any] | BaseModel) -> bytes:
-    if isinstance(payload, BaseModel):
-        return payload.model_dump_json().encode()
-    return json.dumps(payload, separators=(",", ":"), default=str).encode()
 
 
 class QueueSubscription(Subscription):
@@ -54,7 +47,8 @@ class QueueSubscription(Subscription):
 
 
 class LocalDispatch(Bus):
-    """Routes decoded messages to matching subscriptions (exact topics via a dict)."""
+    """Routes messages to matching subscriptions (exact topics via a dict): a model published
+    in this process as it is, one from the wire once validated into its topic's model."""
 
     def __init__(self) -> None:
         self._exact: dict[str, list[QueueSubscription]] = {}
@@ -85,27 +79,33 @@ class LocalDispatch(Bus):
         subs += [sub for sub in self._wild if matches(sub.pattern, topic)]
         return subs
 
-    def _deliver(self, subs: list[QueueSubscription], topic: str, payload: dict[str, Any]) -> None:
+    def _deliver(self, subs: list[QueueSubscription], topic: str, payload: BaseModel) -> None:
         msg = BusMessage(topic, payload)
         for sub in subs:
             sub.put(msg)
         self.delivered += len(subs)
 
-    def dispatch(self, topic: str, payload: dict[str, Any]) -> None:
+    def dispatch(self, topic: str, payload: BaseModel) -> None:
+        """Deliver a message published in this process: the model itself, no encoding."""
         self.received += 1
-        self._deliver(self._targets(topic), topic, payload)
+        subs = self._targets(topic)
+        if subs:
+            self._deliver(subs, topic, payload)
 
     def dispatch_raw(self, topic: str, raw: bytes | bytearray | str) -> None:
-        """Decode and deliver; a message no local subscription wants is counted, not decoded."""
+        """Validate a message from the wire into its topic's model and deliver it; one no
+        local subscription wants is counted, not decoded; one that is not its topic's model
+        (or on a topic with none) is dropped with a warning."""
         self.received += 1
         subs = self._targets(topic)
         if not subs:
             return
         try:
-            payload = json.loads(raw)
-        except ValueError:
-            log.warning("dropping non-JSON message on %s", topic)
+            payload = decode(topic, raw)
+        except ValidationError as err:
+            log.warning("dropping a message on %s that is not its model: %s", topic, err)
             return
-        if not isinstance(payload, dict):
-            payload = {"value": payload}
+        if payload is None:
+            log.warning("dropping a message on %s: no message model for that topic", topic)
+            return
         self._deliver(subs, topic, payload)

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from pydantic import BaseModel
 
-from agent_runtime.bus.local import LocalDispatch, encode
+from agent_runtime.bus.local import LocalDispatch
+from agent_runtime.bus.messages import check
 
 
 class InMemoryBus(LocalDispatch):
-    """Publishing delivers synchronously to matching subscriptions (round-tripped through JSON)."""
+    """Publishing delivers the model synchronously to matching subscriptions (no encoding)."""
 
     async def __aenter__(self) -> InMemoryBus:
         return self
@@ -19,6 +17,7 @@ class InMemoryBus(LocalDispatch):
     async def __aexit__(self, *exc: object) -> None:
         return None
 
-    async def publish(self, topic: str, payload: Mapping[str, Any] | BaseModel) -> None:
+    async def publish(self, topic: str, payload: BaseModel) -> None:
+        check(topic, payload)
         self.published += 1
-        self.dispatch_raw(topic, encode(payload))
+        self.dispatch(topic, payload)

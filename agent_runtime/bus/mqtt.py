@@ -3,16 +3,18 @@
 On entry it connects (MQTT 5). Every pattern a local subscription asks for is subscribed
 at the broker too (batched, with *no local*), and only those: the broker delivers the
 messages of other processes (other workers, observers, the web view, experiments) that
-some subscriber of this process wants, decoded and routed to local subscriptions; a
+some subscriber of this process wants, validated into its topic's model
+(``agent_runtime.bus.messages``) and routed to local subscriptions; a
 worker does not receive (and parse) every other worker's traffic. A subscription made
 while the process runs is at the broker shortly after (``await subscriptions_ready()``
 waits for it). This process's own publications are delivered to its local subscribers at
-once, in process (the modules of one agent talk without a broker round trip), and are
-also sent to the broker, so for everyone outside the process a decision is still a
-broadcast on MQTT (an observer subscribes to ``piano/{run}/#``). Outgoing messages go through a bounded outbox
-(oldest dropped and counted when full) drained by a sender task, so a slow broker never
-blocks an agent. The sender takes everything queued at once (up to ``SEND_BATCH``) and
-hands it to the client in one go, waiting only for the last message of the batch to be
+once, in process, as the model objects they are (the modules of one agent talk without a
+broker or JSON round trip), and are also sent to the broker as JSON, so for everyone
+outside the process a decision is still a broadcast on MQTT (an observer subscribes to
+``piano/{run}/#``). Outgoing messages go through a bounded outbox (oldest dropped and
+counted when full) drained by a sender task, so a slow broker never blocks an agent. The
+sender takes everything queued at once (up to ``SEND_BATCH``) and hands it to the client
+in one go, waiting only for the last message of the batch to be
 written: one socket write-ready wake-up per batch instead of one per message (awaiting each
 publication alone cost ~70 µs of CPU per message; see ``agent_runtime/app/BENCH.md``).
 If the connection drops, both loops reconnect with capped, jittered backoff; local delivery
@@ -27,8 +29,6 @@ import logging
 import os
 import random
 import uuid
-from collections.abc import Mapping
-from typing import Any
 from urllib.parse import urlparse
 
 import aiomqtt
@@ -36,7 +36,8 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.subscribeoptions import SubscribeOptions
 from pydantic import BaseModel
 
-from agent_runtime.bus.local import LocalDispatch, QueueSubscription, encode
+from agent_runtime.bus.local import LocalDispatch, QueueSubscription
+from agent_runtime.bus.messages import check, encode
 from agent_runtime.bus.topics import matches, run_wildcard
 from agent_runtime.interfaces import Subscription
 
@@ -167,11 +168,12 @@ class MqttBus(LocalDispatch):
         """Return once the broker has acknowledged every (un)subscription made so far."""
         await self._subs_ready.wait()
 
-    async def publish(self, topic: str, payload: Mapping[str, Any] | BaseModel) -> None:
+    async def publish(self, topic: str, payload: BaseModel) -> None:
+        check(topic, payload)
         self.published += 1
-        data = encode(payload)
         if matches(self._wildcard, topic):  # what the broker would have sent back to us
-            self.dispatch_raw(topic, data)
+            self.dispatch(topic, payload)  # the model itself: no JSON round trip in process
+        data = encode(payload)
         if self._outbox.full():
             self._outbox.get_nowait()
             self._outbox.task_done()

@@ -1,21 +1,24 @@
-"""The MQTT topic layout of a run. Payloads are JSON objects.
+"""The MQTT topic layout of a run. Each topic carries one frozen model (its JSON on the wire).
 
-| topic                                  | published by          | payload                          |
-|----------------------------------------|-----------------------|----------------------------------|
-| ``piano/{run}/agent/{a}/decision``     | cognitive controller  | the Decision section             |
-| ``piano/{run}/agent/{a}/speech``       | talking               | an Utterance (what was said)     |
-| ``piano/{run}/agent/{a}/skill``        | skill execution       | {event: started/finished, call, outcome} |
-| ``piano/{run}/agent/{a}/goal``         | goal generation       | {goal, previous, brain}          |
-| ``piano/{run}/agent/{a}/event``        | runtime / body        | body events (death, kicked, ...) |
-| ``piano/{run}/agent/{a}/status``       | runtime               | {status: started/stopped, ...}   |
-| ``piano/{run}/agent/{a}/view3d/open``  | the web page          | {} (asks for a 3D view)          |
-| ``piano/{run}/agent/{a}/view3d``       | the body's process    | {url} or {error}                 |
-| ``piano/{run}/world/chat``             | perception (heard)    | {sender, message, whisper, to}   |
-| ``piano/{run}/world/event``            | experiments / world   | {kind, ...} e.g. tax_season_open |
-| ``piano/{run}/run/status``             | village               | {status, agents, t}              |
-| ``piano/{run}/run/progress``           | village / each worker | {shard, agents, decisions, ...}  |
+| topic                                  | published by                | model (``messages``)  |
+|----------------------------------------|-----------------------------|-----------------------|
+| ``piano/{run}/agent/{a}/decision``     | cognitive controller        | ``Decision``          |
+| ``piano/{run}/agent/{a}/speech``       | talking                     | ``Speech``            |
+| ``piano/{run}/agent/{a}/heard``        | perception                  | ``Heard``             |
+| ``piano/{run}/agent/{a}/skill``        | skill execution             | ``SkillEvent``        |
+| ``piano/{run}/agent/{a}/goal``         | goal generation             | ``GoalChange``        |
+| ``piano/{run}/agent/{a}/event``        | runtime (the body's events) | ``BodyEvent``         |
+| ``piano/{run}/agent/{a}/status``       | runtime                     | ``AgentStatus``       |
+| ``piano/{run}/agent/{a}/view3d/open``  | the web page                | ``View3dRequest``     |
+| ``piano/{run}/agent/{a}/view3d``       | the body's process          | ``View3dAnswer``      |
+| ``piano/{run}/world/event``            | experiments / world         | ``WorldEvent``        |
+| ``piano/{run}/run/status``             | village                     | ``RunStatus``         |
+| ``piano/{run}/run/progress``           | village / each worker       | ``Progress``          |
 
-Subscribe to ``piano/{run}/#`` to follow a whole run.
+Heard chat is per agent (``agent/{a}/heard``): each body hears only what is said within
+its hearing radius. The models and this table are one list: ``messages.TOPICS``, checked
+against this table by ``tests/core/test_messages.py``. Subscribe to ``piano/{run}/#`` to
+follow a whole run.
 """
 
 from __future__ import annotations

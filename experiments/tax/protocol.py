@@ -134,9 +134,12 @@ class TaxRun:
     # --- world access ----------------------------------------------------------------
     async def _announce(self, village: Any, tl: Clock, text: str, admin: Any) -> None:
         from agent_runtime.bus import topics
+        from agent_runtime.bus.messages import WorldEvent
 
         payload = announcement(self.p.announcer, text, wall_time())
-        await village.bus.publish(topics.world(village.run_id, "event"), payload)
+        await village.bus.publish(
+            topics.world(village.run_id, "event"), WorldEvent.model_validate(payload)
+        )
         village.events.emit("world_event", **payload)
         self.announced.append({"t": round(tl.protocol(), 3), **payload})
         if admin is not None and self.p.broadcast:

@@ -45,6 +45,7 @@ import asyncio
 from typing import Any, ClassVar
 
 from agent_runtime.bottleneck import BottleneckView, build_view
+from agent_runtime.bus.messages import DECISION, HEARD, SKILL
 from agent_runtime.config.module_options import ControllerOptions
 from agent_runtime.llm.turns import EndpointTurns
 from agent_runtime.module import Module
@@ -161,8 +162,8 @@ class CognitiveController(Module):
 
     async def step(self, ctx: ModuleContext) -> None:
         # wake-ups only: what happened is read through the bottleneck
-        skills, heard = ctx.pending("topic:skill"), ctx.pending("topic:heard")
-        if skills and not heard and all(m.payload.get("event") == "started" for m in skills):
+        skills, heard = ctx.pending(SKILL), ctx.pending(HEARD)
+        if skills and not heard and all(ev.event == "started" for ev in skills):
             return  # a skill we just chose has started: nothing new to decide
         view = self.view(ctx)
         policy = self.policy(ctx)
@@ -397,7 +398,7 @@ class CognitiveController(Module):
     async def _publish(self, ctx: ModuleContext, decision: Decision, *, reflex: bool) -> None:
         self._decisions += 1
         ctx.write("decision", decision)
-        await ctx.publish("decision", decision)
+        await ctx.publish(DECISION, decision)
         ctx.emit(
             "decision",
             id=decision.id,

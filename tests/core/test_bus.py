@@ -6,11 +6,23 @@ import asyncio
 import contextlib
 import os
 import signal
+from typing import cast
 
 import pytest
 
 from agent_runtime.bus import InMemoryBus, MqttBus, topics
+from agent_runtime.bus.messages import Heard, WorldEvent
 from agent_runtime.services import MosquittoBroker
+from agent_runtime.state.sections import Decision
+
+
+def note(n: object) -> Decision:
+    """A decision that says only ``n`` (its id)."""
+    return Decision(id=str(n))
+
+
+def line(n: object) -> Heard:
+    return Heard(sender="Ann", message=str(n), at=1.0)
 
 
 def test_topic_matching() -> None:
@@ -23,12 +35,12 @@ def test_topic_matching() -> None:
 
 async def test_bounded_subscription_drops_oldest() -> None:
     bus = InMemoryBus()
-    sub = bus.subscribe("a/+", maxsize=2)
+    sub = bus.subscribe("piano/r/agent/+/decision", maxsize=2)
     for i in range(5):
-        await bus.publish(f"a/{i}", {"i": i})
+        await bus.publish(f"piano/r/agent/A{i}/decision", note(i))
     assert sub.dropped == 3
     got = [sub.get_nowait(), sub.get_nowait(), sub.get_nowait()]
-    assert [m.payload["i"] for m in got if m] == [3, 4] and got[2] is None
+    assert [m.payload for m in got if m] == [note(3), note(4)] and got[2] is None
 
 
 @pytest.mark.services
@@ -44,14 +56,14 @@ async def test_mqtt_broadcast_through_real_broker(
         motor = a.subscribe(topics.agent(run_id, "Ann", "decision"))
         observer = b.subscribe(topics.run_wildcard(run_id))
         await b.subscriptions_ready()
-        await a.publish(topics.agent(run_id, "Ann", "decision"), {"intent": "give bread to Bob"})
+        await a.publish(topics.agent(run_id, "Ann", "decision"), note("give bread to Bob"))
         async with asyncio.timeout(10):
             for sub in (talk, motor, observer):
                 msg = await sub.get()
-                assert msg.payload == {"intent": "give bread to Bob"}
+                assert msg.payload == note("give bread to Bob")
         # other runs are not delivered
-        await b.publish(topics.agent("other", "Ann", "decision"), {"x": 1})
-        await b.publish(topics.world(run_id, "event"), {"kind": "tax_season_open"})
+        await b.publish(topics.agent("other", "Ann", "decision"), note(1))
+        await b.publish(topics.world(run_id, "event"), WorldEvent(kind="tax_season_open"))
         async with asyncio.timeout(10):
             msg = await observer.get()
         assert msg.topic.endswith("/world/event")
@@ -74,15 +86,15 @@ async def test_own_messages_are_delivered_in_process_once(
         theirs = b.subscribe(topics.run_wildcard(run_id))
         await b.subscriptions_ready()
         await a.subscriptions_ready()
-        await a.publish(topic, {"n": 1})
+        await a.publish(topic, note(1))
         first = mine.get_nowait()  # delivered before publish() returned
-        assert first is not None and first.payload == {"n": 1}
+        assert first is not None and first.payload == note(1)
         async with asyncio.timeout(10):
-            assert (await theirs.get()).payload == {"n": 1}  # the broadcast left the process
-        await b.publish(topic, {"n": 2})  # arrives at a through the broker, after any echo
+            assert (await theirs.get()).payload == note(1)  # the broadcast left the process
+        await b.publish(topic, note(2))  # arrives at a through the broker, after any echo
         async with asyncio.timeout(10):
             nxt = await mine.get()
-        assert nxt.payload == {"n": 2}  # no second copy of n=1 came back from the broker
+        assert nxt.payload == note(2)  # no second copy of n=1 came back from the broker
 
 
 @pytest.mark.services
@@ -98,11 +110,11 @@ async def test_a_burst_reaches_the_broker_whole_and_in_order(
         theirs = b.subscribe(topics.run_wildcard(run_id), maxsize=2000)
         await b.subscriptions_ready()
         for i in range(600):
-            await a.publish(topics.agent(run_id, f"A{i % 7}", "decision"), {"n": i})
+            await a.publish(topics.agent(run_id, f"A{i % 7}", "decision"), note(i))
         got: list[int] = []
         async with asyncio.timeout(20):
             while len(got) < 600:
-                got.append(int((await theirs.get()).payload["n"]))
+                got.append(int(cast(Decision, (await theirs.get()).payload).id))
         assert got == list(range(600))
         assert a.sent == 600
 
@@ -122,25 +134,25 @@ async def test_a_process_receives_only_what_its_subscribers_want(
         bob = b.subscribe(topics.agent(run_id, "Bob", "heard"))
         await b.subscriptions_ready()
         for i in range(50):  # traffic b has no subscriber for
-            await a.publish(topics.agent(run_id, "Ann", "decision"), {"n": i})
-        await a.publish(topics.agent(run_id, "Bob", "heard"), {"n": "for Bob"})
+            await a.publish(topics.agent(run_id, "Ann", "decision"), note(i))
+        await a.publish(topics.agent(run_id, "Bob", "heard"), line("for Bob"))
         async with asyncio.timeout(10):
-            assert (await bob.get()).payload == {"n": "for Bob"}
+            assert (await bob.get()).payload == line("for Bob")
         assert b.received == 1  # Ann's decisions never reached b (ordered before Bob's)
         later = b.subscribe(topics.agent(run_id, "+", "decision"))
         await b.subscriptions_ready()
-        await a.publish(topics.agent(run_id, "Ann", "decision"), {"n": "now"})
+        await a.publish(topics.agent(run_id, "Ann", "decision"), note("now"))
         async with asyncio.timeout(10):
-            assert (await later.get()).payload == {"n": "now"}
+            assert (await later.get()).payload == note("now")
         later.close()
         bob.close()
         await b.subscriptions_ready()
-        await a.publish(topics.agent(run_id, "Bob", "heard"), {"n": "gone"})
+        await a.publish(topics.agent(run_id, "Bob", "heard"), line("gone"))
         marker = b.subscribe(topics.agent(run_id, "Cy", "heard"))
         await b.subscriptions_ready()
-        await a.publish(topics.agent(run_id, "Cy", "heard"), {"n": "marker"})
+        await a.publish(topics.agent(run_id, "Cy", "heard"), line("marker"))
         async with asyncio.timeout(10):
-            assert (await marker.get()).payload == {"n": "marker"}
+            assert (await marker.get()).payload == line("marker")
         assert b.received == 3  # for Bob, now, marker: not "gone"
 
 
@@ -163,9 +175,9 @@ async def test_the_bus_comes_back_after_a_broker_sigkill(
             await b.subscriptions_ready()
             topic = topics.agent(run_id, "Ann", "decision")
             if killed_while == "receiving":  # b's reader is inside its message iteration
-                await a.publish(topic, {"n": 0})
+                await a.publish(topic, note(0))
                 async with asyncio.timeout(10):
-                    assert (await heard.get()).payload == {"n": 0}
+                    assert (await heard.get()).payload == note(0)
             os.kill(mqtt_broker.pid, signal.SIGKILL)
             async with asyncio.timeout(30):
                 while mqtt_broker.restarts < 1:  # noqa: ASYNC110 - the supervisor's counter
@@ -176,11 +188,11 @@ async def test_the_bus_comes_back_after_a_broker_sigkill(
                 await b.subscriptions_ready()
                 msg = None
                 while msg is None:
-                    await a.publish(topic, {"n": 1})
+                    await a.publish(topic, note(1))
                     with contextlib.suppress(TimeoutError):
                         async with asyncio.timeout(0.5):
                             msg = await heard.get()
-            assert msg.payload == {"n": 1} and a.reconnects >= 1 and b.reconnects >= 1
+            assert msg.payload == note(1) and a.reconnects >= 1 and b.reconnects >= 1
     finally:
         supervisor.cancel()
         with contextlib.suppress(asyncio.CancelledError):

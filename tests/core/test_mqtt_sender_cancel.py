@@ -9,6 +9,7 @@ import contextlib
 from typing import Any
 
 from agent_runtime.bus import MqttBus
+from agent_runtime.state.sections import Decision
 
 
 class _Info:
@@ -46,21 +47,21 @@ class SwallowingClient:
 async def test_the_sender_stops_when_its_cancel_was_swallowed_by_publish() -> None:
     bus = MqttBus("127.0.0.1", 1, "r1")
     client: Any = SwallowingClient()
-    await bus.publish("piano/r1/agent/Ann/x", {"a": 1})
+    await bus.publish("piano/r1/agent/Ann/decision", Decision())
     sender = asyncio.create_task(bus._sender(client))
     await asyncio.wait_for(client.started.wait(), 5)
     sender.cancel()
     await asyncio.wait({sender}, timeout=5)
     assert sender.done() and sender.cancelled()
-    assert client.published == ["piano/r1/agent/Ann/x"]
+    assert client.published == ["piano/r1/agent/Ann/decision"]
 
 
 async def test_the_sender_hands_over_everything_queued_and_waits_only_for_the_last() -> None:
     bus = MqttBus("127.0.0.1", 1, "r1")
     client: Any = SwallowingClient()
-    topics = [f"piano/r1/agent/Ann/m{i}" for i in range(5)]
+    topics = [f"piano/r1/agent/A{i}/decision" for i in range(5)]
     for topic in topics:
-        await bus.publish(topic, {"a": 1})
+        await bus.publish(topic, Decision())
     sender = asyncio.create_task(bus._sender(client))
     await asyncio.wait_for(client.started.wait(), 5)
     # the first four were queued on the socket without a wait each; only the last is awaited

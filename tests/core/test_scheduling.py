@@ -9,9 +9,10 @@ from typing import Any, ClassVar
 from agent_runtime.agent import Agent
 from agent_runtime.app.testing import agent_spec, local_services
 from agent_runtime.body.null import NullBody
+from agent_runtime.bus.messages import DECISION, GoalChange
 from agent_runtime.module import Module, Schedule
 from agent_runtime.module_context import ModuleContext
-from agent_runtime.state.sections import Goals
+from agent_runtime.state.sections import Decision, Goals
 from tests.core.helpers import wait_until
 
 
@@ -43,11 +44,11 @@ class Watcher(Module):
     def __init__(self, schedule: Schedule) -> None:
         super().__init__(schedule)
         self.seen: list[str] = []
-        self.messages: list[dict[str, Any]] = []
+        self.messages: list[Decision] = []
 
     async def step(self, ctx: ModuleContext) -> None:
         self.seen.append(ctx.read("goals", Goals).current)
-        self.messages += [m.payload for m in ctx.pending("topic:decision")]
+        self.messages += ctx.pending(DECISION)
 
 
 class Flaky(Module):
@@ -97,18 +98,19 @@ async def test_cadence_is_kept() -> None:
 
 async def test_state_and_bus_triggers_wake_modules() -> None:
     async with local_services() as svc:
-        writer = Writer(Schedule(cadence=None, triggers=frozenset({"topic:poke"})))
+        writer = Writer(Schedule(cadence=None, triggers=frozenset({"topic:goal"})))
         watcher = Watcher(
             Schedule(cadence=None, triggers=frozenset({"state:goals", "topic:decision"}))
         )
         async with Agent(agent_spec(), [writer, watcher], NullBody("Ann"), svc, random.Random(1)):
-            await svc.bus.publish(f"piano/{svc.run_id}/agent/Ann/poke", {"x": 1})
+            await svc.bus.publish(f"piano/{svc.run_id}/agent/Ann/goal", GoalChange(goal="poke"))
             await wait_until(lambda: "goal 0" in watcher.seen, 5, "state trigger")
-            await svc.bus.publish(f"piano/{svc.run_id}/agent/Ann/decision", {"intent": "farm"})
-            await wait_until(lambda: watcher.messages == [{"intent": "farm"}], 5, "bus trigger")
+            farm = Decision(intent="farm")
+            await svc.bus.publish(f"piano/{svc.run_id}/agent/Ann/decision", farm)
+            await wait_until(lambda: watcher.messages == [farm], 5, "bus trigger")
             # a message for another agent does not wake Ann's modules
             steps = watcher.seen.copy()
-            await svc.bus.publish(f"piano/{svc.run_id}/agent/Bob/decision", {"intent": "mine"})
+            await svc.bus.publish(f"piano/{svc.run_id}/agent/Bob/decision", Decision(intent="mine"))
             await asyncio.sleep(0)
             assert watcher.seen == steps
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import cast
 
 import aiomqtt
 import psutil
@@ -16,6 +17,7 @@ from redis.exceptions import AuthenticationError, ResponseError
 
 from agent_runtime.app.workers import WorkerPool, WorkerSpec
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
+from agent_runtime.bus.messages import Progress
 from agent_runtime.services import MosquittoBroker, RedisServer, ServiceError
 from agent_runtime.services.credentials import (
     Credentials,
@@ -127,7 +129,9 @@ async def test_workers_get_the_keys_by_environment_and_run(tmp_path: Path, run_i
 
             def drain() -> None:
                 while (msg := sub.get_nowait()) is not None:
-                    reports[int(msg.payload["shard"][0])] = int(msg.payload["agents"])
+                    report = cast(Progress, msg.payload)
+                    assert report.shard is not None
+                    reports[report.shard[0]] = report.agents
 
             sub.on_put = drain
             spec = WorkerSpec(

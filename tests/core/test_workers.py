@@ -11,7 +11,7 @@ import signal
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import yaml
@@ -19,6 +19,7 @@ from redis.asyncio import Redis
 
 from agent_runtime.app.workers import WorkerPool, WorkerSpec, merge_metrics, parse_shard
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
+from agent_runtime.bus.messages import Progress
 from agent_runtime.services import ChildProcess, MosquittoBroker, RedisServer
 from modules.memory.persistence import stream_prefix
 from tests.core.helpers import wait_until_async
@@ -51,7 +52,8 @@ class Reports:
 
     def _drain(self) -> None:
         while (msg := self._sub.get_nowait()) is not None:
-            self.latest[int(msg.payload["shard"][0])] = msg.payload
+            figures = cast(Progress, msg.payload).figures()
+            self.latest[int(figures["shard"][0])] = figures
             self.arrived.set()
 
     async def until(self, cond: Any, limit: float, what: str) -> None:

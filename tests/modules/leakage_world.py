@@ -12,6 +12,7 @@ from typing import Any
 from agent_runtime.app.testing import config, local_services, module_context
 from agent_runtime.body.recording import RecordingBody
 from agent_runtime.bus import topics
+from agent_runtime.bus.messages import WorldEvent
 from agent_runtime.clock import Clock
 from agent_runtime.config.module_options import ReflectionOptions
 from agent_runtime.module import Module, Schedule
@@ -28,6 +29,7 @@ from agent_runtime.state.sections import (
     WorkingMemory,
 )
 from agent_runtime.world import (
+    BodyEvent,
     NearbyPlayer,
     NotableBlock,
     Observation,
@@ -193,28 +195,28 @@ async def run_world(
             ctx.clock = svc.clock
         await mods["memory"].setup(ctxs["memory"])
         speech = svc.bus.subscribe(topics.agent(svc.run_id, "Ann", "heard"))
-        await svc.bus.publish(
-            topics.world(svc.run_id, "event"),
-            {
-                "kind": "announcement",
-                "speaker": "Mayor",
-                "text": OPEN.format(pct=w.announced_pct),
-                "at": NOW - 2,
-                # an experiment's structured fields: never to reach an agent
-                "rate": w.hidden_rate,
-                "chests": [[12, 64, -3]],
-                "window_s": 20,
-            },
-        )
-        await svc.bus.publish(topics.world(svc.run_id, "ledger"), {"next_law": w.hidden_law})
+        news = {
+            "kind": "announcement",
+            "speaker": "Mayor",
+            "text": OPEN.format(pct=w.announced_pct),
+            "at": NOW - 2,
+            # an experiment's structured fields: never to reach an agent (the model drops them)
+            "rate": w.hidden_rate,
+            "chests": [[12, 64, -3]],
+            "window_s": 20,
+        }
+        world_event = topics.world(svc.run_id, "event")
+        await svc.bus.publish(world_event, WorldEvent.model_validate(news))
+        await svc.bus.publish(world_event, WorldEvent(kind="ledger", text=w.hidden_law))
         for i, line in enumerate(w.bob_says):
             await svc.bus.publish(
                 topics.agent(svc.run_id, "Ann", "event"),
-                {
-                    "kind": "chat",
-                    "data": {"sender": "Bob", "message": line},
-                    "at": NOW - 1 + i * 0.1,
-                },
+                BodyEvent(
+                    kind="chat",
+                    bot="Ann",
+                    data={"sender": "Bob", "message": line},
+                    at=NOW - 1 + i * 0.1,
+                ),
             )
         for name in ORDER:
             await mods[name].step(ctxs[name])

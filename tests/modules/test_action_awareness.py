@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.bus import topics
+from agent_runtime.bus.messages import SkillEvent
 from agent_runtime.module import Schedule
 from agent_runtime.state.sections import Awareness
 from agent_runtime.world import SkillCall, SkillOutcome
@@ -22,14 +23,12 @@ async def test_action_awareness_reports_a_failed_craft() -> None:
         ctx = module_context(svc, aa, agent="Ann")
         call = SkillCall(skill="craft", args={"item": "wooden_pickaxe", "count": 1})
         topic = topics.agent(svc.run_id, "Ann", "skill")
-        await svc.bus.publish(
-            topic, {"event": "started", "decision": "d1", "call": call.model_dump()}
-        )
+        await svc.bus.publish(topic, SkillEvent(event="started", decision="d1", call=call))
         await aa.step(ctx)
         assert svc.store.agent("Ann").get("awareness", Awareness).expected == {"wooden_pickaxe": 1}
         out = SkillOutcome(skill="craft", success=False, reason="missing ingredients: 2 stick")
-        finished = {"event": "finished", "decision": "d1", "call": call.model_dump()}
-        await svc.bus.publish(topic, {**finished, "outcome": out.model_dump()})
+        finished = SkillEvent(event="finished", decision="d1", call=call, outcome=out)
+        await svc.bus.publish(topic, finished)
         await aa.step(ctx)
         aw = svc.store.agent("Ann").get("awareness", Awareness)
         note = aw.discrepancies[-1].note
@@ -39,6 +38,8 @@ async def test_action_awareness_reports_a_failed_craft() -> None:
         )
         assert any("wooden_pickaxe" in m.text for m in memory_inbox(ctx))
         good = SkillOutcome(skill="craft", success=True, inventory_delta={"wooden_pickaxe": 1})
-        await svc.bus.publish(topic, {**finished, "decision": "d2", "outcome": good.model_dump()})
+        await svc.bus.publish(
+            topic, finished.model_copy(update={"decision": "d2", "outcome": good})
+        )
         await aa.step(ctx)
         assert len(svc.store.agent("Ann").get("awareness", Awareness).discrepancies) == 1

@@ -10,6 +10,7 @@ import pytest
 
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.bus import topics
+from agent_runtime.bus.messages import Heard
 from agent_runtime.clock import wall_time
 from agent_runtime.module import Schedule
 from agent_runtime.state.sections import (
@@ -288,7 +289,7 @@ async def _controller_step(**sections: object) -> tuple[Decision, list[dict[str,
         cc = CognitiveController(Schedule(cadence=3.0, triggers=frozenset({"topic:heard"})))
         ctx = module_context(svc, cc, agent="Ann")
         await svc.bus.publish(
-            topics.agent(svc.run_id, "Ann", "heard"), {"sender": "x", "message": "y"}
+            topics.agent(svc.run_id, "Ann", "heard"), Heard(sender="x", message="y")
         )
         await cc.step(ctx)
         return st.get("decision", Decision), seen

@@ -10,7 +10,6 @@ from typing import Any
 from agent_runtime.app.metrics import Cancellations
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.clock import wall_time
-from agent_runtime.interfaces import BusMessage
 from agent_runtime.module import Schedule
 from agent_runtime.state.sections import (
     Action,
@@ -287,7 +286,7 @@ async def test_a_collect_preempted_by_a_deposit_request_is_resumed_after_it() ->
 def test_a_later_decision_that_only_speaks_does_not_drop_a_skill() -> None:
     work = Decision(id="a", skill=RUNNING)
     talk = Decision(id="b", kind=IntentKind.TALK)
-    msgs = [BusMessage("t", work.model_dump(mode="json")), BusMessage("t", talk.model_dump())]
+    msgs = [work, talk]
     got = SkillExecution._latest(msgs)
     assert got is not None and got.id == "a"
     only_talk = SkillExecution._latest(msgs[1:])

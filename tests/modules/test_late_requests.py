@@ -19,6 +19,7 @@ import pytest
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.body.recording import RecordingBody
 from agent_runtime.bus import topics
+from agent_runtime.bus.messages import Heard
 from agent_runtime.clock import wall_time
 from agent_runtime.module import Schedule
 from agent_runtime.state.sections import (
@@ -104,7 +105,7 @@ async def test_a_reply_decided_before_a_request_was_noted_does_not_answer_it(
             brain="heuristic",
             updated_at=now - 1,
         )
-        heard_msg = {"sender": "Hugo", "message": ASK, "to_me": True, "at": now + heard}
+        heard_msg = Heard(sender="Hugo", message=ASK, to_me=True, at=now + heard)
         await svc.bus.publish(topics.agent(svc.run_id, "Ann", "heard"), heard_msg)
         await svc.bus.publish(topics.agent(svc.run_id, "Ann", "decision"), greet)
         await talk.step(tctx)  # notes the request, then says the greeting

@@ -6,7 +6,8 @@ in two worlds that differ ONLY in what Ann cannot perceive:
 
 - another agent's config: Bob's traits, his "influencer" role (an experiment's label);
 - an experiment's hidden variables: structured fields (rate, chests, window) that an
-  experiment might put next to an announcement's text, and its ledger topic;
+  experiment might put next to an announcement's text (dropped by the world event's model),
+  and its ledger (a world event that is no announcement);
 - a law not yet announced (the ledger's next constitution);
 - items in a chest Ann has not opened (the body knows them, its observation does not).
 
@@ -36,6 +37,7 @@ from typing import Any
 
 import pytest
 
+from agent_runtime.bus.messages import WorldEvent
 from agent_runtime.state.sections import (
     Identity,
     Social,
@@ -150,16 +152,22 @@ def test_the_scripted_moment_exercises_the_tax_path(outputs: dict[str, dict[str,
     assert a["social_awareness"][1]["tax"] < 0  # Bob's words, not Bob's config
 
 
-class LeakyPerception(PerceptionModule):
-    """The old bug, reproduced: the event's hidden rate travels on with the heard line."""
+def leaky_perception(w: World) -> type[PerceptionModule]:
+    """The old bug, reproduced: the experiment's hidden rate travels on with the heard line
+    (the world event's model no longer carries it, so here perception reads it from the
+    world itself, as a module handed the experiment's config could)."""
 
-    async def _on_announcement(self, ctx: Any, ev: dict[str, Any]) -> None:
-        hidden = f"{round(100 * float(ev['rate']))}%"
-        await super()._on_announcement(ctx, dict(ev, text=re.sub(r"\d+%", hidden, ev["text"])))
+    class LeakyPerception(PerceptionModule):
+        async def _on_announcement(self, ctx: Any, ev: WorldEvent) -> None:
+            hidden = f"{round(100 * w.hidden_rate)}%"
+            leak = ev.model_copy(update={"text": re.sub(r"\d+%", hidden, ev.text)})
+            await super()._on_announcement(ctx, leak)
+
+    return LeakyPerception
 
 
 async def test_the_leakage_test_catches_a_leak() -> None:
-    a, b = await run_world(A, LeakyPerception), await run_world(B, LeakyPerception)
+    a, b = await run_world(A, leaky_perception(A)), await run_world(B, leaky_perception(B))
     assert a["cognitive_controller"] != b["cognitive_controller"]
     assert a["skill_execution"] != b["skill_execution"]
 

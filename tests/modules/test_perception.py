@@ -6,9 +6,10 @@ from __future__ import annotations
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.body.recording import RecordingBody
 from agent_runtime.bus import topics
+from agent_runtime.bus.messages import Heard, WorldEvent
 from agent_runtime.module import Schedule
 from agent_runtime.state.sections import Perception
-from agent_runtime.world import NearbyPlayer, Observation, Vec3
+from agent_runtime.world import BodyEvent, NearbyPlayer, Observation, Vec3
 from modules.base import memory_inbox
 from modules.perception import PerceptionModule
 from tests.modules.helpers import agent_state
@@ -20,28 +21,20 @@ async def test_announcements_are_heard_as_public_lines() -> None:
         pm = PerceptionModule(Schedule(cadence=1.0, triggers=frozenset({"world:event"})))
         ctx = module_context(svc, pm, agent="Ann")
         heard = svc.bus.subscribe(topics.agent(svc.run_id, "Ann", "heard"))
-        await svc.bus.publish(
-            topics.world(svc.run_id, "event"),
-            {
-                "kind": "announcement",
-                "speaker": "Mayor",
-                "text": "Tax season 1 is open.",
-                "at": 3.0,
-                "rate": 0.9,
-            },
-        )
+        news = {
+            "kind": "announcement",
+            "speaker": "Mayor",
+            "text": "Tax season 1 is open.",
+            "at": 3.0,
+            "rate": 0.9,  # what the world knows and does not say: dropped by its model
+        }
+        await svc.bus.publish(topics.world(svc.run_id, "event"), WorldEvent.model_validate(news))
         await pm.step(ctx)
         msg = heard.get_nowait()
         assert msg is not None
-        assert msg.payload == {
-            "sender": "Mayor",
-            "message": "Tax season 1 is open.",
-            "whisper": False,
-            "to_me": False,
-            "public": True,
-            "announcement": True,
-            "at": 3.0,
-        }
+        assert msg.payload == Heard(
+            sender="Mayor", message="Tax season 1 is open.", announcement=True, at=3.0
+        )
         assert any(
             m.text == "Announcement from Mayor: Tax season 1 is open." for m in memory_inbox(ctx)
         )
@@ -69,7 +62,7 @@ async def test_a_player_joining_is_remembered_by_the_body_events_name() -> None:
         for who in ("Bob", "Ann"):  # her own join is not news
             await svc.bus.publish(
                 topics.agent(svc.run_id, "Ann", "event"),
-                {"kind": "player_joined", "data": {"player": who}, "at": 2.0},
+                BodyEvent(kind="player_joined", bot="Ann", data={"player": who}, at=2.0),
             )
         await pm.step(ctx)
         joined = [m.text for m in memory_inbox(ctx) if m.text.endswith("joined the world.")]

@@ -14,6 +14,7 @@ from typing import Any
 
 from agent_runtime.app.testing import config, local_services, module_context
 from agent_runtime.bus import topics
+from agent_runtime.bus.messages import Heard
 from agent_runtime.clock import wall_time
 from agent_runtime.interfaces import LLMRequest
 from agent_runtime.llm.brain import Brain
@@ -206,7 +207,7 @@ async def test_one_call_in_flight_per_agent() -> None:
             await wait_until(lambda: len(r.model.calls) == 1, WAIT_S, "the model call")
             heard = topics.agent(r.ctx.run_id, "Ann", "heard")
             for i in range(5):
-                await r.ctx.bus.publish(heard, {"sender": "Bob", "message": f"line {i}"})
+                await r.ctx.bus.publish(heard, Heard(sender="Bob", message=f"line {i}"))
             r.state.set("perception", hungry(), writer="perception")
             await wait_until(lambda: len(r.decisions()) >= 1, WAIT_S, "a reflex decision")
             assert len(r.model.calls) == 1

@@ -12,6 +12,7 @@ from agent_runtime.agent_services import AgentServices
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.body.recording import RecordingBody
 from agent_runtime.bus import topics
+from agent_runtime.bus.messages import Heard
 from agent_runtime.module import Schedule
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import (
@@ -105,16 +106,9 @@ async def test_heard_announcements_are_kept_apart() -> None:
         heard = topics.agent(svc.run_id, "Ann", "heard")
         await svc.bus.publish(
             heard,
-            {
-                "sender": "Mayor",
-                "message": "Tax season 1 is open.",
-                "announcement": True,
-                "at": 5.0,
-            },
+            Heard(sender="Mayor", message="Tax season 1 is open.", announcement=True, at=5.0),
         )
-        await svc.bus.publish(
-            heard, {"sender": "Bob", "message": "Ann, hi", "to_me": True, "at": 6.0}
-        )
+        await svc.bus.publish(heard, Heard(sender="Bob", message="Ann, hi", to_me=True, at=6.0))
         await talk.step(ctx)
         conv = svc.store.agent("Ann").get("conversation", Conversation)
         assert [u.speaker for u in conv.lines] == ["Mayor", "Bob"]

@@ -35,6 +35,7 @@ from agent_runtime.app.launchers import open_launcher
 from agent_runtime.app.launchers.actor_costs import village_requests
 from agent_runtime.app.workers import WorkerPool, WorkerSpec
 from agent_runtime.bus import MqttBus, parse_mqtt_url, topics
+from agent_runtime.bus.messages import Progress
 from agent_runtime.clock import wall_time
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.services import MosquittoBroker, RedisServer
@@ -138,7 +139,9 @@ async def bench_workers(
 
                 def drain() -> None:
                     while (msg := sub.get_nowait()) is not None:
-                        latest[str(msg.payload.get("shard", ["?"])[0])] = msg.payload
+                        if isinstance(msg.payload, Progress):
+                            figures = msg.payload.figures()
+                            latest[str(figures.get("shard", ["?"])[0])] = figures
                     if sum(int(p.get("agents", 0)) for p in latest.values()) >= args.agents:
                         all_up.set()
 

@@ -27,11 +27,13 @@ from urllib.parse import urlsplit
 
 import aiomqtt
 import httpx
+from pydantic import ValidationError
 from redis.asyncio import Redis
 
 from agent_runtime.app.web.scene import Scene
 from agent_runtime.app.web.world_map import WORLD_FILE
 from agent_runtime.bus import parse_mqtt_url, topics
+from agent_runtime.bus.messages import View3dRequest, decode, encode
 from agent_runtime.clock import wall_time
 from agent_runtime.state import keys
 
@@ -104,18 +106,21 @@ class LiveFeed:
             backoff = min(5.0, backoff * 2)
 
     def _message(self, topic: str, payload: Any) -> None:
+        """One message of the run, validated into its topic's model (anything else is dropped)."""
         if not isinstance(payload, bytes | bytearray | str):
             return
         try:
-            data = json.loads(payload)
-        except ValueError:
+            message = decode(topic, payload)
+        except ValidationError:
             return
-        if isinstance(data, dict):
-            self.messages += 1
-            waiting = self._views.get(topic)
-            if waiting is not None and not waiting.done():
-                waiting.set_result(data)
-            self.scene.on_message(topic, data, wall_time())
+        if message is None:
+            return
+        data = message.model_dump(mode="json")
+        self.messages += 1
+        waiting = self._views.get(topic)
+        if waiting is not None and not waiting.done():
+            waiting.set_result(data)
+        self.scene.on_message(topic, data, wall_time())
 
     async def open_view(self, agent: str, wait_s: float = 25.0) -> dict[str, Any]:
         """Ask the process holding ``agent``'s body for a 3D view: ``{url}`` or ``{error}``."""
@@ -129,7 +134,8 @@ class LiveFeed:
         if waiting is None or waiting.done():
             waiting = asyncio.get_running_loop().create_future()
             self._views[reply_topic] = waiting
-            await client.publish(topics.view3d_request(self.run_id, agent), b"{}", qos=1)
+            ask = encode(View3dRequest())
+            await client.publish(topics.view3d_request(self.run_id, agent), ask, qos=1)
         try:
             async with asyncio.timeout(wait_s):
                 return dict(await asyncio.shield(waiting))

@@ -135,9 +135,6 @@ class Scene:
                 self.status = str(payload.get("status", self.status))
             elif parts[3] == "progress":
                 self._figures(payload)
-        elif len(parts) >= 4 and parts[2] == "world" and parts[3] == "chat":
-            sender = str(payload.get("sender", ""))
-            self._chat(sender, str(payload.get("message", "")), payload.get("to"), now, None)
 
     def _agent_message(self, name: str, kind: str, p: dict[str, Any], t: float) -> None:
         view = self.agent(name)
