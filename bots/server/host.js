@@ -116,6 +116,8 @@ async function main () {
   // chunk light written as byte strings, frames split without an exception per read
   require('../body/lib/light_buffers').install(identity.version)
   require('../body/lib/framing').install()
+  // a chunk column sent to many players is dumped, serialized and compressed once
+  require('./chunk_sends').install()
   const mcServer = require('flying-squid')
   const serv = mcServer.createMCServer({
     version: identity.version,
