@@ -8,11 +8,13 @@ import logging
 import random
 from collections.abc import Sequence
 
+from agent_runtime.agent_memory import MemoryStore, memory_inbox
 from agent_runtime.agent_services import AgentServices
 from agent_runtime.bus import topics
 from agent_runtime.bus.messages import AgentStatus
 from agent_runtime.config.loader import ResolvedAgent
 from agent_runtime.interfaces import Body
+from agent_runtime.llm.brain import brain_of
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.scheduling import ModuleRunner
@@ -65,11 +67,13 @@ class Agent:
             topics=svc.config.topics,
         )
         state.set("identity", ident, writer="runtime")
-        shared: dict[str, object] = {}
+        inbox = memory_inbox()  # the agent's one memory inbox, shared by its modules
+        store = self._memory_store()
         for module in self.modules:
             saved = state.module_state(module.name)
             if saved:
                 module.set_state(saved)
+            use_llm = svc.config.modules.settings(module.name).policy != "heuristic"
             self.contexts[module.name] = ModuleContext(
                 agent=self.name,
                 module=module.name,
@@ -80,10 +84,11 @@ class Agent:
                 events=svc.events,
                 rng=random.Random(self.rng.getrandbits(64)),
                 clock=svc.clock,
-                services=svc,
-                reads=type(module).reads,
+                brain=brain_of(svc.llm, module.name, self.name, use_llm=use_llm),
+                reads=module.sections_read(),
                 writes=type(module).writes,
-                shared=shared,
+                memory=inbox,
+                memory_store=store if module.keeps_memory else None,
             )
         self._stack = contextlib.AsyncExitStack()
         tg = await self._stack.enter_async_context(asyncio.TaskGroup())
@@ -108,6 +113,13 @@ class Agent:
             AgentStatus(status="started", modules=tuple(m.name for m in self.modules)),
         )
         return self
+
+    def _memory_store(self) -> MemoryStore | None:
+        """Where the agent's memory stream is kept: None without Redis or an encoder."""
+        svc = self.services
+        if svc.redis is None or svc.embedder is None:
+            return None
+        return MemoryStore(svc.redis, svc.embedder, svc.store.pipelined)
 
     async def _pump_body_events(self) -> None:
         """Body events -> the agent's ``event`` topic (perception consumes it) and events.jsonl."""

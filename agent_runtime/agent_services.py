@@ -1,13 +1,18 @@
-"""Per-run shared services handed to every agent (one object, not thirty arguments)."""
+"""Per-run services the runtime hands to every agent (one object, not thirty arguments).
+
+Modules never see this object: the agent (:mod:`agent_runtime.agent`) hands each of its
+modules only what that module may use (:class:`~agent_runtime.module_context.ModuleContext`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from agent_runtime.agent_memory import Encoder
 from agent_runtime.clock import Clock
 from agent_runtime.config.models import VillageConfig
 from agent_runtime.interfaces import Bus
+from agent_runtime.llm.factory import LLMService
 from agent_runtime.run.events import EventLog
 from agent_runtime.sched_stats import SchedulerMetrics
 from agent_runtime.state.store import StateStore
@@ -26,7 +31,5 @@ class AgentServices:
     clock: Clock
     metrics: SchedulerMetrics
     redis: Redis | None = None
-    llm: Any = None  # agent_runtime.llm.factory.LLMService | None (None = heuristic brain)
-    embedder: Any = None  # modules.memory encoder shared by all agents
-    places: dict[str, Any] = field(default_factory=dict)  # world's named places
-    extra: dict[str, Any] = field(default_factory=dict)
+    llm: LLMService | None = None  # None: the heuristic brain
+    embedder: Encoder | None = None  # the memory streams' encoder, shared by all agents

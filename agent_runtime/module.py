@@ -38,9 +38,16 @@ class Module(abc.ABC):
     name: ClassVar[str]
     reads: ClassVar[frozenset[str]] = frozenset()
     writes: ClassVar[frozenset[str]] = frozenset()
+    #: the module keeps the agent's memory stream: its context carries the memory store
+    keeps_memory: ClassVar[bool] = False
 
     def __init__(self, schedule: Schedule) -> None:
         self.schedule = schedule
+
+    def sections_read(self) -> frozenset[str]:
+        """The sections its context lets it read: ``reads`` (and ``writes``), or more for a
+        module whose settings name what it reads (the controller's bottleneck)."""
+        return type(self).reads
 
     async def setup(self, ctx: ModuleContext) -> None:  # noqa: B027 - optional hook
         """Called once before the first step (subscriptions, seed data)."""

@@ -97,7 +97,7 @@ class ModuleRunner:
         for trig in self.module.schedule.triggers:
             kind, _, what = trig.partition(":")
             if kind == "state":
-                ctx.state.listen(what, self.wake)
+                ctx.listen(what, self.wake)
             elif kind in ("topic", "world"):
                 pattern = (
                     topics.agent(ctx.run_id, ctx.agent, what)

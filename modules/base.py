@@ -2,36 +2,14 @@
 
 from __future__ import annotations
 
-import collections
-from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import TypeVar
 
+from agent_runtime.agent_memory import MemoryKindName, PendingMemory
 from agent_runtime.module_context import ModuleContext
 
-MemoryKindName = Literal["observation", "action", "conversation", "reflection", "plan", "seed"]
-
-INBOX_KEY = "memory_inbox"
-INBOX_SIZE = 512
+__all__ = ["MemoryKindName", "PendingMemory", "appended", "remember", "short"]
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class PendingMemory:
-    text: str
-    kind: MemoryKindName
-    at: float
-    importance: int | None = None
-    evidence: tuple[int, ...] = ()
-    counted: bool = True  # False: never adds to the reflection trigger (an own intention)
-
-
-def memory_inbox(ctx: ModuleContext) -> collections.deque[PendingMemory]:
-    inbox = ctx.shared.get(INBOX_KEY)
-    if inbox is None:
-        inbox = ctx.shared[INBOX_KEY] = collections.deque(maxlen=INBOX_SIZE)
-    assert isinstance(inbox, collections.deque)
-    return inbox
 
 
 def remember(
@@ -50,9 +28,7 @@ def remember(
 
     The queue is bounded: when the memory module is disabled or behind, the oldest
     pending items are dropped."""
-    memory_inbox(ctx).append(
-        PendingMemory(text, kind, ctx.clock.now(), importance, evidence, counted)
-    )
+    ctx.memory.append(PendingMemory(text, kind, ctx.clock.now(), importance, evidence, counted))
 
 
 def short(text: str, limit: int = 160) -> str:

@@ -16,40 +16,47 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from agent_runtime.config.module_options import MemoryOptions
 from agent_runtime.module import Module
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Decision, Goals, Identity, WorkingMemory, WorkingMemoryItem
-from modules.base import PendingMemory, memory_inbox
+from modules.base import PendingMemory
 from modules.memory.importance import topic_rater
 from modules.memory.llm_policies import ImportanceBrain
 from modules.memory.records import NewMemory
 from modules.memory.store import MemoryStream
-from modules.policies import brain_for
 
 log = logging.getLogger(__name__)
 
-STREAM_KEY = "memory_stream"
 WM_ITEMS = 12
 RETRIEVE_K = 6
 RETRIEVE_TOKENS = 350
 REFRESH_S = 30.0
 
 
-def memory_stream(ctx: ModuleContext) -> MemoryStream | None:
-    stream = ctx.shared.get(STREAM_KEY)
-    return stream if isinstance(stream, MemoryStream) else None
+@dataclass
+class StreamSlot:
+    """The agent's memory stream once the memory module opened it: one per agent, made with
+    its modules (``modules.registry``) and handed to the memory module, which opens it, and
+    to those that read it (talking, reflection)."""
+
+    stream: MemoryStream | None = None
 
 
 class Memory(Module):
     name: ClassVar[str] = "memory"
     reads: ClassVar[frozenset[str]] = frozenset({"identity", "goals", "decision", "working_memory"})
     writes: ClassVar[frozenset[str]] = frozenset({"working_memory"})
+    keeps_memory: ClassVar[bool] = True
 
-    def __init__(self, schedule: Any, options: MemoryOptions | None = None) -> None:
+    def __init__(
+        self, schedule: Any, options: MemoryOptions | None = None, slot: StreamSlot | None = None
+    ) -> None:
         super().__init__(schedule)
+        self.slot = slot or StreamSlot()
         o = options or MemoryOptions()
         self.decay = o.decay
         self.weights = o.weights
@@ -70,19 +77,19 @@ class Memory(Module):
         self.stored = int(state.get("stored", 0))
 
     async def setup(self, ctx: ModuleContext) -> None:
-        if memory_stream(ctx) is not None:
+        if self.slot.stream is not None:
             return
-        svc = ctx.services
-        if svc.redis is None or svc.embedder is None:
+        store = ctx.memory_store
+        if store is None:
             raise RuntimeError("the memory module needs Redis and an embedder")
         ident = ctx.read("identity", Identity)
         stream = await MemoryStream.open(
-            svc.redis,
+            store.redis,
             run=ctx.run_id,
             agent=ctx.agent,
-            encoder=svc.embedder,
+            encoder=store.encoder,
             clock=ctx.clock.game_hours,
-            writer=svc.store.pipelined,  # this tick's writes of every agent in one round trip
+            writer=store.writer,  # this tick's writes of every agent in one round trip
             rater=topic_rater(ident.topics),  # the village's topics are the agent's own data
         )
         seeded = await stream.seed_from_identity(
@@ -90,7 +97,7 @@ class Memory(Module):
         )
         if seeded:
             ctx.emit("memory_seeded", records=len(seeded))
-        ctx.shared[STREAM_KEY] = stream
+        self.slot.stream = stream
 
     async def _rated(self, ctx: ModuleContext, item: PendingMemory) -> NewMemory:
         """Importance from the caller, else the LLM (when configured), else the heuristic rater."""
@@ -115,7 +122,7 @@ class Memory(Module):
 
     def _importance_brain(self, ctx: ModuleContext) -> ImportanceBrain | None:
         """The agent's model rater (made on first use), None with the heuristic brain."""
-        brain = brain_for(ctx)
+        brain = ctx.brain
         if not brain.uses_llm:
             return None
         if self._rater is None:
@@ -154,7 +161,7 @@ class Memory(Module):
 
     async def teardown(self, ctx: ModuleContext) -> None:
         """Memories still waiting for a batch are stored, rated by the heuristic."""
-        stream, waiting, self._unrated = memory_stream(ctx), self._unrated, []
+        stream, waiting, self._unrated = self.slot.stream, self._unrated, []
         if stream is None or not waiting:
             return
         new = [
@@ -170,10 +177,10 @@ class Memory(Module):
             log.warning("%s: %d unrated memories not stored at stop", ctx.agent, len(new))
 
     async def step(self, ctx: ModuleContext) -> None:
-        stream = memory_stream(ctx)
+        stream = self.slot.stream
         if stream is None:
             return
-        inbox = memory_inbox(ctx)
+        inbox = ctx.memory
         items = []
         while inbox:
             items.append(inbox.popleft())

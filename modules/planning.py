@@ -61,7 +61,7 @@ from modules.heuristics.planning import (
 from modules.heuristics.planning import plan as heuristic_plan
 from modules.plan_answers import COMPACT, compact_heuristic, to_plan
 from modules.plan_fit import MIN_WINDOW_H, Level, chunk_end, first_open, fit, window
-from modules.policies import brain_for, decide, module_policy
+from modules.policies import decide, module_policy
 from modules.techtree import same_step, step_done
 from modules.views import PlanView, clock_text, plan_view
 
@@ -117,7 +117,7 @@ class Planning(Module):
 
     def _defer(self, ctx: ModuleContext) -> bool:
         """A re-plan of the steps now would come within ``replan_min_s`` of the last one."""
-        if self.replan_min_s <= 0 or not brain_for(ctx).uses_llm:
+        if self.replan_min_s <= 0 or not ctx.brain.uses_llm:
             return False
         now = ctx.clock.now()
         wait = self.replan_min_s * ctx.clock.time_scale
@@ -137,7 +137,7 @@ class Planning(Module):
         A failed skill is often both a failed outcome and a noted discrepancy, so the larger
         of the two counts is the number of failures. Without a current step with a skill,
         any two failures since the revision count."""
-        if not reason.startswith("failure") or not brain_for(ctx).uses_llm:
+        if not reason.startswith("failure") or not ctx.brain.uses_llm:
             return False
         since = plan.revised_at
         step = plan.steps[plan.current].skill if plan.current < len(plan.steps) else None
@@ -186,7 +186,7 @@ class Planning(Module):
             return
         reason = replan_reason(view)
         if reason is not None and reason.startswith("goal"):
-            if self.goal_steps and plan.hours and brain_for(ctx).uses_llm:
+            if self.goal_steps and plan.hours and ctx.brain.uses_llm:
                 self.goal_replans += 1
                 await self._plan_steps(ctx, view, plan, reason)
             else:
@@ -201,7 +201,7 @@ class Planning(Module):
             await self._follow(ctx, view, plan)
 
     async def _ask(self, ctx: ModuleContext, view: PlanView) -> tuple[PlanOut, str]:
-        if not brain_for(ctx).uses_llm:  # the heuristic: its full plan (sub-steps too)
+        if not ctx.brain.uses_llm:  # the heuristic: its full plan (sub-steps too)
             policy = module_policy(
                 ctx, PlanOut, heuristic_plan, prompt=PROMPTS[view.level], max_tokens=700
             )
@@ -303,7 +303,7 @@ class Planning(Module):
             reason,
             done=tuple(s.text for s in plan.steps if s.done),
         )
-        if self.step_window_h > 0 and brain_for(ctx).uses_llm:
+        if self.step_window_h > 0 and ctx.brain.uses_llm:
             v = v.model_copy(update={"end": max(v.end, v.start + self.step_window_h)})
         out, brain = await self._ask(ctx, v)
         steps = [
@@ -353,7 +353,7 @@ class Planning(Module):
             and day_chunk is not None
             and chunk_end(day_chunk) > now
             and self.finish_steps
-            and brain_for(ctx).uses_llm
+            and ctx.brain.uses_llm
         ):
             # the hour is over, its steps are not: the plan has not run out, keep it (skills
             # take their own time, not the game minutes a step was given)

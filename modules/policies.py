@@ -19,32 +19,18 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from agent_runtime.llm.brain import HEURISTIC, Brain, brain_of
+from agent_runtime.llm.brain import HEURISTIC
 from agent_runtime.llm.priority import Priority
 from agent_runtime.module_context import ModuleContext
 from agent_runtime.policy import Decided, HeuristicPolicy, LLMPolicy, Policy, View, make_policy
 from agent_runtime.prompts import prompt_path
 
-__all__ = ["HEURISTIC", "SIMULATED", "brain_for", "decide", "module_policy"]
+__all__ = ["HEURISTIC", "SIMULATED", "decide", "module_policy"]
 
 SIMULATED = "simulated(heuristic content)"
 
 V = TypeVar("V", bound=View)
 Out = TypeVar("Out", bound=BaseModel)
-
-
-def _use_llm(ctx: ModuleContext) -> bool:
-    return ctx.services.config.modules.settings(ctx.module).policy != "heuristic"
-
-
-def brain_for(ctx: ModuleContext) -> Brain:
-    """The module's brain for this agent (cached in the agent's shared dict)."""
-    brain = ctx.shared.get(f"brain:{ctx.module}")
-    if isinstance(brain, Brain):
-        return brain
-    brain = brain_of(ctx.services.llm, ctx.module, ctx.agent, use_llm=_use_llm(ctx))
-    ctx.shared[f"brain:{ctx.module}"] = brain
-    return brain
 
 
 def module_policy(
@@ -57,9 +43,9 @@ def module_policy(
     max_tokens: int = 400,
     temperature: float = 0.7,
 ) -> Policy[V, Out]:
-    """The module's policy, cached per (module, prompt) in the agent's shared dict."""
-    key = f"policy:{ctx.module}:{prompt or output.__name__}"
-    cached = ctx.shared.get(key)
+    """The module's policy (its brain's model or the heuristic), made once per prompt."""
+    key = prompt or output.__name__
+    cached = ctx.policies.get(key)
     if isinstance(cached, Policy):
         return cached
     policy: Policy[V, Out] = make_policy(
@@ -67,13 +53,13 @@ def module_policy(
         output,
         heuristic,
         ctx.rng,
-        brain=brain_for(ctx),
+        brain=ctx.brain,
         prompt=prompt_path("modules", prompt) if prompt else None,
         variables=variables,
         max_tokens=max_tokens,
         temperature=temperature,
     )
-    ctx.shared[key] = policy
+    ctx.policies[key] = policy
     return policy
 
 
@@ -105,7 +91,7 @@ async def decide(
     if got.fallback_reason is not None:
         ctx.stats.fallbacks += 1
         ctx.emit("llm_fallback", prompt=policy.name, error=got.fallback_reason)
-    elif ctx.services.config.llm.provider == "simulated" and got.brain != SIMULATED:
+    elif policy.brain.simulated and got.brain != SIMULATED:
         fallback: HeuristicPolicy[V, Out] = policy.fallback
         return Decided(fallback(view), SIMULATED)
     return got

@@ -17,8 +17,7 @@ from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Identity, Reflection
 from modules.memory.llm_policies import ReflectionBrain
 from modules.memory.reflection import HeuristicReflection, ReflectionConfig, Reflector
-from modules.memory_module import memory_stream
-from modules.policies import brain_for
+from modules.memory_module import StreamSlot
 
 INSIGHTS_KEPT = 12
 
@@ -28,12 +27,18 @@ class ReflectionModule(Module):
     reads: ClassVar[frozenset[str]] = frozenset({"reflection", "identity"})
     writes: ClassVar[frozenset[str]] = frozenset({"reflection"})
 
-    def __init__(self, schedule: Any, options: ReflectionOptions | None = None) -> None:
+    def __init__(
+        self,
+        schedule: Any,
+        options: ReflectionOptions | None = None,
+        slot: StreamSlot | None = None,
+    ) -> None:
         super().__init__(schedule)
+        self.slot = slot or StreamSlot()  # the agent's memory stream, opened by memory
         self.config = ReflectionConfig(threshold=(options or ReflectionOptions()).threshold)
 
     async def step(self, ctx: ModuleContext) -> None:
-        stream = memory_stream(ctx)
+        stream = self.slot.stream
         if stream is None:
             return
         policy = self._policy(ctx)
@@ -81,7 +86,7 @@ class ReflectionModule(Module):
 
     def _policy(self, ctx: ModuleContext) -> HeuristicReflection | ReflectionBrain:
         heuristic = HeuristicReflection(random.Random(ctx.rng.getrandbits(32)), ctx.agent)
-        brain = brain_for(ctx)
+        brain = ctx.brain
         if not brain.uses_llm:
             return heuristic
         ident = ctx.read("identity", Identity)

@@ -20,7 +20,7 @@ from agent_runtime.module import Module, Schedule
 from modules.action_awareness import ActionAwareness
 from modules.controller.module import CognitiveController
 from modules.goal_generation import GoalGeneration
-from modules.memory_module import Memory
+from modules.memory_module import Memory, StreamSlot
 from modules.perception import PerceptionModule
 from modules.planning import Planning
 from modules.reflection_module import ReflectionModule
@@ -47,20 +47,24 @@ TRIGGERS: dict[str, tuple[frozenset[str], float]] = {
 }
 
 
-def _factories() -> dict[str, Callable[[Schedule, ModuleOptions], Module]]:
+def _factories(cfg: VillageConfig) -> dict[str, Callable[[Schedule, ModuleOptions], Module]]:
     """Module name -> a constructor from its schedule and its options (typed and checked when
-    the file was read: :mod:`agent_runtime.config.module_options`)."""
+    the file was read: :mod:`agent_runtime.config.module_options`), for one agent: the
+    modules that use the agent's memory stream share one slot for it."""
+    slot = StreamSlot()
     return {
         "perception": lambda s, o: PerceptionModule(s),
-        "memory": lambda s, o: Memory(s, _typed(o, MemoryOptions)),
+        "memory": lambda s, o: Memory(s, _typed(o, MemoryOptions), slot),
         "action_awareness": lambda s, o: ActionAwareness(s),
         "goal_generation": lambda s, o: GoalGeneration(s, _typed(o, GoalOptions)),
         "social_awareness": lambda s, o: SocialAwareness(s),
-        "talking": lambda s, o: Talking(s),
+        "talking": lambda s, o: Talking(s, slot),
         "skill_execution": lambda s, o: SkillExecution(s),
-        "cognitive_controller": lambda s, o: CognitiveController(s, _typed(o, ControllerOptions)),
+        "cognitive_controller": lambda s, o: CognitiveController(
+            s, _typed(o, ControllerOptions), cfg.bottleneck
+        ),
         "planning": lambda s, o: Planning(s, _typed(o, PlanningOptions)),
-        "reflection": lambda s, o: ReflectionModule(s, _typed(o, ReflectionOptions)),
+        "reflection": lambda s, o: ReflectionModule(s, _typed(o, ReflectionOptions), slot),
     }
 
 
@@ -75,9 +79,10 @@ def build_modules(cfg: VillageConfig, agent: ResolvedAgent, rng: random.Random) 
 
     The agent's own config reaches its modules only as its Agent State (the identity
     section the runtime writes at start); no module is constructed with config values of
-    an agent (its or another's), so no policy can read them."""
+    an agent (its or another's), so no policy can read them. A module gets its own options,
+    the controller the village's bottleneck settings (which sections it sees, how much)."""
     del agent, rng
-    factories = _factories()
+    factories = _factories(cfg)
     out: list[Module] = []
     for name in cfg.modules.enabled():
         cadence, cadence_max = cfg.modules.cadence(name)

@@ -26,7 +26,7 @@ from agent_runtime.state.sections import (
 from agent_runtime.world import SkillCall
 from modules.base import appended, remember
 from modules.heuristics.talking import MAX_CHARS, UtteranceOut, speak
-from modules.memory_module import memory_stream
+from modules.memory_module import StreamSlot
 from modules.policies import decide, module_policy
 from modules.views import TalkView, talk_view
 
@@ -46,8 +46,9 @@ class Talking(Module):
     reads: ClassVar[frozenset[str]] = frozenset({"identity", "conversation", "decision"})
     writes: ClassVar[frozenset[str]] = frozenset({"conversation"})
 
-    def __init__(self, schedule: Any) -> None:
+    def __init__(self, schedule: Any, slot: StreamSlot | None = None) -> None:
         super().__init__(schedule)
+        self.slot = slot or StreamSlot()  # the agent's memory stream, opened by memory
         self.utterances = 0
 
     def get_state(self) -> dict[str, Any]:
@@ -120,12 +121,11 @@ class Talking(Module):
             return
         await self._say(ctx, view, decision, got.value, got.brain)
 
-    @staticmethod
-    async def _about(ctx: ModuleContext, say: UtteranceGoal) -> tuple[str, ...]:
+    async def _about(self, ctx: ModuleContext, say: UtteranceGoal) -> tuple[str, ...]:
         """What the agent remembers about the person it talks to: its own memory stream
         retrieved with that person (and the topic) as the focal point, keeping the memories
         that name them (Generative Agents retrieves on the partner before each reply)."""
-        stream = memory_stream(ctx)
+        stream = self.slot.stream
         if not say.to or stream is None:
             return ()
         query = " ".join(x for x in (say.to, say.topic or "") if x)

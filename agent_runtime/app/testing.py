@@ -12,12 +12,17 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from agent_runtime.agent_memory import MemoryInbox, MemoryStore, memory_inbox
 from agent_runtime.agent_services import AgentServices
 from agent_runtime.bus.memory import InMemoryBus
 from agent_runtime.clock import Clock
 from agent_runtime.config.loader import ResolvedAgent, parse_config
 from agent_runtime.config.models import VillageConfig
-from agent_runtime.interfaces import Bus
+from agent_runtime.interfaces import Body, Bus
+from agent_runtime.llm.brain import Brain, brain_of
+from agent_runtime.llm.factory import LLMService
+from agent_runtime.module import Module
+from agent_runtime.module_context import ModuleContext
 from agent_runtime.run.events import EventLog
 from agent_runtime.sched_stats import SchedulerMetrics
 from agent_runtime.state.store import StateStore
@@ -48,7 +53,7 @@ async def local_services(
     run_id: str = "test",
     redis: Any = None,
     bus: Bus | None = None,
-    llm: Any = None,
+    llm: LLMService | None = None,
     events_path: Path | None = None,
     time_scale: float | None = None,
 ) -> AsyncIterator[AgentServices]:
@@ -78,14 +83,18 @@ async def local_services(
 
 def module_context(
     svc: AgentServices,
-    module: Any,
+    module: Module,
     *,
     agent: str = "Ann",
-    body: Any = None,
+    body: Body | None = None,
     seed: int = 0,
-    shared: dict[str, Any] | None = None,
-) -> Any:
-    """A :class:`ModuleContext` for calling one module's ``step`` directly in a test.
+    memory: MemoryInbox | None = None,
+    brain: Brain | None = None,
+) -> ModuleContext:
+    """A :class:`ModuleContext` for calling one module's ``step`` directly in a test, as the
+    agent makes it: its brain (``brain``, or the service's for the module), the agent's memory
+    inbox (pass one ``memory`` to the contexts of modules of one agent) and, for the module
+    that keeps the stream, the memory store.
 
     Bus triggers of the module's schedule are subscribed so ``ctx.pending`` works.
     """
@@ -93,8 +102,11 @@ def module_context(
 
     from agent_runtime.body.null import NullBody
     from agent_runtime.bus import topics
-    from agent_runtime.module_context import ModuleContext
 
+    use_llm = svc.config.modules.settings(module.name).policy != "heuristic"
+    store = None
+    if module.keeps_memory and svc.redis is not None and svc.embedder is not None:
+        store = MemoryStore(svc.redis, svc.embedder, svc.store.pipelined)
     ctx = ModuleContext(
         agent=agent,
         module=module.name,
@@ -105,10 +117,11 @@ def module_context(
         events=svc.events,
         rng=random.Random(seed),
         clock=svc.clock,
-        services=svc,
-        reads=type(module).reads,
+        brain=brain or brain_of(svc.llm, module.name, agent, use_llm=use_llm),
+        reads=module.sections_read(),
         writes=type(module).writes,
-        shared=shared if shared is not None else {},
+        memory=memory if memory is not None else memory_inbox(),
+        memory_store=store,
     )
     for trig in module.schedule.triggers:
         kind, _, what = trig.partition(":")

@@ -28,6 +28,7 @@ from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
 
 from agent_runtime.agent import Agent
+from agent_runtime.agent_memory import Encoder
 from agent_runtime.agent_services import AgentServices
 from agent_runtime.app.metrics import Cancellations, collect_metrics
 from agent_runtime.app.progress import bench_counters, village_figures  # issues 14, 15
@@ -68,7 +69,7 @@ class VillageOptions:
     run_id: str
     agent_limit: int | None = None
     llm_override: Any = None  # a LanguageModel used for every module (benchmarks, tests)
-    embedder: Any = None  # an encoder instance; default: the MiniLM numpy encoder
+    embedder: Encoder | None = None  # default: the MiniLM numpy encoder
     progress: Callable[[dict[str, Any]], None] | None = None
     bus: Bus | None = None  # inject a bus (tests); default from config
     redis: Redis | None = None  # inject a client (tests); default from config
@@ -259,7 +260,6 @@ class Village:
             redis=redis,
             llm=llm_service,
             embedder=await self._embedder(),
-            places=self.world.places,
         )
         from modules.registry import build_modules  # modules depend on the runtime, not back
 
@@ -331,7 +331,7 @@ class Village:
         )
         return await stack.enter_async_context(service)
 
-    async def _embedder(self) -> Any:
+    async def _embedder(self) -> Encoder:
         if self.options.embedder is not None:
             return self.options.embedder
         from modules.memory.encoder import HashingEncoder, MiniLMEncoder

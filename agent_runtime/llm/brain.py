@@ -31,6 +31,7 @@ from agent_runtime.interfaces import LanguageModel, LLMRequest, LLMResult, T
 from agent_runtime.llm.accounting import Accounting
 from agent_runtime.llm.calls import CallOptions, call_options
 from agent_runtime.llm.errors import LLMError
+from agent_runtime.llm.limits import Limiter
 from agent_runtime.llm.priority import Priority
 
 __all__ = ["HEURISTIC", "Brain", "BrainSource", "Thought", "brain_of", "think"]
@@ -95,11 +96,18 @@ class Brain:
         module: str,
         agent: str,
         accounting: Accounting | None = None,
+        limiter: Limiter | None = None,
+        simulated: bool = False,
     ) -> None:
         self.model = model
         self.module = module
         self.agent = agent
         self.accounting = accounting
+        #: the limiter of the endpoint the model's calls queue at (None without a service)
+        self.limiter = limiter
+        #: the model is the benchmark's simulated endpoint: it pays a call's latency and
+        #: tokens, but the decision's content is the heuristic's
+        self.simulated = simulated
 
     @property
     def uses_llm(self) -> bool:

@@ -203,7 +203,14 @@ class LLMService:
         """A :class:`Brain` for one module of one agent; ``use_llm=False`` forces the heuristic
         (e.g. a module whose ``policy`` is ``heuristic``)."""
         model = self.model_for(module) if use_llm else None
-        return Brain(model, module=module, agent=agent, accounting=self.accounting)
+        return Brain(
+            model,
+            module=module,
+            agent=agent,
+            accounting=self.accounting,
+            limiter=self.limiter,
+            simulated=self.settings.provider == "simulated",
+        )
 
     def _build(self, module: str) -> LanguageModel:
         books = Bookkeeping(

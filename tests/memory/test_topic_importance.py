@@ -14,7 +14,7 @@ from agent_runtime.llm.scripted import ScriptedLanguageModel
 from agent_runtime.module import Schedule
 from agent_runtime.state.sections import Identity
 from modules.base import remember
-from modules.memory_module import Memory, memory_stream
+from modules.memory_module import Memory
 
 ROOT = Path(__file__).resolve().parents[2]
 TAX = load_topic(ROOT / "experiments/tax/topics/tax.yaml")
@@ -29,12 +29,12 @@ async def _rating(topics: tuple[Topic, ...], *, model: ScriptedLanguageModel | N
         mem = Memory(Schedule(cadence=3.0), MemoryOptions(batch=1))
         ctx = module_context(svc, mem, agent="Bob")
         if model:
-            ctx.shared["brain:memory"] = Brain(model, module="memory", agent="Bob")
+            ctx.brain = Brain(model, module="memory", agent="Bob")
         await mem.setup(ctx)
         remember(ctx, LINE, "observation")
         await mem.step(ctx)
         await mem.teardown(ctx)
-        stream = memory_stream(ctx)
+        stream = mem.slot.stream
         assert stream is not None
         (record,) = [r for r in stream.all_records() if r.text == LINE]
         return int(record.importance)

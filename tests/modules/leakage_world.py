@@ -9,6 +9,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_runtime.agent_memory import memory_inbox
 from agent_runtime.app.testing import config, local_services, module_context
 from agent_runtime.body.recording import RecordingBody
 from agent_runtime.bus import topics
@@ -42,7 +43,7 @@ from modules.controller.asking import situation
 from modules.controller.module import CognitiveController
 from modules.controller.plan_steps import next_plan_step
 from modules.goal_generation import GoalGeneration
-from modules.memory_module import Memory
+from modules.memory_module import Memory, StreamSlot
 from modules.perception import PerceptionModule
 from modules.planning import Planning
 from modules.reflection_module import ReflectionModule
@@ -136,18 +137,21 @@ def trig(*names: str) -> Schedule:
 
 
 def modules_for(perception: type[PerceptionModule]) -> dict[str, Module]:
+    slot = StreamSlot()  # one agent's memory stream, as the registry shares it
     return {
         "perception": perception(trig("topic:event", "world:event")),
-        "talking": Talking(trig("topic:heard", "topic:decision")),
+        "talking": Talking(trig("topic:heard", "topic:decision"), slot),
         "social_awareness": SocialAwareness(trig("topic:heard")),
         "goal_generation": GoalGeneration(Schedule(cadence=5.0)),
         "planning": Planning(Schedule(cadence=60.0)),
         "cognitive_controller": CognitiveController(trig("topic:heard", "topic:skill")),
         "skill_execution": SkillExecution(trig("topic:decision")),
         "action_awareness": ActionAwareness(trig("topic:skill")),
-        "memory": Memory(Schedule(cadence=3.0)),
+        "memory": Memory(Schedule(cadence=3.0), slot=slot),
         # a threshold of 1 so that the scripted moment's memories are reflected on at once
-        "reflection": ReflectionModule(Schedule(cadence=10.0), ReflectionOptions(threshold=1.0)),
+        "reflection": ReflectionModule(
+            Schedule(cadence=10.0), ReflectionOptions(threshold=1.0), slot
+        ),
     }
 
 
@@ -185,10 +189,10 @@ async def run_world(
             Identity(name="Ann", traits=w.ann_traits, community_goal="Thrive.", topics=cfg.topics),
             writer="runtime",
         )
-        body, shared = WorldBody(w), dict[str, object]()
+        body, memory = WorldBody(w), memory_inbox()
         mods = modules_for(perception)
         ctxs = {
-            n: module_context(svc, m, agent="Ann", body=body, shared=shared, seed=SEED)
+            n: module_context(svc, m, agent="Ann", body=body, memory=memory, seed=SEED)
             for n, m in mods.items()
         }
         for ctx in ctxs.values():

@@ -3,8 +3,10 @@ services."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
+from agent_runtime.agent_services import AgentServices
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.clock import Clock
 from agent_runtime.module import Schedule
@@ -45,6 +47,10 @@ def seeing(*blocks: str, inventory: dict[str, int] | None = None) -> Perception:
     )
 
 
+#: the services of each planner's context, closed by ``close``
+_OPEN: dict[int, contextlib.AbstractAsyncContextManager[AgentServices]] = {}
+
+
 async def planner(**sections: Any) -> tuple[Any, Any, StepClock, Planning]:
     svc_cm = local_services()
     svc = await svc_cm.__aenter__()
@@ -55,9 +61,9 @@ async def planner(**sections: Any) -> tuple[Any, Any, StepClock, Planning]:
     ctx = module_context(svc, pl, agent="Ann")
     clock = StepClock()
     ctx.clock = clock
-    ctx.shared["_svc_cm"] = svc_cm
+    _OPEN[id(ctx)] = svc_cm
     return st, ctx, clock, pl
 
 
 async def close(ctx: Any) -> None:
-    await ctx.shared["_svc_cm"].__aexit__(None, None, None)
+    await _OPEN.pop(id(ctx)).__aexit__(None, None, None)

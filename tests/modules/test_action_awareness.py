@@ -9,7 +9,6 @@ from agent_runtime.module import Schedule
 from agent_runtime.state.sections import Awareness
 from agent_runtime.world import SkillCall, SkillOutcome
 from modules.action_awareness import ActionAwareness, compare
-from modules.base import memory_inbox
 
 
 def test_families_count_any_member() -> None:
@@ -36,7 +35,7 @@ async def test_action_awareness_reports_a_failed_craft() -> None:
             "expected +1 wooden_pickaxe, observed +0" in note
             and "missing ingredients: 2 stick" in note
         )
-        assert any("wooden_pickaxe" in m.text for m in memory_inbox(ctx))
+        assert any("wooden_pickaxe" in m.text for m in ctx.memory)
         good = SkillOutcome(skill="craft", success=True, inventory_delta={"wooden_pickaxe": 1})
         await svc.bus.publish(
             topic, finished.model_copy(update={"decision": "d2", "outcome": good})

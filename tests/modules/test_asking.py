@@ -101,7 +101,9 @@ def test_a_skill_on_its_way_to_the_body_is_not_idle() -> None:
 
 
 @contextlib.asynccontextmanager
-async def controller(**options: Any) -> AsyncIterator[tuple[CognitiveController, Any, Any]]:
+async def controller(
+    **options: Any,
+) -> AsyncIterator[tuple[CognitiveController, Any, Any, Any]]:
     def reply(request: LLMRequest[Any]) -> ControllerChoice:
         return ControllerChoice(kind=IntentKind.CONTINUE, reason="keep at it")
 
@@ -116,30 +118,28 @@ async def controller(**options: Any) -> AsyncIterator[tuple[CognitiveController,
         st.set("action", running, writer="skill_execution")
         cc = CognitiveController(Schedule(cadence=3.0), ControllerOptions(**options))
         ctx = module_context(svc, cc, agent="Ann")
-        ctx.shared["brain:cognitive_controller"] = Brain(
-            model, module="cognitive_controller", agent="Ann"
-        )
-        yield cc, ctx, model
+        ctx.brain = Brain(model, module="cognitive_controller", agent="Ann")
+        yield cc, ctx, model, st
 
 
 async def test_the_controller_asks_only_when_something_changed() -> None:
-    async with controller() as (cc, ctx, model):
+    async with controller() as (cc, ctx, model, st):
         for _ in range(4):  # the same skill runs, nobody talks: one call, then none
             await cc.step(ctx)
         assert len(model.calls) == 1 and cc.gate is not None and cc.gate.held == 3
         outcome = SkillOutcome(skill="collect", success=True, ended_at=wall_time())
-        ctx.state.set("action", Action(last_outcome=outcome), writer="skill_execution")
+        st.set("action", Action(last_outcome=outcome), writer="skill_execution")
         await cc.step(ctx)  # the skill ended: the model is asked
         assert len(model.calls) == 2 and cc.gate.asked == {"first": 1, "skill_ended": 1}
         line = Utterance(speaker="Bob", text="Ann, any bread?", to="Ann", at=wall_time())
-        ctx.state.set("conversation", Conversation(lines=(line,)), writer="talking")
+        st.set("conversation", Conversation(lines=(line,)), writer="talking")
         await cc.step(ctx)  # addressed
         await cc.step(ctx)
         assert len(model.calls) == 3 and cc.get_state()["held"] == 4
 
 
 async def test_with_the_option_off_it_asks_on_every_step() -> None:
-    async with controller(ask_on_change=False) as (cc, ctx, model):
+    async with controller(ask_on_change=False) as (cc, ctx, model, _):
         for _ in range(4):
             await cc.step(ctx)
         assert len(model.calls) == 4 and cc.gate is None
@@ -173,7 +173,7 @@ async def test_consecutive_controller_prompts_share_the_fixed_prefix() -> None:
 
     first = bview(perception=seen(1, 2), **fixed)
     second = bview(NOW + 3, perception=seen(4, 3), conversation=ann_heard("Ann"), **fixed)
-    async with controller() as (cc, ctx, _):
+    async with controller() as (cc, ctx, _, _):
         policy = cc.policy(ctx)
         a = policy.request(first).messages  # type: ignore[attr-defined]
         b = policy.request(second).messages  # type: ignore[attr-defined]
@@ -203,7 +203,7 @@ async def test_goals_are_asked_for_only_when_their_inputs_changed() -> None:
         st.set("perception", FED, writer="perception")
         gg = GoalGeneration(Schedule(cadence=5.0))
         ctx = module_context(svc, gg, agent="Ann")
-        ctx.shared["brain:goal_generation"] = Brain(model, module="goal_generation", agent="Ann")
+        ctx.brain = Brain(model, module="goal_generation", agent="Ann")
         await gg.step(ctx)  # no goal yet: asked
         assert len(model.calls) == 1 and st.get("goals", Goals).current == "gather wood"
         await gg.step(ctx)  # its own new goal is no news: nothing changed
@@ -222,7 +222,7 @@ async def test_goals_are_asked_for_only_when_their_inputs_changed() -> None:
         assert len(model.calls) == 2
         off = GoalGeneration(Schedule(cadence=5.0), GoalOptions(ask_on_change=False))
         ctx2 = module_context(svc, off, agent="Ann")
-        ctx2.shared["brain:goal_generation"] = ctx.shared["brain:goal_generation"]
+        ctx2.brain = ctx.brain
         await off.step(ctx2)
         await off.step(ctx2)
         assert len(model.calls) == 4

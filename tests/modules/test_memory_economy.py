@@ -14,7 +14,7 @@ from agent_runtime.state.sections import Identity
 from modules.base import remember
 from modules.memory.importance import ImportanceRating, ratings_model
 from modules.memory.llm_policies import ImportanceBrain
-from modules.memory_module import Memory, memory_stream
+from modules.memory_module import Memory
 
 REPEAT = "I tried to collect(block=stone, count=4): collect succeeded (+4 cobblestone)."
 
@@ -84,9 +84,9 @@ async def test_the_module_stores_a_repeat_at_once_and_batches_only_new_texts() -
         st.set("identity", Identity(name="Ann", traits=("You mine.",)), writer="runtime")
         mem = Memory(Schedule(cadence=3.0), MemoryOptions(batch=2, batch_s=600.0))
         ctx = module_context(svc, mem, agent="Ann")
-        ctx.shared["brain:memory"] = Brain(model, module="memory", agent="Ann")
+        ctx.brain = Brain(model, module="memory", agent="Ann")
         await mem.setup(ctx)
-        stream = memory_stream(ctx)
+        stream = mem.slot.stream
         assert stream is not None
         seeded = await stream.count()
         remember(ctx, REPEAT, "action")

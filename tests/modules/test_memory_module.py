@@ -8,7 +8,7 @@ from agent_runtime.config.module_options import MemoryOptions
 from agent_runtime.module import Schedule
 from agent_runtime.state.sections import Goals, Identity, WorkingMemory
 from modules.base import remember
-from modules.memory_module import Memory, memory_stream
+from modules.memory_module import Memory
 
 
 async def test_queued_memories_reach_the_stream_and_working_memory() -> None:
@@ -21,7 +21,7 @@ async def test_queued_memories_reach_the_stream_and_working_memory() -> None:
         await mem.setup(ctx)
         remember(ctx, "I collected 4 oak logs in the forest.", "action")
         await mem.step(ctx)
-        stream = memory_stream(ctx)
+        stream = mem.slot.stream
         assert stream is not None and await stream.count() >= 2  # seeded trait + the new one
         wm = st.get("working_memory", WorkingMemory)
         assert any("oak logs" in i.text for i in wm.items)
@@ -42,9 +42,9 @@ async def test_with_a_model_memories_are_rated_in_batches() -> None:
         st.set("identity", Identity(name="Ann", traits=("You are kind.",)), writer="runtime")
         mem = Memory(Schedule(cadence=3.0), MemoryOptions(batch=3, batch_s=600.0))
         ctx = module_context(svc, mem, agent="Ann")
-        ctx.shared["brain:memory"] = Brain(model, module="memory", agent="Ann")
+        ctx.brain = Brain(model, module="memory", agent="Ann")
         await mem.setup(ctx)
-        stream = memory_stream(ctx)
+        stream = mem.slot.stream
         assert stream is not None
         seeded = await stream.count()
         for n in range(2):
@@ -73,7 +73,7 @@ async def test_an_own_intention_is_stored_but_does_not_add_to_the_reflection_tri
         await mem.setup(ctx)
         remember(ctx, "I decided to collect 4 oak log.", "action", counted=False)
         await mem.step(ctx)
-        stream = memory_stream(ctx)
+        stream = mem.slot.stream
         assert stream is not None
         assert any("I decided" in r.text for r in stream.all_records())
         assert await stream.importance_since_reflection() == 0.0

@@ -10,7 +10,6 @@ from agent_runtime.bus.messages import Heard, WorldEvent
 from agent_runtime.module import Schedule
 from agent_runtime.state.sections import Perception
 from agent_runtime.world import BodyEvent, NearbyPlayer, Observation, Vec3
-from modules.base import memory_inbox
 from modules.perception import PerceptionModule
 from tests.modules.helpers import agent_state
 
@@ -36,7 +35,7 @@ async def test_announcements_are_heard_as_public_lines() -> None:
             sender="Mayor", message="Tax season 1 is open.", announcement=True, at=3.0
         )
         assert any(
-            m.text == "Announcement from Mayor: Tax season 1 is open." for m in memory_inbox(ctx)
+            m.text == "Announcement from Mayor: Tax season 1 is open." for m in ctx.memory
         )
 
 
@@ -65,7 +64,7 @@ async def test_a_player_joining_is_remembered_by_the_body_events_name() -> None:
                 BodyEvent(kind="player_joined", bot="Ann", data={"player": who}, at=2.0),
             )
         await pm.step(ctx)
-        joined = [m.text for m in memory_inbox(ctx) if m.text.endswith("joined the world.")]
+        joined = [m.text for m in ctx.memory if m.text.endswith("joined the world.")]
         assert joined == ["Bob joined the world."]
 
 

@@ -71,7 +71,7 @@ async def test_the_planner_lays_out_a_repeated_step_from_a_model() -> None:
     st, ctx, _clock, pl = await planner(perception=seeing("stone"))
     try:
         model = ScriptedLanguageModel([day, hours, steps])
-        ctx.shared["brain:planning"] = Brain(model, module="planning", agent="Ann")
+        ctx.brain = Brain(model, module="planning", agent="Ann")
         await pl.step(ctx)
         p = st.get("plan", Plan)
         assert [s.text for s in p.steps] == [STONE.text] * 4 + [PLANKS.text]

@@ -16,7 +16,6 @@ from agent_runtime.state.sections import (
     Utterance,
 )
 from agent_runtime.world import SkillCall, SkillOutcome
-from modules.base import memory_inbox
 from modules.heuristics.planning import MAX_STEPS, MIN_STEPS, PlanStepOut, plan
 from modules.plan_fit import fit
 from modules.views import PlanView, clock_text
@@ -115,7 +114,7 @@ async def test_the_module_plans_the_day_hours_and_steps_and_remembers_them() -> 
         assert p.steps[0].skill == SkillCall(skill="collect", args={"block": "oak_log", "count": 4})
         assert p.steps[0].expects == ("oak_log",)  # its target was in sight when planned
         assert p.steps[0].substeps  # the heuristic's full plan (a model's is compact)
-        mems = [m for m in memory_inbox(ctx) if m.kind == "plan"]
+        mems = [m for m in ctx.memory if m.kind == "plan"]
         assert len(mems) == len(p.day) + len(p.hours) + 1  # chunks, hours, the hour's steps
         assert any(clock_text(2.0) in m.text and "gather wood" in m.text for m in mems)
         assert clock_text(2.0) == "day 1, 08:00"

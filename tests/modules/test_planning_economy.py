@@ -28,7 +28,7 @@ async def test_with_a_model_a_goal_change_re_plans_only_the_steps_from_now() -> 
     st, ctx, clock, pl = await planner(perception=seeing("oak_log", "stone"))
     try:
         model = ScriptedLanguageModel(responder=lambda r: STEPS)
-        ctx.shared["brain:planning"] = Brain(model, module="planning", agent="Ann")
+        ctx.brain = Brain(model, module="planning", agent="Ann")
         await pl.step(ctx)  # the day, its first chunk, the steps
         assert len(model.calls) == 3
         before = st.get("plan", Plan)
@@ -52,7 +52,7 @@ async def test_with_a_model_a_late_re_plan_makes_steps_for_an_hour_from_now() ->
     st, ctx, clock, pl = await planner(perception=seeing("oak_log"))
     try:
         model = ScriptedLanguageModel(responder=lambda r: STEPS)
-        ctx.shared["brain:planning"] = Brain(model, module="planning", agent="Ann")
+        ctx.brain = Brain(model, module="planning", agent="Ann")
         await pl.step(ctx)
         p = st.get("plan", Plan)
         late = chunk_end(p.hours[p.hour_current]) - 0.1
@@ -87,7 +87,7 @@ async def test_goal_generation_asks_at_its_ceiling_only_after_max_interval_s() -
         ctx = module_context(svc, gg, agent="Ann")
         clock = StepClock()
         ctx.clock = clock
-        ctx.shared["brain:goal_generation"] = Brain(model, module="goal_generation", agent="Ann")
+        ctx.brain = Brain(model, module="goal_generation", agent="Ann")
         await gg.step(ctx)
         assert len(model.calls) == 1
         for _ in range(5):  # 5 x 61 s would each have been a call at a 60 s ceiling

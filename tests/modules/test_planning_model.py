@@ -38,7 +38,7 @@ async def test_the_llm_plans_every_level_through_its_prompts() -> None:
     )
     try:
         model = ScriptedLanguageModel([day, hours, steps])
-        ctx.shared["brain:planning"] = Brain(model, module="planning", agent="Ann")
+        ctx.brain = Brain(model, module="planning", agent="Ann")
         await pl.step(ctx)
         p = st.get("plan", Plan)
         assert p.brain == "llm:scripted" and len(p.day) == 6 and p.hours[0].text.startswith("fell")
@@ -71,7 +71,7 @@ async def test_with_a_model_the_steps_are_re_planned_at_most_every_replan_min_s(
     st, ctx, clock, pl = await planner(perception=seeing("oak_log"))
     try:
         model = ScriptedLanguageModel(responder=lambda r: steps)
-        ctx.shared["brain:planning"] = Brain(model, module="planning", agent="Ann")
+        ctx.brain = Brain(model, module="planning", agent="Ann")
         await pl.step(ctx)  # the day, its first chunk, the steps
         made = len(model.calls)
         clock.t += 0.2 * HOUR_S
@@ -101,7 +101,7 @@ async def test_with_a_model_a_first_failure_is_left_to_the_controller() -> None:
     st, ctx, clock, pl = await planner(perception=seeing("oak_log"))
     try:
         model = ScriptedLanguageModel(responder=lambda r: steps)
-        ctx.shared["brain:planning"] = Brain(model, module="planning", agent="Ann")
+        ctx.brain = Brain(model, module="planning", agent="Ann")
         await pl.step(ctx)  # the day, its first chunk, the steps
         made = len(model.calls)
         call = st.get("plan", Plan).steps[0].skill
@@ -140,7 +140,7 @@ async def test_with_a_model_only_the_current_steps_second_failure_re_plans() -> 
     st, ctx, clock, pl = await planner(perception=seeing("oak_log"))
     try:
         model = ScriptedLanguageModel(responder=lambda r: steps)
-        ctx.shared["brain:planning"] = Brain(model, module="planning", agent="Ann")
+        ctx.brain = Brain(model, module="planning", agent="Ann")
         await pl.step(ctx)  # the day, its first chunk, the steps
         made = len(model.calls)
         chop = st.get("plan", Plan).steps[0].skill
@@ -190,7 +190,7 @@ async def test_a_model_answers_in_the_compact_format_of_each_level() -> None:
     st, ctx, _clock, pl = await planner(perception=seeing("oak_log"))
     try:
         model = ScriptedLanguageModel(responder=lambda r: full)
-        ctx.shared["brain:planning"] = Brain(model, module="planning", agent="Ann")
+        ctx.brain = Brain(model, module="planning", agent="Ann")
         await pl.step(ctx)
         assert [c.response_model for c in model.calls] == [ChunksOut, ChunksOut, StepsOut]
         steps_prompt = "\n".join(m.content for m in model.calls[2].messages)
@@ -218,7 +218,7 @@ async def test_with_a_model_steps_left_at_the_hours_end_are_finished_first() -> 
     st, ctx, clock, pl = await planner(perception=seeing("oak_log"))
     try:
         model = ScriptedLanguageModel(responder=lambda r: steps)
-        ctx.shared["brain:planning"] = Brain(model, module="planning", agent="Ann")
+        ctx.brain = Brain(model, module="planning", agent="Ann")
         await pl.step(ctx)
         made = len(model.calls)
         p = st.get("plan", Plan)

@@ -25,7 +25,9 @@ async def _decide(
         talk = Talking(Schedule(cadence=None))
         ctx = module_context(svc, talk, agent="Ann")
         if model is not None:
-            ctx.shared["brain:talking"] = Brain(model, module="talking", agent="Ann")
+            ctx.brain = Brain(
+                model, module="talking", agent="Ann", simulated=provider == "simulated"
+            )
         policy = module_policy(ctx, UtteranceOut, speak, prompt="talking")
         got = await decide(ctx, policy, VIEW)
         return got.value.text, got.brain, ctx.stats.fallbacks

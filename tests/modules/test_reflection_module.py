@@ -3,8 +3,6 @@ memories (heuristic policy) land in its reflection section."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from agent_runtime.agent_services import AgentServices
 from agent_runtime.app.testing import local_services, module_context
 from agent_runtime.config.module_options import ReflectionOptions
@@ -13,7 +11,7 @@ from agent_runtime.module_context import ModuleContext
 from agent_runtime.state.sections import Identity, Reflection
 from agent_runtime.state.store import AgentState
 from modules.base import remember
-from modules.memory_module import Memory
+from modules.memory_module import Memory, StreamSlot
 from modules.reflection_module import ReflectionModule
 
 
@@ -23,20 +21,19 @@ def _tag(i: int) -> str:
     return "abcdefghijklmnopqrstuvwxyz"[i % 26] + "abcdefghijklmnopqrstuvwxyz"[i // 26 % 26]
 
 
-async def _ann(svc: AgentServices) -> tuple[AgentState, dict[str, Any], Memory, ModuleContext]:
-    """Ann's state, shared dict, memory module and its context (the stream set up)."""
+async def _ann(svc: AgentServices) -> tuple[AgentState, StreamSlot, Memory, ModuleContext]:
+    """Ann's state, memory stream slot, memory module and its context (the stream set up)."""
     st = svc.store.agent("Ann")
     st.set("identity", Identity(name="Ann"), writer="runtime")
-    shared: dict[str, Any] = {}
     mem = Memory(Schedule(cadence=3.0))
-    mctx = module_context(svc, mem, agent="Ann", shared=shared)
+    mctx = module_context(svc, mem, agent="Ann")
     await mem.setup(mctx)
-    return st, shared, mem, mctx
+    return st, mem.slot, mem, mctx
 
 
 async def test_reflects_once_enough_has_happened() -> None:
     async with local_services() as svc:
-        st, shared, mem, mctx = await _ann(svc)
+        st, slot, mem, mctx = await _ann(svc)
         for i in range(12):
             remember(
                 mctx,
@@ -45,8 +42,8 @@ async def test_reflects_once_enough_has_happened() -> None:
                 importance=9,
             )
         await mem.step(mctx)
-        ref = ReflectionModule(Schedule(cadence=10.0), ReflectionOptions(threshold=50.0))
-        await ref.step(module_context(svc, ref, agent="Ann", shared=shared))
+        ref = ReflectionModule(Schedule(cadence=10.0), ReflectionOptions(threshold=50.0), slot)
+        await ref.step(module_context(svc, ref, agent="Ann", memory=mctx.memory))
         r = st.get("reflection", Reflection)
         assert r.reflections == 1 and r.insights
 
@@ -55,9 +52,9 @@ async def test_reflects_only_past_150_and_then_starts_counting_again() -> None:
     """The paper's trigger (importance summed since the last reflection > 150), at the
     module's default, stepped often: not more often than that."""
     async with local_services() as svc:
-        st, shared, mem, mctx = await _ann(svc)
-        ref = ReflectionModule(Schedule(cadence=10.0))  # the default: the paper's 150
-        rctx = module_context(svc, ref, agent="Ann", shared=shared)
+        st, slot, mem, mctx = await _ann(svc)
+        ref = ReflectionModule(Schedule(cadence=10.0), slot=slot)  # the default: the paper's 150
+        rctx = module_context(svc, ref, agent="Ann", memory=mctx.memory)
 
         async def add(n: int, start: int) -> None:
             for i in range(start, start + n):

@@ -133,9 +133,7 @@ async def rig(
         svc.events.add_listener(seen.append)
         cc = CognitiveController(schedule or Schedule(cadence=3.0))
         ctx = module_context(svc, cc, agent="Ann")
-        ctx.shared["brain:cognitive_controller"] = Brain(
-            model, module="cognitive_controller", agent="Ann"
-        )
+        ctx.brain = Brain(model, module="cognitive_controller", agent="Ann")
         yield Rig(cc, ctx, st, model, seen, release)
 
 

@@ -67,9 +67,7 @@ async def standing(
             Schedule(cadence=3.0), ControllerOptions(follow_plan_steps=follow_plan_steps)
         )
         ctx = module_context(svc, cc, agent="Ann")
-        ctx.shared["brain:cognitive_controller"] = Brain(
-            model, module="cognitive_controller", agent="Ann"
-        )
+        ctx.brain = Brain(model, module="cognitive_controller", agent="Ann")
         seen: list[dict[str, Any]] = []
         svc.events.add_listener(seen.append)
         yield cc, ctx, model, st, seen
@@ -83,15 +81,15 @@ def ceiling_passes_while_chopping(cc: CognitiveController, st: Any) -> None:
     cc.gate.last = cc.gate.last.model_copy(update={"at": 0.0})
 
 
-def _step_done(ctx: Any, cc: CognitiveController, index: int, *, success: bool = True) -> None:
+def _step_done(st: Any, cc: CognitiveController, index: int, *, success: bool = True) -> None:
     """The current step's skill started after the last decision and ended; the plan moved
     on to step ``index``."""
     started = wall_time()
     done = PLAN_STEPS[index - 1].skill
     assert done is not None
     out = SkillOutcome(skill=done.skill, success=success, ended_at=started + 0.01)
-    ctx.state.set("action", Action(last_outcome=out, started_at=started), writer="skill_execution")
-    ctx.state.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=index), writer="planning")
+    st.set("action", Action(last_outcome=out, started_at=started), writer="skill_execution")
+    st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=index), writer="planning")
 
 
 async def test_a_standing_decision_starts_the_plans_next_step_without_a_call() -> None:
@@ -102,7 +100,7 @@ async def test_a_standing_decision_starts_the_plans_next_step_without_a_call() -
     async with standing(follow_plan_steps=2) as (cc, ctx, model, st, seen):
         await cc.step(ctx)  # the model: chop oaks, a standing decision
         assert len(model.calls) == 1
-        _step_done(ctx, cc, 1)
+        _step_done(st, cc, 1)
         await cc.step(ctx)  # chopped, the plan moved on: planks, no call
         assert len(model.calls) == 1 and cc.gate is not None and cc.gate.followed == 1
         d = st.get("decision", Decision)
@@ -111,22 +109,22 @@ async def test_a_standing_decision_starts_the_plans_next_step_without_a_call() -
         assert [e["step"] for e in seen if e["type"] == "controller_followed_plan"] == [
             "make planks"
         ]
-        _step_done(ctx, cc, 2)
+        _step_done(st, cc, 2)
         await cc.step(ctx)  # the second and last step it covers
         d = st.get("decision", Decision)
         assert len(model.calls) == 1 and d.skill is not None and d.skill.args["item"] == "stick"
-        _step_done(ctx, cc, 2)  # no step left on it: the model is asked
-        ctx.state.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
-        _step_done(ctx, cc, 1)
+        _step_done(st, cc, 2)  # no step left on it: the model is asked
+        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
+        _step_done(st, cc, 1)
         await cc.step(ctx)
         assert len(model.calls) == 2  # ... and its answer stands again
-        _step_done(ctx, cc, 1, success=False)  # a failure: the model is asked
-        ctx.state.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=2), writer="planning")
+        _step_done(st, cc, 1, success=False)  # a failure: the model is asked
+        st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=2), writer="planning")
         await cc.step(ctx)
         assert len(model.calls) == 3
-        _step_done(ctx, cc, 2)
+        _step_done(st, cc, 2)
         line = Utterance(speaker="Bob", text="Ann, any bread?", to="Ann", at=wall_time())
-        ctx.state.set("conversation", Conversation(lines=(line,)), writer="talking")
+        st.set("conversation", Conversation(lines=(line,)), writer="talking")
         await cc.step(ctx)  # a line to the agent as well: the model is asked
         assert len(model.calls) == 4 and cc.gate.followed == 2
 
@@ -141,7 +139,7 @@ async def test_a_standing_decision_survives_an_answer_that_keeps_the_course() ->
         cc.gate.last = cc.gate.last.model_copy(update={"at": 0.0})  # the ceiling has passed
         await cc.step(ctx)
         assert len(model.calls) == 2 and cc.gate.asked.get("ceiling") == 1
-        _step_done(ctx, cc, 1)
+        _step_done(st, cc, 1)
         await cc.step(ctx)  # chopped, the plan moved on: planks on the standing decision
         assert len(model.calls) == 2 and cc.gate.followed == 1
         assert st.get("decision", Decision).brain == "llm:m+plan"
@@ -157,11 +155,9 @@ async def test_without_follow_plan_every_steps_end_asks_the_model() -> None:
         st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=0), writer="planning")
         cc = CognitiveController(Schedule(cadence=3.0))
         ctx = module_context(svc, cc, agent="Ann")
-        ctx.shared["brain:cognitive_controller"] = Brain(
-            model, module="cognitive_controller", agent="Ann"
-        )
+        ctx.brain = Brain(model, module="cognitive_controller", agent="Ann")
         await cc.step(ctx)
-        _step_done(ctx, cc, 1)
+        _step_done(st, cc, 1)
         await cc.step(ctx)
         assert len(model.calls) == 2 and cc.gate is not None and cc.gate.followed == 0
 
@@ -182,7 +178,7 @@ async def test_a_standing_decision_does_not_wait_for_planning_to_mark_the_step_d
             t = wall_time()  # started after the last decision, ended just now
             out = SkillOutcome(skill=call.skill, success=True, ended_at=t + 0.01)
             entry = ActionLogEntry(decision_id="d", call=call, outcome=out, started_at=t)
-            ctx.state.set(
+            st.set(
                 "action",
                 Action(last_outcome=out, started_at=t, log=(entry,)),
                 writer="skill_execution",
@@ -298,7 +294,7 @@ async def test_a_standing_decision_waits_briefly_for_the_plans_next_steps() -> N
         st.set("plan", Plan(goal="wood", steps=PLAN_STEPS, current=2), writer="planning")
         await cc.step(ctx)  # the model: chop oaks (off the plan's sticks), standing
         assert len(model.calls) == 1 and cc.gate is not None
-        _step_done(ctx, cc, 3)  # done, and the plan ran out (current 3 of 3 steps)
+        _step_done(st, cc, 3)  # done, and the plan ran out (current 3 of 3 steps)
         before = st.get("decision", Decision)
         await cc.step(ctx)
         assert len(model.calls) == 1 and cc.waited == 1
@@ -311,7 +307,7 @@ async def test_a_standing_decision_waits_briefly_for_the_plans_next_steps() -> N
         assert len(model.calls) == 1 and cc.gate.followed == 1
         assert d.brain == "llm:m+plan" and d.skill is not None and d.skill.skill == "collect"
         # the plan runs out again, and planning writes nothing in time: the model is asked
-        _step_done(ctx, cc, 3)
+        _step_done(st, cc, 3)
         out = st.get("action", Action).last_outcome
         assert out is not None
         late = out.model_copy(update={"ended_at": out.ended_at - 2 * PLAN_WAIT_S})
@@ -345,7 +341,7 @@ async def test_the_model_greets_while_its_standing_step_runs_and_the_plan_goes_o
         assert len(model.calls) == 2 and cc.gate is not None and cc.gate.asked.get("unmet") == 1
         d = st.get("decision", Decision)
         assert d.say is not None and d.say.to == "Bob" and d.skill is None
-        _step_done(ctx, cc, 1)
+        _step_done(st, cc, 1)
         await cc.step(ctx)  # chopped: planks on the standing decision, no call
         assert len(model.calls) == 2 and cc.gate.followed == 1
         assert [e["reasons"] for e in seen if e["type"] == "controller_asked"] == [

@@ -25,19 +25,18 @@ ABOUT_CY = "Cy dug a tunnel under the church."
 async def _greet_ann(model: ScriptedLanguageModel | None, remembered: bool) -> tuple[str, Any]:
     async with local_services() as svc:
         svc.store.agent("Bob").set("identity", Identity(name="Bob"), writer="runtime")
-        shared: dict[str, Any] = {}
         mem = Memory(Schedule(cadence=3.0))
-        mctx = module_context(svc, mem, agent="Bob", shared=shared)
+        mctx = module_context(svc, mem, agent="Bob")
         await mem.setup(mctx)
         if remembered:
             remember(mctx, ABOUT_ANN, "observation", importance=6)
         remember(mctx, ABOUT_CY, "observation", importance=6)
         await mem.step(mctx)
         body = RecordingBody("Bob")
-        talk = Talking(TRIGGERED)
-        ctx = module_context(svc, talk, agent="Bob", body=body, shared=shared)
+        talk = Talking(TRIGGERED, mem.slot)
+        ctx = module_context(svc, talk, agent="Bob", body=body, memory=mctx.memory)
         if model is not None:
-            shared["brain:talking"] = Brain(model, module="talking", agent="Bob")
+            ctx.brain = Brain(model, module="talking", agent="Bob")
         decision = Decision(
             id="d1",
             intent="say hello to Ann",
