@@ -7,16 +7,16 @@ share is a state section, a bus message or the memory inbox."""
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
 from dataclasses import InitVar, dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel
 
 from agent_runtime.agent_memory import MemoryInbox, MemoryStore, memory_inbox
 from agent_runtime.bus import topics
+from agent_runtime.bus.messages import Topic
 from agent_runtime.clock import Clock
-from agent_runtime.interfaces import Body, Bus, BusMessage, Subscription
+from agent_runtime.interfaces import Body, Bus, Subscription
 from agent_runtime.llm.brain import Brain
 from agent_runtime.run.events import EventLog
 from agent_runtime.sched_stats import ModuleStats
@@ -24,6 +24,7 @@ from agent_runtime.state.sections import Section
 from agent_runtime.state.store import AgentState, Listener
 
 S = TypeVar("S", bound=Section)
+M = TypeVar("M", bound=BaseModel)
 
 
 class SectionAccessError(RuntimeError):

@@ -34,9 +34,7 @@ async def test_announcements_are_heard_as_public_lines() -> None:
         assert msg.payload == Heard(
             sender="Mayor", message="Tax season 1 is open.", announcement=True, at=3.0
         )
-        assert any(
-            m.text == "Announcement from Mayor: Tax season 1 is open." for m in ctx.memory
-        )
+        assert any(m.text == "Announcement from Mayor: Tax season 1 is open." for m in ctx.memory)
 
 
 async def test_observation_lands_in_the_perception_section() -> None:
