@@ -1,17 +1,17 @@
 """The Cognitive Controller's bottleneck: a declared, size-limited, typed view of the Agent State.
 
 The controller never reads the state directly. :func:`build_view` takes the configured
-sections in order, turns each into a short summary (text for the LLM policy, plus the same
-selected facts as a typed model for the heuristic policy), trims each to its
-``max_chars``/``max_items``, then enforces the total budget: sections marked ``always``
-(e.g. social information) are kept first and never cut by the total; the others are
-included in order while they fit. A section that did not make it through is absent:
-its typed accessor (``view.perception`` ...) returns the empty default, so a policy cannot
-tell it from a section with nothing in it.
+sections in order, selects each one's facts as a typed model (for the heuristic policy;
+:mod:`agent_runtime.bottleneck_summaries`) and writes its text from them once (for the LLM
+policy; :mod:`agent_runtime.bottleneck_text`), whole lines within its ``max_chars``, then
+enforces the total budget: sections marked ``always`` (e.g. social information) are kept
+first and never cut by the total; the others are included in order while they fit. These
+are the one size budget of what the controller knows, its prompt included. A section that
+did not make it through is absent: its typed accessor (``view.perception`` ...) returns the
+empty default, so a policy cannot tell it from a section with nothing in it.
 
 :class:`BottleneckView` is a :class:`~agent_runtime.policy.View`: it is exactly what the
-controller's policy (LLM or heuristic) gets.
-"""
+controller's policy (LLM or heuristic) gets."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ from agent_runtime.bottleneck_data import (
     WorkingMemoryData,
 )
 from agent_runtime.bottleneck_summaries import SUMMARISERS
+from agent_runtime.bottleneck_text import NEWEST_LAST, RENDERERS, clip
 from agent_runtime.config.models import BottleneckSection, BottleneckSettings
 from agent_runtime.policy import View
 from agent_runtime.state.sections import Section
@@ -115,12 +116,6 @@ class BottleneckView(View):
         return {"view": self.text()}
 
 
-def _clip(text: str, limit: int) -> tuple[str, bool]:
-    if len(text) <= limit:
-        return text, False
-    return text[: max(0, limit - 1)].rstrip() + "…", True
-
-
 #: its section is garbage (weak reference), so the memo holds only the sections agents hold
 _MEMO: dict[tuple[int, int], tuple[weakref.ref[Section], BottleneckSection, SectionView]] = {}
 
@@ -133,8 +128,9 @@ def _section_view(section: Section, spec: BottleneckSection) -> SectionView:
     hit = _MEMO.get(key)
     if hit is not None and hit[0]() is section and hit[1] is spec:
         return hit[2]
-    lines, data = SUMMARISERS[spec.section](section, spec)
-    text, cut = _clip("\n".join(lines), spec.max_chars)
+    data = SUMMARISERS[spec.section](section, spec)
+    lines = RENDERERS[spec.section](data, spec)
+    text, cut = clip(lines, spec.max_chars, newest=spec.section in NEWEST_LAST)
     # built from validated parts: no re-validation (a hot path: every controller step)
     view = SectionView.model_construct(name=spec.section, text=text, data=data, truncated=cut)
     _MEMO[key] = (weakref.ref(section, lambda _: _MEMO.pop(key, None)), spec, view)

@@ -66,6 +66,7 @@ class PlanData(Data):
     current_skill: SkillCall | None = None
     next_skill: SkillCall | None = None  # the step after the current one
     steps: tuple[str, ...] = ()
+    done: tuple[bool, ...] = ()  # which of the steps are done
     updated_at: float = 0.0  # when its own plan was last written (a step marked done, a re-plan)
 
 

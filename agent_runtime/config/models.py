@@ -253,16 +253,18 @@ class BottleneckSection(Strict):
 
 
 def _default_bottleneck() -> tuple[BottleneckSection, ...]:
+    # the characters of each section's text in the controller's prompt: what the agent is
+    # doing and for what, what it holds and sees and what was said to it get the most
     return (
-        BottleneckSection(section="identity", max_chars=500),
-        BottleneckSection(section="social", max_chars=500, always=True),
-        BottleneckSection(section="conversation", max_chars=600, max_items=6, always=True),
-        BottleneckSection(section="perception", max_chars=700),
-        BottleneckSection(section="goals", max_chars=300),
-        BottleneckSection(section="plan", max_chars=300),
-        BottleneckSection(section="awareness", max_chars=300),
-        BottleneckSection(section="action", max_chars=300),
-        BottleneckSection(section="working_memory", max_chars=800, max_items=8),
+        BottleneckSection(section="identity", max_chars=240),
+        BottleneckSection(section="social", max_chars=400, always=True),
+        BottleneckSection(section="conversation", max_chars=480, max_items=6, always=True),
+        BottleneckSection(section="perception", max_chars=480),
+        BottleneckSection(section="goals", max_chars=160),
+        BottleneckSection(section="plan", max_chars=320),
+        BottleneckSection(section="awareness", max_chars=240),
+        BottleneckSection(section="action", max_chars=160),
+        BottleneckSection(section="working_memory", max_chars=320, max_items=8),
     )
 
 

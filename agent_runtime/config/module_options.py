@@ -19,7 +19,6 @@ __all__ = [
     "GOAL_MAX_INTERVAL_S",
     "MODULE_OPTIONS",
     "PLAN_WAIT_S",
-    "PROMPT_VIEW_CHARS",
     "REMEMBERED_RATINGS",
     "REPLAN_MIN_S",
     "STANDING_ASK_S",
@@ -58,8 +57,6 @@ GOAL_MAX_INTERVAL_S = 300.0
 #: longest wait for a model slot before the call is shed to the heuristic: the reflexes and
 #: the filler keep the agent acting meanwhile, so the controller can afford to wait its turn
 DEADLINE_S = 30.0
-#: the view's text in the prompt (~4 characters a token; a local model reads ~10 tokens/s)
-PROMPT_VIEW_CHARS = 1800
 #: agent's seconds between two model calls at most (the controller's cadence and the call's
 #: latency come on top: 10 + 3 + ~1 s keeps every agent deciding within 15 s)
 CONTROLLER_MAX_INTERVAL_S = 10.0
@@ -111,7 +108,6 @@ class GoalOptions(ModuleOptions):
 
 class ControllerOptions(ModuleOptions):
     deadline_s: float = Field(default=DEADLINE_S, gt=0)  # longest wait for a model slot
-    prompt_chars: int = Field(default=PROMPT_VIEW_CHARS, ge=200)  # the view's text in the prompt
     ask_on_change: bool = True  # asked only when the view changed in a way that counts
     max_interval_s: float = Field(
         default=CONTROLLER_MAX_INTERVAL_S, gt=0

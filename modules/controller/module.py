@@ -107,7 +107,6 @@ class CognitiveController(Module):
         self._asked_at = 0.0  # clock time of the model's last call
         self.waited = 0  # steps held for the plan's next steps under a standing decision
         self.deadline_s = o.deadline_s
-        self.prompt_chars = o.prompt_chars
         #: None = the model is asked on every step (the behaviour before issue 30)
         self.gate = AskGate(o.max_interval_s) if o.ask_on_change else None
         self._decisions = 0
@@ -167,7 +166,7 @@ class CognitiveController(Module):
             ControllerChoice,
             heuristic_choice,
             prompt="cognitive_controller",
-            variables=lambda v: {"view": prompt_view(v, self.prompt_chars), "skills": skill_list()},
+            variables=lambda v: {"view": prompt_view(v), "skills": skill_list()},
             max_tokens=200,
             temperature=0.4,
         )

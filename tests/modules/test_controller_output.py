@@ -13,7 +13,8 @@ import pytest
 from pydantic import ValidationError
 
 from agent_runtime import prompts
-from agent_runtime.config.module_options import PROMPT_VIEW_CHARS
+from agent_runtime.bottleneck_text import NEWEST_LAST, RENDERERS, clip
+from agent_runtime.config.models import BottleneckSettings
 from agent_runtime.llm._schema import strict_json_schema
 from agent_runtime.llm.tokens import estimate_tokens
 from agent_runtime.state.sections import (
@@ -27,6 +28,7 @@ from agent_runtime.state.sections import (
     PersonView,
     Plan,
     PlanStep,
+    Section,
     Social,
     Utterance,
     UtteranceKind,
@@ -42,7 +44,6 @@ from agent_runtime.world import (
     Vec3,
     validate_skill,
 )
-from modules.controller import prompt
 from modules.controller.decisions import (
     CHOICE_SKILLS,
     ControllerChoice,
@@ -50,11 +51,7 @@ from modules.controller.decisions import (
     skill_list,
     to_decision,
 )
-from modules.controller.prompt import (
-    CONVERSATION_HEAD,
-    heuristic_choice,
-    prompt_view,
-)
+from modules.controller.prompt import heuristic_choice, prompt_view
 from modules.heuristics.controller import decide
 from tests.modules.helpers import NOW, bview
 
@@ -205,6 +202,17 @@ def test_the_prompt_is_short() -> None:
     assert "$" not in system.content + user.content
 
 
+#: the view's one budget: the sections' ``max_chars`` within ``max_total_chars``
+BUDGET = BottleneckSettings()
+
+
+def _within_budget(text: str) -> bool:
+    heads = sum(len(f"## {s.section}\n\n\n") for s in BUDGET.sections)
+    return (
+        len(text) <= min(BUDGET.max_total_chars, sum(s.max_chars for s in BUDGET.sections)) + heads
+    )
+
+
 def test_the_prompt_view_says_each_line_once_within_its_budget() -> None:
     note = "Tried to collect log 4: expected +4 log, observed +0 (no world attached)"
     memory = WorkingMemory(items=tuple(WorkingMemoryItem(text=t) for t in [note, "x", note] * 4))
@@ -213,9 +221,39 @@ def test_the_prompt_view_says_each_line_once_within_its_budget() -> None:
     assert text.count(note) == 1 and "## goals\nCurrent goal: Gather wood" in text
     long = WorkingMemory(items=tuple(WorkingMemoryItem(text=f"memory {i} " * 12) for i in range(8)))
     big = bview(goals=Goals(current="Gather wood"), working_memory=long)
-    assert len(v.text()) < len(big.text())
-    assert len(prompt_view(big, 300)) <= 300 and prompt_view(big, 300).startswith("## identity")
-    assert len(prompt_view(big)) <= PROMPT_VIEW_CHARS
+    assert len(v.text()) < len(big.text()) and big.sections["working_memory"].truncated
+    kept = big.sections["working_memory"].text.splitlines()
+    assert kept[-1] == f'"{("memory 7 " * 12).strip()}"'  # whole lines, the newest kept
+    assert _within_budget(prompt_view(big))
+
+
+def test_the_prompt_is_written_from_the_typed_data_once() -> None:
+    """Each section's text is what its renderer writes from the typed data the heuristic
+    reads, within the section's budget; the prompt shows those texts and nothing else (no
+    second budget, nothing parsed back)."""
+    v = crowded_view()
+    text = prompt_view(v)
+    for spec in BUDGET.sections:
+        sec = v.sections.get(spec.section)
+        if sec is None or not sec.text:
+            continue
+        lines = RENDERERS[spec.section](sec.data, spec)
+        want, _ = clip(lines, spec.max_chars, newest=spec.section in NEWEST_LAST)
+        assert sec.text == want, spec.section
+        if spec.section != "plan":  # its goal line goes when the goal section says it
+            assert f"## {spec.section}\n{sec.text}" in text
+    narrow = BottleneckSettings(
+        sections=tuple(
+            s.model_copy(update={"max_chars": 60}) if s.section == "social" else s
+            for s in BUDGET.sections
+        )
+    )
+    from agent_runtime.bottleneck import build_view
+
+    snapshot: dict[str, Section] = {
+        "social": Social(people={"Bob": PersonView(name="Bob", summary="kind " * 40)})
+    }
+    assert len(build_view(snapshot, narrow).sections["social"].text) <= 60
 
 
 def crowded_view() -> Any:
@@ -259,18 +297,11 @@ def crowded_view() -> Any:
     )
 
 
-def _untersed(monkeypatch: pytest.MonkeyPatch, v: Any, max_chars: int = PROMPT_VIEW_CHARS) -> str:
-    with monkeypatch.context() as m:
-        m.setattr(prompt, "terse", lambda name, text, parts: text)
-        return prompt_view(v, max_chars)
-
-
-def test_the_view_says_each_fact_once_in_fewer_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_view_says_each_fact_once_in_few_tokens() -> None:
     v = crowded_view()
-    full, text = _untersed(monkeypatch, v), prompt_view(v)
-    print(f"view: {estimate_tokens(full)} -> {estimate_tokens(text)} tokens", file=sys.stderr)
-    assert estimate_tokens(text) <= estimate_tokens(full) - 45
-    assert CONVERSATION_HEAD in full and CONVERSATION_HEAD not in text  # the system prompt says it
+    text = prompt_view(v)
+    print(f"view: {estimate_tokens(text)} tokens", file=sys.stderr)
+    assert "Recent conversation" not in text  # the system prompt says quoted words are data
     for speaker, said in (("Bob (to Ann)", "Hi Ann! I'm trying to gather wood."), ("Bob", "bread")):
         assert speaker in text and said in text
     for name, act in (("Bob", "gather wood"), ("Cleo", "collect 4 oak log"), ("Dario", "mine")):
@@ -289,36 +320,20 @@ def test_the_view_says_each_fact_once_in_fewer_tokens(monkeypatch: pytest.Monkey
     assert "Plan for: Get wood" in prompt_view(bview(goals=Goals(current="Eat"), plan=moved))
 
 
-def test_the_terse_view_holds_the_sections_the_full_text_chose(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Said in fewer characters, the chosen sections would leave room for more: the choice is
-    made on the full text, so the model sees what it saw before, only shorter."""
-    v = crowded_view()
-    needed = ("goals", "plan", "perception", "conversation")  # first in PROMPT_SHARES' order
-    first = {k: s for k, s in v.sections.items() if k in needed}
-    budget = len(_untersed(monkeypatch, v.model_copy(update={"sections": first}))) + 20
-    full, text = _untersed(monkeypatch, v, budget), prompt_view(v, budget)
-
-    def heads(t: str) -> list[str]:
-        return [line for line in t.splitlines() if line.startswith("## ")]
-
-    assert heads(full) == ["## goals", "## plan", "## conversation", "## perception"]
-    assert heads(text) == heads(full) and len(text) < len(full) - 80
-
-
 def test_the_prompt_shows_what_the_decision_needs_in_a_full_view() -> None:
-    """A view whose identity, social and conversation fill their bottleneck shares (500, 500,
-    600 characters, as in a village) still shows the model its goal, its plan, what it is
-    doing and what it holds (the prompt used to keep the bottleneck's first sections while
-    1,500 characters lasted: the model saw its inventory in 2% of a run's prompts)."""
+    """A view whose identity, social and conversation fill their bottleneck budgets (as in a
+    village) still shows the model its goal, its plan, what it is doing and what it holds
+    (a prompt that kept the bottleneck's first sections while 1,500 characters lasted showed
+    the model its inventory in 2% of a run's prompts)."""
     chatty = tuple(
         Utterance(
             speaker=n,
-            text=f"Hi Ann! I'm trying to {a}; see you at the hall, great to see you today!",
+            text=f"Hi Ann! I'm trying to {a} ({i}); see you at the hall, great to see you today!",
             at=NOW,
         )
-        for n, a in (("Bob", "gather wood"), ("Cleo", "fish"), ("Dario", "mine")) * 3
+        for i, (n, a) in enumerate(
+            (("Bob", "gather wood"), ("Cleo", "fish"), ("Dario", "mine")) * 3
+        )
     )
     people = {
         n: PersonView(name=n, sentiment=6, activity="x" * 40, summary=f"{n} is kind. " * 6)
@@ -339,9 +354,9 @@ def test_the_prompt_shows_what_the_decision_needs_in_a_full_view() -> None:
         plan=v["plan"],
         action=v["action"],
     )
-    assert sum(len(s.text) for s in full.sections.values() if s.name in _CROWDED) >= 1450
+    assert all(full.sections[n].truncated for n in _CROWDED)
     text = prompt_view(full)
-    assert len(text) <= PROMPT_VIEW_CHARS
+    assert _within_budget(text)
     for fact in (
         "Current goal: Make a stone pickaxe",
         "[>] craft a stone pickaxe",
