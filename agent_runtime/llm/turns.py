@@ -4,8 +4,9 @@ served next, shared by the controllers of one process (one per limiter)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar
+from typing import ClassVar
 
+from agent_runtime.llm.limits import Limiter
 from agent_runtime.llm.priority import Priority
 
 __all__ = ["EndpointTurns"]
@@ -19,12 +20,12 @@ class EndpointTurns:
 
     _gates: ClassVar[dict[int, EndpointTurns]] = {}
 
-    def __init__(self, limiter: Any) -> None:
+    def __init__(self, limiter: Limiter) -> None:
         self.limiter = limiter
         self.asking = 0
 
     @classmethod
-    def of(cls, limiter: Any) -> EndpointTurns | None:
+    def of(cls, limiter: Limiter | None) -> EndpointTurns | None:
         """The turns of ``limiter`` (an LLM service's limiter); None without one."""
         if limiter is None:
             return None
