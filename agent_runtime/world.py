@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from agent_runtime.clock import wall_time
 from agent_runtime.config.strict import Strict
@@ -243,11 +243,29 @@ SKILL_TIMEOUTS: dict[str, float] = {
 
 
 class SkillCall(Strict):
-    """A request to run one skill: name plus arguments (validated by :func:`validate_skill`)."""
+    """A request to run one skill: name plus arguments (validated by :func:`validate_skill`
+    where the call enters: the controller's decision, talking's line, or the body for a call
+    that comes unvalidated)."""
 
     skill: SkillName
     args: dict[str, Any] = Field(default_factory=dict)
     timeout: float | None = None
+    #: the args object :func:`validate_skill` checked (a copy with other args is unchecked)
+    _checked_args: dict[str, Any] | None = PrivateAttr(default=None)
+
+    @property
+    def checked(self) -> bool:
+        """Its arguments were validated against the skill's model in this process."""
+        return self._checked_args is self.args
+
+    def __eq__(self, other: object) -> bool:
+        """The same call: skill, arguments and timeout (whether it was checked aside)."""
+        if not isinstance(other, SkillCall):
+            return NotImplemented
+        return (self.skill, self.args, self.timeout) == (other.skill, other.args, other.timeout)
+
+    def __hash__(self) -> int:
+        return hash((self.skill, self.timeout))
 
     def typed_args(self) -> SkillArgs:
         return SKILLS[self.skill].model_validate(self.args)
@@ -258,9 +276,14 @@ class SkillCall(Strict):
 
 
 def validate_skill(call: SkillCall) -> SkillCall:
-    """Validate ``call.args`` against its model and return a call with normalised args."""
+    """Validate ``call.args`` against its model and return a call with normalised args; a
+    call already validated in this process is returned as it is (validated once)."""
+    if call.checked:
+        return call
     args = call.typed_args()
-    return call.model_copy(update={"args": args.model_dump(exclude_none=True)})
+    checked = call.model_copy(update={"args": args.model_dump(exclude_none=True)})
+    checked._checked_args = checked.args
+    return checked
 
 
 FailureReason = Annotated[str, Field(max_length=300)]

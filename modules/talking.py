@@ -23,7 +23,7 @@ from agent_runtime.state.sections import (
     Utterance,
     UtteranceGoal,
 )
-from agent_runtime.world import SkillCall
+from agent_runtime.world import SkillCall, validate_skill
 from modules.base import appended, remember
 from modules.heuristics.talking import MAX_CHARS, UtteranceOut, speak
 from modules.memory_module import StreamSlot
@@ -144,10 +144,10 @@ class Talking(Module):
             if to and view.say.whisper
             else SkillCall(skill="chat", args={"message": text})
         )
-        try:
-            outcome = await ctx.body.run_skill(call)
+        try:  # the line's arguments are checked here, where the call is made, and only here
+            outcome = await ctx.body.run_skill(validate_skill(call))
             delivered = outcome.success
-        except Exception:
+        except Exception:  # a line its skill's model refuses, or a body that failed
             delivered = False
         now = ctx.clock.now()
         u = Utterance(

@@ -138,7 +138,9 @@ class MineflayerBody(Body):
         return Observation.model_validate(data)
 
     async def run_skill(self, call: SkillCall) -> SkillOutcome:
-        """Validate, start in JS, await the outcome event; never raises except on cancellation."""
+        """Validate (a call not already validated where it was made: a decision's or a line's
+        call is passed as it is), start in JS, await the outcome event; never raises except on
+        cancellation."""
         started = wall_time()
         try:
             call = validate_skill(call)

@@ -179,9 +179,9 @@ class CognitiveController(Module):
         view = self.view(ctx)
         policy = self.policy(ctx)
         if not isinstance(policy, LLMPolicy) or view.now < self._model_after:
-            heuristic = policy.fallback if isinstance(policy, LLMPolicy) else policy
-            got = await decide(ctx, heuristic, view)
-            await self._apply(ctx, view, got.value.to_out(), got.brain)
+            # the heuristic's own ControllerOut, straight to the decision (with the policy's
+            # rng: the agent's seeded one), not dressed as a model's choice first
+            await self._apply(ctx, view, heuristic_decide(view, ctx.rng), HEURISTIC)
             return
         rnd = Round(view.now)
         await self._reflex(ctx, view, rnd, thinking=self._thinking)
