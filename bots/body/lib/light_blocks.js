@@ -1,14 +1,14 @@
 'use strict'
-// Blocks for the physics and the path search without building a Block per look-up. The
-// physics (each tick, and the pathfinder's look-ahead: every tick of a walk it simulates up
-// to 200 ticks ahead to choose between sprinting and jumping) and the A* search ask for the
-// blocks around a position many thousand times a second; mineflayer's bot.blockAt made a
-// prismarine-block Block for each (its state's properties and shapes, its light, biome and
-// block entity): in the 50-agent village the two took half of a body process's CPU, most of
-// it there. What they read of a block (type, name, shapes, bounding box, metadata,
-// properties, hardness and harvest tools, position) follows from its state id: here a Block
-// is made once per state id and each look-up is a small object over it with its own
-// position. Light, biome and block entity are not there (neither reads them).
+// Blocks for the physics and the path search without building a Block per look-up. The physics
+// (each tick, and the pathfinder's look-ahead: every tick of a walk it simulates ticks ahead to
+// choose between sprinting and jumping) and the A* search ask for the blocks around a position
+// many thousand times a second; mineflayer's bot.blockAt made a prismarine-block Block for each
+// (its state's properties and shapes, its light, biome and block entity), where much of a body
+// process's CPU went in a crowded village (bots/body/BENCH.md has the profile). What they read
+// of a block (type, name, shapes, bounding box, metadata, properties, hardness and harvest
+// tools, position) follows from its state id: here a Block is made once per state id and each
+// look-up is a small object over it with its own position. Light, biome and block entity are
+// not there (neither reads them).
 const { Vec3 } = require('vec3')
 const prismarineBlock = require('prismarine-block')
 

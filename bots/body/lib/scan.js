@@ -1,12 +1,12 @@
 'use strict'
 // Finding blocks by reading the chunk sections' state ids, not by building a Block per
-// position. mineflayer's findBlocks asks bot.blockAt for every position of every section
-// whose palette holds a match (a prismarine-block Block each: its state, properties and
-// block entity): a body's `collect` search over 64 blocks took 58% of a 25-body process's
-// CPU in the 50-agent village, in runs of 12-16 s without a break, long enough that the
-// server timed every body of the process out (no keep-alive answered for 30 s). Here a
-// table from state id to a small number says what each state is, sections whose palette
-// holds none are skipped, and the search grows outwards until it has what was asked for.
+// position. mineflayer's findBlocks asks bot.blockAt for every position of every section whose
+// palette holds a match (a prismarine-block Block each: its state, properties and block
+// entity): a body's `collect` search over 64 blocks was most of a body process's CPU in a
+// crowded village, in runs long enough that the server timed the process's bodies out (no
+// keep-alive answered; bots/body/BENCH.md has the profile). Here a table from state id to a
+// small number says what each state is, sections whose palette holds none are skipped, and the
+// search grows outwards until it has what was asked for.
 const { Vec3 } = require('vec3')
 
 /** The largest state id of ``registry`` (the size of a lookup table). */
@@ -38,6 +38,18 @@ function statesOf (registry, ids) {
 }
 
 /**
+ * Whether chunk ``section`` may hold a state with a non-zero entry in ``lookup`` (a typed
+ * array indexed by state id): false for a section never sent (all air, nothing to read) and
+ * for one whose palette or single value holds none; true otherwise (global ids may be any).
+ */
+function sectionMayHold (section, lookup) {
+  if (!section || !section.data) return false
+  if (Array.isArray(section.palette)) return section.palette.some(id => lookup[id])
+  if (section.data.constructor && section.data.constructor.name === 'SingleValueContainer') return !!lookup[section.data.value]
+  return true
+}
+
+/**
  * Every block within ``radius`` of ``center`` whose state has a non-zero entry in
  * ``lookup`` (a typed array indexed by state id): ``visit(x, y, z, value, d2)`` with ``d2``
  * the squared distance from ``center`` to the block's centre. Reads each section's packed
@@ -55,7 +67,7 @@ function scanStates (bot, center, radius, lookup, visit) {
       if (!column || !column.sections) continue
       for (let sy = Math.floor(yLo / 16); sy <= Math.floor(yHi / 16); sy++) {
         const section = column.sections[sy - (minY >> 4)]
-        if (!section || !section.data) continue
+        if (!sectionMayHold(section, lookup)) continue
         // With a section palette, map each palette entry once, then read the packed
         // indices; without one (a single value, or global ids), data.get gives state ids.
         const palette = section.palette
@@ -63,12 +75,9 @@ function scanStates (bot, center, radius, lookup, visit) {
         let hit = lookup
         if (palette) {
           hit = palette.map(id => lookup[id])
-          if (!hit.some(Boolean)) continue
           // 1.18+: the section's data is a palette container, whose get() answers the state
           // id itself; the palette indices are its bits
           if (data.palette === palette && data.data) data = data.data
-        } else if (section.data.constructor && section.data.constructor.name === 'SingleValueContainer') {
-          if (!lookup[section.data.get(0)]) continue
         }
         const y0 = Math.max(yLo, sy * 16)
         const y1 = Math.min(yHi, sy * 16 + 15)
@@ -138,4 +147,4 @@ function fastFindBlocks (bot) {
   bot.findBlocks = fast
 }
 
-module.exports = { scanStates, statesOf, maxStateId, findBlockPositions, fastFindBlocks }
+module.exports = { scanStates, sectionMayHold, statesOf, maxStateId, findBlockPositions, fastFindBlocks }

@@ -5,15 +5,8 @@
 const path = require('path')
 const NM = process.env.PIANO_NODE_MODULES || path.resolve(__dirname, '../../../bots/node_modules')
 const { Vec3 } = require(path.join(NM, 'vec3'))
+const { sectionMayHold, statesOf } = require(path.resolve(__dirname, '../../../bots/body/lib/scan'))
 
-// the state ids a chunk section can hold: its palette, its one value, or null when it may
-// hold any (a global palette); a section never sent holds only air
-function sectionStates (section) {
-  if (!section) return []
-  if (Array.isArray(section.palette)) return section.palette
-  if (section.data?.constructor?.name === 'SingleValueContainer') return [section.data.value]
-  return null
-}
 // mineflayer's findBlocks by block id, with `keep` asked of each block of that id: the same
 // blocks in the same order (the chunk sections in layers of growing distance, counted in
 // sections, the layer where `count` are found read to its end, then the `count` nearest), but
@@ -22,7 +15,7 @@ function sectionStates (section) {
 // Block for every position of every section in range until it has `count`: seconds for a rare
 // block on a loaded machine
 function blocksOf (bot, id, maxDistance, count, keep) {
-  const { minStateId, maxStateId } = bot.registry.blocks[id]
+  const lookup = statesOf(bot.registry, [id])
   const at = bot.entity.position.floored()
   const start = new Vec3(at.x >> 4, Math.floor(at.y / 16), at.z >> 4)
   const apothem = Math.ceil((maxDistance + 8) / 16)
@@ -35,8 +28,7 @@ function blocksOf (bot, id, maxDistance, count, keep) {
         const sy = i + (bot.game.minY >> 4)
         const layer = Math.abs(cx - start.x) + Math.abs(sy - start.y) + Math.abs(cz - start.z)
         if (layer > apothem) return
-        const states = sectionStates(section)
-        if (states && !states.some(s => s >= minStateId && s <= maxStateId)) return
+        if (!sectionMayHold(section, lookup)) return
         layers[layer].push(new Vec3(cx * 16, sy * 16, cz * 16))
       })
     }
@@ -49,7 +41,7 @@ function blocksOf (bot, id, maxDistance, count, keep) {
         for (let z = corner.z; z < corner.z + 16; z++) {
           cursor.set(x, y, z)
           const state = bot.world.getBlockStateId(cursor)
-          if (state < minStateId || state > maxStateId || cursor.distanceTo(at) > maxDistance) continue
+          if (!lookup[state] || cursor.distanceTo(at) > maxDistance) continue
           const block = bot.blockAt(cursor)
           if (block && keep(block)) found.push(cursor.clone())
         }
