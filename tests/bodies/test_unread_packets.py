@@ -31,6 +31,7 @@ const packets = [
   ['entity_look', { entityId: 7, yaw: 10, pitch: 0, onGround: true }],
   ['entity_head_rotation', { entityId: 7, headYaw: 10 }],
   ['animation', { entityId: 7, animation: 0 }],
+  ['block_break_animation', { entityId: 7, location: { x: 1, y: 64, z: 2 }, destroyStage: 3 }],
   ['entity_move_look', { entityId: 7, dX: 0, dY: 0, dZ: 32, yaw: 20, pitch: 0, onGround: true }],
   ['entity_destroy', { entityIds: [7] }]
 ]
@@ -50,12 +51,12 @@ def _run(version: str, read_all: bool) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("mc_version", SUPPORTED_VERSIONS)
-def test_head_turns_and_arm_swings_are_left_unread(mc_version: str) -> None:
+def test_head_turns_arm_swings_and_dig_cracks_are_left_unread(mc_version: str) -> None:
     out = _run(mc_version, read_all=False)
     assert out["seen"] == ["rel_entity_move", "entity_move_look", "entity_destroy"], out
-    assert out["unread"] == 3, out
+    assert out["unread"] == 4, out
     everything = _run(mc_version, read_all=True)
     assert everything["seen"] == [
         "rel_entity_move", "entity_look", "entity_head_rotation", "animation",
-        "entity_move_look", "entity_destroy",
+        "block_break_animation", "entity_move_look", "entity_destroy",
     ], everything  # fmt: skip

@@ -3,14 +3,16 @@
 // step, and the server tells every player near it twice (entity_look, entity_head_rotation)
 // besides the move itself; mineflayer parsed each (a protodef read, an entity looked up or
 // made, an entityMoved event) for yaw and pitch of other players, which no skill, the
-// observation or the pathfinder reads; and the arm-swing animation of every dig. These
-// packets are dropped after framing, before their fields are read: the body is told what a
+// observation or the pathfinder reads; the arm-swing animation of every dig; and the crack
+// stage of every block another player digs (mineflayer built a whole Block for each, for a
+// blockBreakProgress event nothing of a body listens to). These packets are dropped after framing, before their fields are read: the body is told what a
 // vanilla client is told and leaves some of it unread (it perceives less, never more).
 const { types: { varint } } = require('protodef')
 const minecraftData = require('minecraft-data')
 
-// other entities' yaw and pitch, the head's yaw, arm swings and similar animations
-const UNREAD = ['entity_look', 'entity_head_rotation', 'animation']
+// other entities' yaw and pitch, the head's yaw, arm swings and similar animations, the
+// cracks of blocks others dig
+const UNREAD = ['entity_look', 'entity_head_rotation', 'animation', 'block_break_animation']
 
 const idsByVersion = new Map()
 
