@@ -5,8 +5,9 @@
 // made, an entityMoved event) for yaw and pitch of other players, which no skill, the
 // observation or the pathfinder reads; the arm-swing animation of every dig; and the crack
 // stage of every block another player digs (mineflayer built a whole Block for each, for a
-// blockBreakProgress event nothing of a body listens to). These packets are dropped after framing, before their fields are read: the body is told what a
-// vanilla client is told and leaves some of it unread (it perceives less, never more).
+// blockBreakProgress event nothing of a body listens to). These packets are dropped after
+// framing, before their fields are read: the body is told what a vanilla client is told and
+// leaves some of it unread (it perceives less, never more).
 const { types: { varint } } = require('protodef')
 const minecraftData = require('minecraft-data')
 
