@@ -3,9 +3,9 @@
 //
 // flying-squid sends a column to each player on its own: the column dumped (its sections,
 // then its light: prismarine-chunk's dump and dumpLight), the map_chunk packet serialized,
-// then deflated, all of it again for every player who comes near. In the 50-agent village
-// the server spent about a third of its CPU there (dumpLight 7 %, dump 3 %, serializing
-// 11 %, zlib 7 % of its profile), for bodies that mostly stand among the same columns.
+// then deflated, all of it again for every player who comes near: in a crowded village a
+// large share of the server's CPU (bots/body/BENCH.md has the profile), for bodies that
+// mostly stand among the same columns.
 // Here:
 // - a column keeps its last dump and light dump until something changes it (any method of
 //   the column that writes blocks, light, biomes or block entities, or loads it anew);

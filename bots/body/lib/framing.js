@@ -3,7 +3,7 @@
 // Splitter reads each frame's length with protodef's readVarInt, which throws a
 // PartialReadError (an Error with its stack) whenever the bytes run out, and they run out at
 // the end of nearly every chunk read from the socket: a body process and a server built an
-// Error for almost every TCP read (1.5-2 % of their CPU in the 50-agent village), and the
+// Error for almost every TCP read (a visible share of their CPU in a crowded village), and the
 // Splitter copied its whole buffer on every read. Here the length is peeked without throwing,
 // and a read that starts on a frame boundary is split in place. The frames pushed are the
 // same bytes in the same order; the legacy server-list ping is handled as before.

@@ -2,7 +2,7 @@
 // A chunk column's light decoded when the body first reads it. mineflayer decodes the light
 // of every column it is sent (map_chunk, update_light: prismarine-chunk's loadParsedLight
 // makes a 4-bit array per section and reads the section's 2048 bytes into it) as it
-// arrives; in the 50-agent village that took 4-5 % of a body process's CPU, and what the
+// arrives (a visible share of a body process's CPU in a crowded village), and what the
 // bodies read of a column is its blocks (the physics, the path search, the block search and
 // the observation read state ids, never light). Here loadParsedLight keeps a copy of what it
 // was given and the column decodes it, in the order it came, the first time anything reads

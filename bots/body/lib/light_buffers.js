@@ -3,8 +3,8 @@
 // chunk (map_chunk and update_light, 1.17 on: one 2048-byte array per section, sky and
 // block) as an array of arrays of u8, so minecraft-protocol read and wrote every byte as an
 // element of a JS array: 26 sections x 2 x 2048 calls per chunk column, for every body that
-// is sent the chunk and for the server writing it to each of them (in the 50-agent village
-// 8 % of a body process's CPU and 10 % of the server's went to these arrays). A u8 array with
+// is sent the chunk and for the server writing it to each of them (bots/body/BENCH.md has
+// the profile). A u8 array with
 // a varint count is, on the wire, exactly a buffer with a varint count: here the two fields
 // are described as arrays of buffers, so a section's light is one slice (read) or one copy
 // (write). The bytes sent and received are the same; prismarine-chunk's loadParsedLight

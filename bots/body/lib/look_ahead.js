@@ -6,8 +6,8 @@
 // the jumps, 20 ticks each. Path nodes are neighbours (1-4 blocks apart): walking, a body
 // reaches one in under 20 ticks, and a straight line that has not reached it after 60 ticks
 // (3 s, 13 blocks of walking) ran into something; the simulation went on for the rest of
-// the 200 ticks, at every tick, for each body pressed against a step or a wall (in the
-// 50-agent village this look-ahead took 10-12 % of a body process's CPU). Here it stops
+// the 200 ticks, at every tick, for each body pressed against a step or a wall, where much
+// of a body process's CPU went in a crowded village. Here it stops
 // after LOOK_AHEAD_TICKS; everything else is the pathfinder's own code. It only chooses the
 // controls the body presses: what the server is sent is the body's walk as before.
 const Physics = require('mineflayer-pathfinder/lib/physics')
