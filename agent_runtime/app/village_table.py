@@ -10,7 +10,9 @@ coordinator, workers, body hosts, servers, and with ``--ray-nodes`` Ray's own), 
 per result file. With ``table=per-agent`` it is one row per file of what an agent cost:
 the CPU of every process of the run per agent (% of one core), and of it the body hosts',
 the servers', the workers' and the rest's (the coordinator or one-process village, Redis,
-the broker), beside kicks, lag p99 and decisions per agent-minute.
+the broker), beside kicks, lag p99, decisions per agent-minute and the CPU a decision cost
+(core-seconds of all the run's processes over its decisions: runs whose agents decided at
+different paces compare by it).
 """
 
 from __future__ import annotations
@@ -107,7 +109,7 @@ def _processes(runs: list[tuple[str, dict[str, Any]]]) -> str:
 _PER_AGENT_HEAD = (
     "| result | run (UTC) | commit | agents / workers / shards | CPU % of one core, all processes "
     "| per agent | of it body hosts / servers / workers / rest | machine CPU % | kicks "
-    "| lag p99 (ms) | decisions per agent-minute |"
+    "| lag p99 (ms) | decisions per agent-minute | CPU core-s per decision |"
 )
 _SPLIT = ("body host", "minecraft server", "piano worker")
 
@@ -128,8 +130,18 @@ def _per_agent_row(name: str, r: Mapping[str, Any]) -> str:
         f"| {n} / {r.get('workers', 1)} / {r['shards']} | {float(used['cpu_percent']):g} "
         f"| **{float(used['cpu_percent']) / n:.2f}** | {split} "
         f"| {r.get('machine_cpu_percent', '-')} | {r['kicks']} "
-        f"| {r['sched_lag_ms']['p99']:g} | {decisions_per_agent_minute(r):.2f} |"
+        f"| {r['sched_lag_ms']['p99']:g} | {decisions_per_agent_minute(r):.2f} "
+        f"| {_per_decision(r)} |"
     )
+
+
+def _per_decision(r: Mapping[str, Any]) -> str:
+    """Core-seconds of every process of the run per decision over the measured window."""
+    decisions = int(r.get("decisions", 0))
+    if decisions <= 0:
+        return "-"
+    cores = float(r["all_processes"]["cpu_percent"]) / 100
+    return f"{cores * float(r['measured_seconds']) / decisions:.3f}"
 
 
 def render_village_runs(source: Path, options: Mapping[str, str]) -> str:

@@ -35,8 +35,8 @@ def test_a_row_per_file_with_the_cost_per_agent_and_its_split(tmp_path: Path) ->
     # 100% of a core over 50 agents: 2% each, of it bodies 1.2, server 0.4, no workers, 0.4 rest
     assert rows[2] == (
         "| a | 2026-12-02 03:04 | abc1234 | 50 / 1 / 1 | 100 | **2.00** "
-        "| 1.20 / 0.40 / 0.00 / 0.40 | 150.0 | 1 | 30.5 | 10.00 |"
-    )
+        "| 1.20 / 0.40 / 0.00 / 0.40 | 150.0 | 1 | 30.5 | 10.00 | 0.120 |"
+    )  # one core for 90 s over 750 decisions
     assert rows[3].startswith("| b | 2026-12-02 03:04 | abc1234 | 25 / 2 / 1 | 25 | **1.00** ")
 
 
