@@ -1,4 +1,4 @@
-"""What six CPU savings of a body process leave unchanged (no server: each JS check runs
+"""What seven CPU savings of a body process leave unchanged (no server: each JS check runs
 the library's own code beside ours on made-up input).
 
 - ``bots/body/lib/light_buffers.js``: chunk light described as arrays of buffers. The server
@@ -14,7 +14,9 @@ the library's own code beside ours on made-up input).
   behind it; behind it, 200 ticks simulated where the pathfinder simulated 340.
 - ``bots/body/lib/light_blocks.js`` remembers the column of a bot's last block look-up: after
   an unload, a reload or a replacement of that column it reads the world as it is; the cells
-  other entities stand in, indexed by number, cost the path search what they cost it before."""
+  other entities stand in, indexed by number, cost the path search what they cost it before;
+  and the path search's blocks, their derived fields made once per state id, are the
+  pathfinder's own, field by field, over the generated village."""
 
 from __future__ import annotations
 
@@ -96,3 +98,12 @@ def test_entity_costs_of_the_path_search_are_the_pathfinders() -> None:
     out = run_js("../../bodies/js/entity_cells_check.js")
     assert out["nonzero"] > 50 and out["far"] > 0, out  # near cells and beyond the grid
     assert out["differing"] == 0, out
+
+
+@pytest.mark.parametrize("version", [SUPPORTED_VERSIONS[0], SUPPORTED_VERSIONS[-1]])
+def test_the_path_search_reads_the_blocks_the_pathfinder_read(version: str) -> None:
+    # Movements.getBlock: derived fields once per state id (bots/body/lib/light_blocks.js)
+    out = run_js("../../bodies/js/movements_check.js", version)
+    assert out["compared"] > 80000 and out["kinds"] >= 10, out
+    assert out["differ"] == [], out
+    assert out["outside_same"] and out["none_same"], out

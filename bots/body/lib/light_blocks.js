@@ -87,8 +87,9 @@ function lightWorld (bot) {
 let movementsPatched = false
 
 /**
- * The pathfinder's Movements read blocks through lightBlockAt: the same getBlock as
- * mineflayer-pathfinder 2.4's (lib/movements.js), over a light block.
+ * The pathfinder's Movements read blocks as lightBlockAt does: the same getBlock as
+ * mineflayer-pathfinder 2.4's (lib/movements.js), over a light block whose derived fields
+ * come from one object per state id (movementInfo) instead of being set at every look-up.
  */
 function lightMovements () {
   if (movementsPatched) return
@@ -96,8 +97,12 @@ function lightMovements () {
   const { Movements } = require('mineflayer-pathfinder')
   patchEntityCells(Movements)
   Movements.prototype.getBlock = function (pos, dx, dy, dz) {
-    const b = pos ? lightBlockAt(this.bot, new Vec3(pos.x + dx, pos.y + dy, pos.z + dz)) : null
-    if (!b) {
+    const bot = this.bot
+    const world = pos ? bot.world : null
+    const px = pos ? pos.x + dx : 0
+    const pz = pos ? pos.z + dz : 0
+    const column = world ? (typeof world.on === 'function' ? columnAt(world, px, pz) : world.getColumnAt(new Vec3(px, 0, pz))) : null
+    if (!column) {
       return {
         replaceable: false,
         canFall: false,
@@ -109,19 +114,48 @@ function lightMovements () {
         openable: false
       }
     }
-    b.climbable = this.climbables.has(b.type)
-    b.safe = (b.boundingBox === 'empty' || b.climbable || this.carpets.has(b.type)) && !this.blocksToAvoid.has(b.type)
-    b.physical = b.boundingBox === 'block' && !this.fences.has(b.type)
-    b.replaceable = this.replaceables.has(b.type) && !b.physical
-    b.liquid = this.liquids.has(b.type)
-    b.height = pos.y + dy
-    b.canFall = this.gravityBlocks.has(b.type)
-    b.openable = this.openable.has(b.type)
-    for (const shape of b.shapes) {
-      b.height = Math.max(b.height, pos.y + dy + shape[4])
-    }
+    const x = Math.floor(px)
+    const y = Math.floor(pos.y + dy)
+    const z = Math.floor(pz)
+    scratch.x = x & 15; scratch.y = y; scratch.z = z & 15
+    const info = movementInfo(this, bot, column.getBlockStateId(scratch))
+    const b = Object.create(info)
+    b.position = new Vec3(x, y, z)
+    b.height = pos.y + dy + info.pianoTop
     return b
   }
+}
+
+/**
+ * What the pathfinder's getBlock adds to a block (climbable, safe, physical, replaceable,
+ * liquid, canFall, openable, and how far its shapes rise above its floor), worked out once
+ * per state id for ``movements`` (its block sets are filled in its constructor and not
+ * changed after), as a prototype over the state's light block.
+ */
+function movementInfo (movements, bot, stateId) {
+  let table = movements.pianoInfo
+  if (!table || table.registry !== bot.registry) table = movements.pianoInfo = { registry: bot.registry, infos: [] }
+  let info = table.infos[stateId]
+  if (info !== undefined) return info
+  const t = tableOf(bot.registry)
+  let proto = t.protos[stateId]
+  if (proto === undefined) {
+    proto = t.Block.fromStateId(stateId, 0)
+    t.protos[stateId] = proto
+  }
+  info = Object.create(proto)
+  info.climbable = movements.climbables.has(proto.type)
+  info.safe = (proto.boundingBox === 'empty' || info.climbable || movements.carpets.has(proto.type)) && !movements.blocksToAvoid.has(proto.type)
+  info.physical = proto.boundingBox === 'block' && !movements.fences.has(proto.type)
+  info.replaceable = movements.replaceables.has(proto.type) && !info.physical
+  info.liquid = movements.liquids.has(proto.type)
+  info.canFall = movements.gravityBlocks.has(proto.type)
+  info.openable = movements.openable.has(proto.type)
+  let top = 0
+  for (const shape of proto.shapes) top = Math.max(top, shape[4])
+  info.pianoTop = top
+  table.infos[stateId] = info
+  return info
 }
 
 // The cells other entities stand in, for the path search's entity costs: mineflayer-pathfinder
