@@ -45,12 +45,12 @@ from agent_runtime.config.topics import Topic
 #: Minecraft versions served by both the pinned mineflayer and flying-squid (embedded world)
 #: at which our server and body tests pass (tests/server/test_versions.py,
 #: tests/bodies/test_body_versions.py; bots/README.md, "Versions").
-SUPPORTED_VERSIONS: tuple[str, ...] = ("1.16.5", "1.20.4", "1.21.4", "1.21.11")
+SUPPORTED_VERSIONS: tuple[str, ...] = ("1.16.5", "1.20.4", "1.21.4", "1.21.11", "26.1")
 
 #: the version a world is served at and bodies speak when nothing names one: the newest at
 #: which the whole tech tree and every experiment work on the embedded world (bots/README.md,
 #: "Versions"); every default version in the runtime is this one
-DEFAULT_VERSION = "1.21.11"
+DEFAULT_VERSION = "26.1"
 
 
 def external_versions() -> tuple[str, ...]:

@@ -161,7 +161,7 @@ def test_an_unset_version_the_bodies_do_not_speak_is_one_line(
     assert "our bodies' code starts at 1.16.5" in str(err.value)
 
 
-@pytest.mark.parametrize(("name", "protocol"), [("26.1", 775), ("1.21.9", 773), ("1.19.4", 762)])
+@pytest.mark.parametrize(("name", "protocol"), [("1.21.8", 772), ("1.21.9", 773), ("1.19.4", 762)])
 def test_an_external_server_at_a_version_mineflayer_speaks_is_joined(
     tmp_path: Path, name: str, protocol: int
 ) -> None:

@@ -1,4 +1,5 @@
-"""The hostile-client suite: every cheat of the catalogue at every supported version.
+"""The hostile-client suite: every cheat of the catalogue at the sweep versions
+(``tests/versions.py``: the oldest supported, 1.21.4 and the default).
 
 Each cheat (``bots/hostile/cheats/<id>.js``) is a raw minecraft-protocol client, not our
 bodies, doing what a modified client can, then reading the server's own state (admin API:
@@ -15,15 +16,15 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from agent_runtime.config.models import SUPPORTED_VERSIONS
 from bots.hostile import CheatResult, catalogue, run_cheats
 from bots.server_host import EmbeddedServer
 from bots.server_options import ServerOptions
+from tests.versions import SWEEP_VERSIONS
 
 pytestmark = [pytest.mark.minecraft, pytest.mark.asyncio(loop_scope="module")]
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=SUPPORTED_VERSIONS)
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=SWEEP_VERSIONS)
 async def results(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[dict[str, CheatResult]]:
