@@ -15,8 +15,8 @@ With a model (option ``ask_on_change``, on by default) the model is asked only w
 goal depends on changed since its last call (:func:`inputs`: the current goal, the activities others
 are seen doing, what others asked for, the heuristic's own reason to revise)
 or ``max_interval_s`` (default 300 s) passed; otherwise the goal is kept without a call.
-(Asked on every line heard and every new kind of item held, goal generation made 151 calls
-an agent-hour in the cost bench of 2026-11-27, one every 24 s.)
+(Asked on every line heard and every new kind of item held, goal generation made a call
+every ~24 s of the agent's.)
 """
 
 from __future__ import annotations

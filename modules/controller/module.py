@@ -107,7 +107,7 @@ class CognitiveController(Module):
         self._asked_at = 0.0  # clock time of the model's last call
         self.waited = 0  # steps held for the plan's next steps under a standing decision
         self.deadline_s = o.deadline_s
-        #: None = the model is asked on every step (the behaviour before issue 30)
+        #: None = the model is asked on every step (option ``ask_on_change`` off)
         self.gate = AskGate(o.max_interval_s) if o.ask_on_change else None
         self._decisions = 0
         self.reflexes = 0
@@ -354,9 +354,9 @@ class CognitiveController(Module):
             # while the model thinks (or waits its turn): KEEP_GOING_S after the last decision
             # published, but not within THINK_GRACE_S of asking (an endpoint that answers in
             # time needs no filler). Counted from the call alone, a slow endpoint asked at the
-            # ceiling left an agent 22 s without a decision (the real-server test, CI of
-            # 43555d1); from the last decision alone, every ceiling ask said "keep going" first
-            # (the cost bench: the model's share fell to 82%)
+            # ceiling left an agent 22 s without a decision (a real local model server); from
+            # the last decision alone, every ceiling ask said "keep going" first (the model's
+            # share of the decisions fell)
             decided = ctx.read("decision", Decision).updated_at
             last = max(decided, rnd.since - view.seconds(KEEP_GOING_S - THINK_GRACE_S))
             if (going := keep_going(view, last)) is not None:  # say it keeps going (or waits)
