@@ -3,17 +3,22 @@
 //
 // flying-squid wrote every move of an entity at once to every player within 150 blocks, and
 // found those players by scanning every entity of the world (players, animals, items) for
-// each packet: a move cost O(entities) to address and O(players) to send, and a crowd of 50
-// bodies on a shard sent each of them ~50 moves 20 times a second.
+// each packet: a move cost O(entities) to address and O(players) to send.
 //
-// Here, as vanilla's entity tracker (and Spigot's `entity-tracking-range`) does:
-// - a player tracks an entity while it stands within the entity's tracking range in x and z
-//   (a square, not a sphere, as vanilla checks it), capped by the view distance; the range is
-//   by kind: players 48 blocks, animals and mobs 48, items 32, anything else 64 (Spigot's
-//   defaults). Beyond it the player is told nothing of the entity.
+// Here, as vanilla's entity tracker does:
+// - a player tracks an entity while it stands within the entity's tracking range, capped by
+//   the view distance: within a circle in x and z from 1.17 on (vanilla's TrackedEntity
+//   checks dx^2 + dz^2 against the range squared), within a square before (1.16's
+//   ChunkManager checked x and z apart). The ranges by kind are Spigot's defaults
+//   (`entity-tracking-range`): players, animals and mobs 48 blocks, items 32, anything else
+//   64, shorter than vanilla's own (it tracks players as far as the view distance), so that a
+//   crowd costs less; a client here is told what a client of a default Spigot server would be
+//   told. Beyond the range the player is told nothing of the entity.
 // - entering the range the player is sent the entity's spawn (flying-squid's spawnEntity:
-//   spawn packet, metadata, equipment); leaving it, its `entity_destroy`, several in one
-//   packet as vanilla does.
+//   spawn packet, metadata, equipment; the metadata to that player only); leaving it, its
+//   `entity_destroy`, several in one packet as vanilla does. Each tick the viewers are
+//   brought up to date before the moves go out (as vanilla's ChunkMap.tick), so an entity
+//   that jumps out of range is destroyed without its new position being sent.
 // - positions and looks go out at the entity's update interval (players every 2 ticks,
 //   animals and mobs every 3, as vanilla; items every 2: vanilla sends an item every 20 ticks
 //   but also its velocity, from which the client simulates the fall, and this server sends no
@@ -48,6 +53,7 @@ const fixed = (v) => Math.round(v * 4096)
 const angle = (v) => (typeof v === 'number' ? v : 0)
 
 module.exports.server = function (serv, settings) {
+  const circle = serv.registry.version['>=']('1.17')
   const viewDistance = Number(settings['view-distance']) || 10
   // vanilla caps a tracking range at the chunks a player is sent: (view distance - 1) columns
   const cap = Math.max(16, (viewDistance - 1) * CELL)
@@ -82,9 +88,16 @@ module.exports.server = function (serv, settings) {
     entity.pianoViewers?.delete(viewer)
   }
 
+  // flying-squid's spawnEntity sends the entity's metadata "to the players near" it: while it
+  // runs, that is the new viewer only (the others were sent it when they started)
   function startTracking (viewer, entity) {
-    remember(viewer, entity) // before the spawn: its metadata goes to the viewers
-    viewer.spawnEntity(entity)
+    remember(viewer, entity)
+    entity.pianoSpawningFor = viewer
+    try {
+      viewer.spawnEntity(entity)
+    } finally {
+      entity.pianoSpawningFor = null
+    }
     stats.spawns++
   }
 
@@ -113,6 +126,7 @@ module.exports.server = function (serv, settings) {
     const r = rangeOf(e)
     const dx = viewer.position.x - e.position.x
     const dz = viewer.position.z - e.position.z
+    if (circle) return dx * dx + dz * dz <= r * r
     return dx >= -r && dx <= r && dz >= -r && dz <= r
   }
 
@@ -199,11 +213,12 @@ module.exports.server = function (serv, settings) {
   serv.on('tick', () => {
     tickCount++
     buildGrid()
+    // the viewers first: an entity that left a player's range is destroyed for it, not moved
+    for (const viewer of serv.players) if (isViewer(viewer)) updateViewer(viewer)
     for (const id in serv.entities) {
       const e = serv.entities[id]
       if (e.pianoViewers && e.pianoViewers.size && (tickCount + e.id) % INTERVAL[kindOf(e)] === 0) flush(e)
     }
-    for (const viewer of serv.players) if (isViewer(viewer)) updateViewer(viewer)
   })
 
   // one entity's tracking brought up to date now (a login, a respawn, a new item or animal)
@@ -241,17 +256,21 @@ module.exports.server = function (serv, settings) {
   serv.on('newEntity', (entity) => {
     entity.pianoViewers = new Set()
     if (entity.type === 'player') entity.pianoSeen = new Map()
-    // flying-squid's range update on every move of 2 blocks (a scan of the world for each):
-    // the tick does it here
-    for (const listener of entity.listeners('move')) {
-      if (String(listener).includes('lastPositionPlayersUpdated')) entity.removeListener('move', listener)
-    }
+    // flying-squid reads where the entity's tracking was last updated on every move: to update
+    // it again 2 blocks on (a scan of the world; the tick does it here), and for a player to
+    // send `update_view_position` when its chunk column differs (chunks.js does it, on a new
+    // column only). Here that place is always where the entity stands: neither fires.
+    Object.defineProperty(entity, 'lastPositionPlayersUpdated', { get: () => entity.position, set () {}, configurable: true })
     entity.updateAndSpawn = () => trackNow(entity)
     entity.getNearbyPlayers = () => [...entity.pianoViewers]
     entity.nearbyPlayers = () => [...entity.pianoViewers]
     entity._writeOthersNearby = (name, params) => {
       // moves and looks go out at the entity's update interval (flush)
       if (MOVE_PACKETS.has(name)) return
+      if (entity.pianoSpawningFor) {
+        entity.pianoSpawningFor._client.write(name, params)
+        return
+      }
       for (const viewer of entity.pianoViewers) viewer._client.write(name, params)
       if (name === 'entity_destroy' && params && Array.isArray(params.entityIds) && params.entityIds.includes(entity.id)) {
         for (const viewer of [...entity.pianoViewers]) {
