@@ -127,6 +127,18 @@ async function bound (t, client, s) {
   return start // where the server must have left it
 }
 
+// until the server has `client` at `at` (or a few seconds passed): the last move of a check
+// is applied asynchronously after its packet was read
+async function serverAt (t, client, at, ms = 5000) {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const p = await m.serverPosition(t, client.username)
+    if (Math.max(Math.abs(p.x - at.x), Math.abs(p.y - at.y), Math.abs(p.z - at.z)) < 0.01) return
+    if (Date.now() > deadline) return
+    await sleep(50)
+  }
+}
+
 async function main () {
   const t = harnessFromSettings(opts)
   const s = await m.square(t)
@@ -137,7 +149,7 @@ async function main () {
       const before = (await m.refusalsOf(t, client.username)).byKind
       const end = await check(t, client, s)
       await t.sync(client)
-      await sleep(300) // the last move's asynchronous update on the server
+      await serverAt(t, client, end) // the last move's asynchronous update on the server
       const after = await m.refusalsOf(t, client.username)
       out.refusals[name] = after.count
       out.kinds[name] = {}
