@@ -1,7 +1,10 @@
 'use strict'
 // One agent's body: a mineflayer bot that reconnects, respawns and runs skills.
 const rest = require('./lib/rest')
-rest.install() // before mineflayer loads its physics: a body at rest is not simulated
+// before mineflayer loads its physics: a body at rest is not simulated, and the physics reads
+// light blocks; too late once mineflayer's physics plugin was loaded (then body.js must be
+// required first)
+if (!rest.install()) throw new Error('bots/body/body.js was required after mineflayer\'s physics plugin: require it first (rest and light blocks need to patch prismarine-physics before)')
 const mineflayer = require('mineflayer')
 const { pathfinder } = require('mineflayer-pathfinder')
 const { lightMovements } = require('./lib/light_blocks')
@@ -129,6 +132,7 @@ class Body {
     }))
     // a body at rest wakes when a block near it changes or an effect comes or goes
     bot.on('blockUpdate', (old, now) => rest.wakeOnBlock(bot, (now || old) && (now || old).position))
+    bot.on('chunkColumnLoad', (corner) => rest.wakeOnColumn(bot, corner))
     bot.on('entityEffect', (e) => { if (e === bot.entity) rest.wake(bot) })
     bot.on('entityEffectEnd', (e) => { if (e === bot.entity) rest.wake(bot) })
     observe.inject(bot, this)

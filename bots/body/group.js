@@ -2,6 +2,7 @@
 // A group of bodies living in one Node process. Used in-process by the host or inside a worker.
 require('./lib/perf')
 const { Body } = require('./body')
+const { isResting } = require('./lib/rest')
 
 class BodyGroup {
   /**
@@ -42,8 +43,7 @@ class BodyGroup {
     let resting = 0
     for (const body of this.bodies.values()) {
       if (body.runner.current) running++
-      const rest = body.bot && body.bot.physics && body.bot.physics.pianoRest
-      if (rest && rest.quiet >= 2) resting++
+      if (isResting(body.bot)) resting++
     }
     return `${running} running a skill, ${resting} at rest`
   }

@@ -6,7 +6,8 @@
 // simulated: once two simulated ticks in a row changed nothing, the next ticks keep the state
 // as it is until something could change it: a control pressed, a jump queued, the position,
 // velocity or ground contact changed by a packet (a teleport, knockback, an explosion), or a
-// block changing within reach of its box, an effect (`wakeOnBlock`, `wake`: body.js).
+// block changing within reach of its box, a chunk column under or beside it loaded anew, an
+// effect (`wakeOnBlock`, `wakeOnColumn`, `wake`: body.js).
 //
 // Nothing else changes: mineflayer still runs its tick (physicsTick listeners such as the
 // pathfinder still run, and a pathfinder that presses a control wakes the body on the next
@@ -125,6 +126,25 @@ function wakeOnBlock (bot, position) {
       position.y >= p.y - 2 && position.y <= p.y + 3) rest.wake()
 }
 
+/**
+ * Wake ``bot`` when a chunk column within reach of its box is loaded (again: the blocks under
+ * it may be other ones, and a load emits no blockUpdate): call from its chunkColumnLoad
+ * listener with the column's corner.
+ */
+function wakeOnColumn (bot, corner) {
+  const rest = bot.physics && bot.physics.pianoRest
+  const e = bot.entity
+  if (!rest || rest.quiet === 0 || !e || !corner) return
+  const p = e.position
+  if (p.x >= corner.x - 2 && p.x <= corner.x + 18 && p.z >= corner.z - 2 && p.z <= corner.z + 18) rest.wake()
+}
+
+/** Whether ``bot`` is at rest (its ticks are not simulated until something wakes it). */
+function isResting (bot) {
+  const rest = bot && bot.physics && bot.physics.pianoRest
+  return !!rest && rest.quiet >= QUIET_TICKS
+}
+
 /** Wake ``bot`` (its next tick is simulated). */
 function wake (bot) {
   const rest = bot.physics && bot.physics.pianoRest
@@ -135,4 +155,4 @@ function safeResolve (name) {
   try { return require.resolve(name) } catch (e) { return null }
 }
 
-module.exports = { install, wake, wakeOnBlock, Rest, QUIET_TICKS }
+module.exports = { install, wake, wakeOnBlock, wakeOnColumn, isResting, Rest, QUIET_TICKS }

@@ -1,14 +1,14 @@
 'use strict'
 // A body at rest (bots/body/lib/rest.js) on the embedded server: args port, admin URL.
-// Prints, as JSON: over 3 s standing still, the ticks simulated and not and the position
-// packets sent; then whether it fell when the block under it was taken away, whether it
-// came down after a teleport into the air, and how far it walked with controls pressed.
+// Prints, as JSON: over 60 ticks standing still, the ticks simulated and not and the position
+// packets sent; then how far it fell when the block under it was taken away, whether it came
+// down after a teleport into the air, how far it walked with controls pressed for 20 ticks,
+// and how far it fell when the column under it was loaded anew without the block under it.
 const path = require('path')
 const { Body } = require(path.resolve(__dirname, '../../../bots/body/body.js'))
+const { isResting } = require(path.resolve(__dirname, '../../../bots/body/lib/rest.js'))
 
 const [port, adminUrl] = process.argv.slice(2).map(a => JSON.parse(a))
-const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
-
 async function admin (route, body) {
   const url = new URL(adminUrl) // the token is the URL's password
   const res = await fetch(`${url.protocol}//${url.host}${route}`, {
@@ -21,13 +21,51 @@ async function admin (route, body) {
 
 const command = (text) => admin('/command', { command: text })
 
-async function settle (bot, ms = 8000) {
-  const until = Date.now() + ms
-  while (Date.now() < until) {
-    if (bot.entity.onGround && bot.physics.pianoRest.quiet >= 2) return true
-    await sleep(50)
-  }
-  return false
+const WAIT_MS = 8000
+
+// until `test()` holds at a physics tick of `bot` (or `ms` passed); whether it held
+function until (bot, test, ms = WAIT_MS) {
+  if (test()) return Promise.resolve(true)
+  return new Promise((resolve) => {
+    const done = (held) => {
+      clearTimeout(timer)
+      bot.removeListener('physicsTick', check)
+      resolve(held)
+    }
+    const check = () => { if (test()) done(true) }
+    const timer = setTimeout(() => done(false), ms)
+    bot.on('physicsTick', check)
+  })
+}
+
+// `n` physics ticks of `bot`
+function ticks (bot, n) {
+  return new Promise((resolve) => {
+    let left = n
+    const tick = () => {
+      if (--left > 0) return
+      bot.removeListener('physicsTick', tick)
+      resolve()
+    }
+    bot.on('physicsTick', tick)
+  })
+}
+
+// on the ground and at rest
+const settle = (bot) => until(bot, () => bot.entity.onGround && isResting(bot))
+
+// until `bot` emits `event` with arguments that pass `test` (or `ms` passed); whether it did
+function event (bot, name, test = () => true, ms = WAIT_MS) {
+  return new Promise((resolve) => {
+    const done = (held) => {
+      clearTimeout(timer)
+      bot.removeListener(name, on)
+      resolve(held)
+    }
+    const on = (...args) => { if (test(...args)) done(true) }
+    const timer = setTimeout(() => done(false), ms)
+    bot.on(name, on)
+  })
 }
 
 async function main () {
@@ -43,25 +81,31 @@ async function main () {
     else if (name === 'flying' || name === 'look') sent.other++
     return write(name, params)
   }
-  await sleep(1000) // the chunks around it
+  await bot.waitForChunksToLoad()
   out.settled = await settle(bot)
   const rest = bot.physics.pianoRest
   const a = { skipped: rest.skipped, simulated: rest.simulated, position: sent.position }
-  await sleep(3000)
-  out.standing = { skipped: rest.skipped - a.skipped, simulated: rest.simulated - a.simulated, position_packets: sent.position - a.position }
+  await ticks(bot, 60)
+  out.standing = { ticks: 60, skipped: rest.skipped - a.skipped, simulated: rest.simulated - a.simulated, position_packets: sent.position - a.position }
 
   // the ground taken away: it falls
   const p = bot.entity.position.floored()
   const y0 = bot.entity.position.y
-  await command(`/setblock ${p.x} ${p.y - 1} ${p.z} air`)
-  await sleep(1500)
+  const below = p.offset(0, -1, 0)
+  const removed = event(bot, 'blockUpdate', (old, now) => now && now.position.equals(below))
+  await command(`/setblock ${below.x} ${below.y} ${below.z} air`)
+  await removed
+  await until(bot, () => bot.entity.position.y <= y0 - 0.9)
   out.fell = y0 - bot.entity.position.y
 
   // put into the air by the server: it comes down
   await settle(bot)
   const y1 = bot.entity.position.y
+  const moved = event(bot, 'forcedMove')
   await admin(`/players/${name}/teleport`, { x: bot.entity.position.x, y: y1 + 4, z: bot.entity.position.z })
-  await sleep(2500)
+  await moved
+  await until(bot, () => !bot.entity.onGround) // in the air (mineflayer keeps the flag until a tick)
+  await until(bot, () => bot.entity.onGround)
   out.came_down = { above_before: bot.entity.position.y - y1, on_ground: bot.entity.onGround }
 
   // controls pressed: it walks (and jumps out of the hole it fell into)
@@ -69,9 +113,37 @@ async function main () {
   const x2 = bot.entity.position.clone()
   bot.setControlState('forward', true)
   bot.setControlState('jump', true)
-  await sleep(1000)
+  await ticks(bot, 20)
   bot.clearControlStates()
   out.walked = bot.entity.position.distanceTo(x2)
+
+  // the block under it taken away, the client told so by the column under it loaded anew (as
+  // a server resends a column), not by a block change: it falls. First put in the middle of
+  // a block, so that this block alone holds it up
+  const centred = event(bot, 'forcedMove')
+  const at = bot.entity.position.floored()
+  await admin(`/players/${name}/teleport`, { x: at.x + 0.5, y: bot.entity.position.y, z: at.z + 0.5 })
+  await centred
+  await ticks(bot, 1) // the move seen by a tick: awake until it rests again
+  await settle(bot)
+  const y3 = bot.entity.position.y
+  const under = bot.entity.position.floored().offset(0, -1, 0)
+  const hidden = bot._client.listeners('block_change')
+  bot._client.removeAllListeners('block_change')
+  const told = new Promise((resolve) => {
+    const timer = setTimeout(resolve, WAIT_MS)
+    bot._client.once('block_change', () => { clearTimeout(timer); resolve() })
+  })
+  await command(`/setblock ${under.x} ${under.y} ${under.z} air`)
+  await told
+  for (const listener of hidden) bot._client.on('block_change', listener)
+  const cx = Math.floor(under.x / 16)
+  const cz = Math.floor(under.z / 16)
+  const column = bot.world.getColumn(cx, cz)
+  column.setBlockStateId(under.offset(-cx * 16, 0, -cz * 16), 0)
+  bot.world.setColumn(cx, cz, column)
+  await until(bot, () => bot.entity.position.y <= y3 - 0.9)
+  out.column_fell = y3 - bot.entity.position.y
   await body.quit()
   process.stdout.write(JSON.stringify(out) + '\n')
   process.exit(0)
