@@ -8,11 +8,16 @@ of before the typed messages and the narrowed module context, A after.
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 RUNS = ("B1", "A1", "B2", "A2")
+#: the runtime bench again 30 minutes later, A at d958aa5 (main with both halves and the
+#: comment clean-up), B again 71a0bd4; two B runs of the first try failed to start (the
+#: worktree had no bots/node_modules), so the order is A A B A B
+RUNS_AGAIN = ("A3", "A4", "B3", "A5", "B4")
 
 RUNTIME: tuple[tuple[str, str], ...] = (
     ("cpu_us_per_agent_s", "CPU per agent-second (µs)"),
@@ -65,32 +70,37 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def _table(kind: str, rows: tuple[tuple[str, str], ...]) -> list[str]:
+def _table(
+    kind: str, rows: tuple[tuple[str, str], ...], names: tuple[str, ...] = RUNS
+) -> list[str]:
     runs: dict[str, dict[str, Any]] = {}
-    for r in RUNS:
+    for r in names:
         path = HERE / f"{kind}-{r}.json"
         if path.is_file():
             data = json.loads(path.read_text(encoding="utf-8"))
             runs[r] = _village(data) if kind == "village" else data
     out = [
-        "| figure | " + " | ".join(RUNS) + " | mean B | mean A | A vs B |",
-        "|---|" + "---|" * (len(RUNS) + 3),
+        "| figure | " + " | ".join(names) + " | mean B | mean A | A vs B | median A vs B |",
+        "|---|" + "---|" * (len(names) + 4),
     ]
     for key, label in rows:
-        vals = [runs.get(r, {}).get(key) for r in RUNS]
-        b = [v for r, v in zip(RUNS, vals, strict=True) if r[0] == "B" and v is not None]
-        a = [v for r, v in zip(RUNS, vals, strict=True) if r[0] == "A" and v is not None]
+        vals = [runs.get(r, {}).get(key) for r in names]
+        b = [v for r, v in zip(names, vals, strict=True) if r[0] == "B" and v is not None]
+        a = [v for r, v in zip(names, vals, strict=True) if r[0] == "A" and v is not None]
         mb = sum(b) / len(b) if b else None
         ma = sum(a) / len(a) if a else None
         change = f"{(ma - mb) / mb * 100:+.1f} %" if mb and ma is not None else "-"
-        cells = [_fmt(v) for v in vals] + [_fmt(mb), _fmt(ma), change]
+        med_b = statistics.median(b) if b else None
+        med_a = statistics.median(a) if a else None
+        med = f"{(med_a - med_b) / med_b * 100:+.1f} %" if med_b and med_a is not None else "-"
+        cells = [_fmt(v) for v in vals] + [_fmt(mb), _fmt(ma), change, med]
         out.append(f"| {label} | " + " | ".join(cells) + " |")
-    prov = [runs[r]["provenance"] for r in RUNS if r in runs]
+    prov = [runs[r]["provenance"] for r in names if r in runs]
     out.append("")
     out += [
         f"- {r}: commit {p.get('commit')}, {p.get('date')} - {p.get('finished')}, load "
         f"{p.get('load_average_before')} -> {p.get('load_average_after')}"
-        for r, p in zip([r for r in RUNS if r in runs], prov, strict=True)
+        for r, p in zip([r for r in names if r in runs], prov, strict=True)
     ]
     return out
 
@@ -106,6 +116,11 @@ def render() -> str:
         "## `piano bench runtime --agents 1000 --heuristic --duration 60`",
         "",
         *_table("runtime", RUNTIME),
+        "",
+        "The same bench again (A: d958aa5, B: 71a0bd4) under one hold of the heavy lock (the",
+        "medians read past a single stall such as A3's p99):",
+        "",
+        *_table("runtime", RUNTIME, RUNS_AGAIN),
         "",
         "## `piano bench village --agents 5 --duration 60` (heuristic brain, one embedded server)",
         "",
