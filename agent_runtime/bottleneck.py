@@ -35,7 +35,7 @@ from agent_runtime.bottleneck_data import (
     WorkingMemoryData,
 )
 from agent_runtime.bottleneck_summaries import SUMMARISERS
-from agent_runtime.bottleneck_text import NEWEST_LAST, RENDERERS, clip
+from agent_runtime.bottleneck_text import NEWEST_LAST, clip, render
 from agent_runtime.config.models import BottleneckSection, BottleneckSettings
 from agent_runtime.policy import View
 from agent_runtime.state.sections import Section
@@ -129,7 +129,7 @@ def _section_view(section: Section, spec: BottleneckSection) -> SectionView:
     if hit is not None and hit[0]() is section and hit[1] is spec:
         return hit[2]
     data = SUMMARISERS[spec.section](section, spec)
-    lines = RENDERERS[spec.section](data, spec)
+    lines = render(data, spec)
     text, cut = clip(lines, spec.max_chars, newest=spec.section in NEWEST_LAST)
     # built from validated parts: no re-validation (a hot path: every controller step)
     view = SectionView.model_construct(name=spec.section, text=text, data=data, truncated=cut)

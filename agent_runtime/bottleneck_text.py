@@ -1,6 +1,6 @@
 """The controller's view as text, written once from its typed data.
 
-One renderer per section (:data:`RENDERERS`): from the section's typed data
+One renderer per kind of section data (:data:`RENDERERS`, by the data's class): from the typed data
 (:mod:`agent_runtime.bottleneck_data`, what the heuristic policy reads) and its configured
 limits, the lines the LLM policy reads, each fact once and in few tokens: the agent's own
 opinions on one line before the people, a person's activity once, positions as ``(x, y, z)``,
@@ -31,7 +31,7 @@ from agent_runtime.bottleneck_data import (
 from agent_runtime.config.models import BottleneckSection
 from agent_runtime.prompts import untrusted
 
-__all__ = ["NEWEST_LAST", "PERCEPTION_FIELDS", "RENDERERS", "clip"]
+__all__ = ["NEWEST_LAST", "PERCEPTION_FIELDS", "RENDERERS", "clip", "render"]
 
 #: sections whose lines run in time order: a clip keeps the newest
 NEWEST_LAST = frozenset({"conversation", "awareness", "working_memory"})
@@ -132,18 +132,25 @@ def _reflection(d: ReflectionData, spec: BottleneckSection) -> list[str]:
     return list(d.insights)
 
 
-RENDERERS: dict[str, Callable[[Any, BottleneckSection], list[str]]] = {
-    "identity": _identity,
-    "perception": _perception,
-    "goals": _goals,
-    "plan": _plan,
-    "social": _social,
-    "conversation": _conversation,
-    "action": _action,
-    "awareness": _awareness,
-    "working_memory": _working_memory,
-    "reflection": _reflection,
+#: the lines of each kind of section data (one data class per section kind: the section names
+#: are listed once, by the summarisers)
+RENDERERS: dict[type, Callable[[Any, BottleneckSection], list[str]]] = {
+    IdentityData: _identity,
+    PerceptionData: _perception,
+    GoalsData: _goals,
+    PlanData: _plan,
+    SocialData: _social,
+    ConversationData: _conversation,
+    ActionData: _action,
+    AwarenessData: _awareness,
+    WorkingMemoryData: _working_memory,
+    ReflectionData: _reflection,
 }
+
+
+def render(data: object, spec: BottleneckSection) -> list[str]:
+    """The text lines of one section's typed data, within nothing yet (:func:`clip` cuts)."""
+    return RENDERERS[type(data)](data, spec)
 
 
 def clip(lines: list[str], limit: int, *, newest: bool = False) -> tuple[str, bool]:

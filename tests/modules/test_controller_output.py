@@ -13,7 +13,7 @@ import pytest
 from pydantic import ValidationError
 
 from agent_runtime import prompts
-from agent_runtime.bottleneck_text import NEWEST_LAST, RENDERERS, clip
+from agent_runtime.bottleneck_text import NEWEST_LAST, clip, render
 from agent_runtime.config.models import BottleneckSettings
 from agent_runtime.llm._schema import strict_json_schema
 from agent_runtime.llm.tokens import estimate_tokens
@@ -237,7 +237,7 @@ def test_the_prompt_is_written_from_the_typed_data_once() -> None:
         sec = v.sections.get(spec.section)
         if sec is None or not sec.text:
             continue
-        lines = RENDERERS[spec.section](sec.data, spec)
+        lines = render(sec.data, spec)
         want, _ = clip(lines, spec.max_chars, newest=spec.section in NEWEST_LAST)
         assert sec.text == want, spec.section
         if spec.section != "plan":  # its goal line goes when the goal section says it
