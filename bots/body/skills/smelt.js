@@ -2,7 +2,8 @@
 // smelt: smelt N of an input item in a furnace (nearest within 32 blocks, or placed from the inventory).
 const { locate, reach } = require('../lib/container')
 const { placeItem } = require('../lib/place')
-const { SkillError, SkillAborted, resolveNames, inventoryCounts, sleep } = require('../lib/util')
+const { takeSmelted } = require('../lib/furnace')
+const { SkillError, SkillAborted, resolveNames, inventoryCounts } = require('../lib/util')
 
 // Items smelted per fuel item (vanilla burn times / 200 ticks).
 const FUEL_VALUE = { coal: 8, charcoal: 8, coal_block: 80, lava_bucket: 100, blaze_rod: 12 }
@@ -68,18 +69,7 @@ module.exports = {
       await clearFor(bot, furnace, input, fuelName)
       await furnace.putFuel(bot.registry.itemsByName[fuelName].id, null, fuelNeeded)
       await furnace.putInput(bot.registry.itemsByName[input].id, null, count)
-      while (taken < count) {
-        await sleep(500, ctx.signal)
-        const out = furnace.outputItem()
-        if (out) {
-          taken += out.count
-          await furnace.takeOutput()
-        }
-        // the furnace's own cook progress counts: on a slow server an item takes longer
-        // than the runner's stuck timer, and a furnace that cooks is not stuck
-        const cooking = Math.max(0, Math.min(1, Number(furnace.progress) || 0))
-        ctx.progress(0.1 + 0.9 * Math.min(1, (taken + cooking) / count), `smelted ${taken} of ${count} ${input}`)
-      }
+      taken = await takeSmelted(ctx, furnace, { input, count, fuelId: bot.registry.itemsByName[fuelName].id })
     } catch (err) {
       if (err instanceof SkillAborted || err instanceof SkillError) throw err
       throw new SkillError(`smelting failed: ${err.message}`)
