@@ -16,7 +16,16 @@ from agent_runtime.world import SkillCall
 from bots.admin import AdminClient
 from bots.server_host import EmbeddedServer
 from bots.transport import JSPyBridgeTransport, MineflayerBody
-from tests.bodies.conftest import connect, give, next_event, run, wait_until, walk_to
+from tests.bodies.conftest import (
+    connect,
+    give,
+    next_event,
+    run,
+    unique_name,
+    wait_until,
+    walk_to,
+)
+from tests.server.conftest import JsBot, counts
 
 pytestmark = [pytest.mark.minecraft, pytest.mark.asyncio(loop_scope="module")]
 
@@ -242,6 +251,40 @@ async def test_withdraw_without_position_finds_the_chest_that_holds_it(
     nowhere = await run(clerk, "withdraw", item="feather", count=5)
     assert not nowhere.success and nowhere.failure == "target_not_found"
     assert nowhere.reason.startswith("no chest within 32 blocks has 5 feather (looked into ")
+
+
+async def test_withdraw_reads_past_a_stack_on_another_players_cursor(
+    transport: JSPyBridgeTransport, server: EmbeddedServer, admin: AdminClient
+) -> None:
+    """Another player in the middle of a transfer holds the chest's stack on its cursor, so the
+    chest shows that slot empty (the skills bench's empty reads: a body read all four chests
+    empty while another lifted the stack out of the one that held it). The withdraw reads the
+    chest again when its slots change and takes the stack put back."""
+    x, y, z = server.community_chests[1]
+    holder = JsBot(server.port, unique_name("holder"), version=server.options.version)
+    await holder.start()
+    try:
+        gave = await admin.command(f"/give {holder.username} clay_ball 10")
+        assert gave is not None and "clay_ball" in gave, gave
+        await holder.call("wait_count", item="clay_ball", atLeast=10)
+        stored = await holder.call("chest_deposit", x=x, y=y, z=z, item="clay_ball", count=10)
+        assert counts(stored["chest"]) == {"clay_ball": 10}
+        assert await holder.call("chest_lift", x=x, y=y, z=z, slot=0) == ["clay_ball", 10]
+        # the driver runs its calls in order: this one starts once the stack is on its cursor
+        put_back = asyncio.create_task(
+            holder.call("chest_put_back_when_opened", within=60.0, slot=0, ms=40000)
+        )
+        taker = await connect(transport, server, "taker")
+        await walk_to(taker, server, "town_hall")
+        taken = await run(
+            taker, "withdraw", item="clay_ball", count=2, x=float(x), y=float(y), z=float(z)
+        )
+        assert counts(await asyncio.wait_for(put_back, 30.0)) == {"clay_ball": 10}
+        assert taken.success, taken.reason
+        assert taken.inventory_delta == {"clay_ball": 2}
+        assert counts(await admin.chest(x, y, z)) == {"clay_ball": 8}
+    finally:
+        await holder.close()
 
 
 async def test_give_contract(

@@ -223,6 +223,7 @@ function inventoryReaches (pred, ms) {
 // the block at a position once its chunk is loaded
 /** Open the chest at (x, y, z) (walking up to it unless ``walk`` is false), ``use`` it, and
  * return what it holds once used (slot, name, count per stack). */
+let lifted = null // chest_lift's open window, its block and the most players its lid showed
 async function usingChest ({ x, y, z }, use, walk = true) {
   const b = await loadedBlock(x, y, z)
   if (walk && bot.entity.position.distanceTo(b.position) > 4) await goto(x, y, z, 3)
@@ -594,6 +595,28 @@ const actions = {
   async chest_withdraw ({ item, count: n, ...at }) {
     const chest = await usingChest(at, c => withTimeout(c.withdraw(itemId(item), null, n), 10000, 'withdraw'))
     return { chest, inventory: inventory() }
+  },
+
+  // open the chest and lift the stack of slot SLOT onto the cursor, the window left open: a
+  // player in the middle of a transfer (the chest shows that slot empty meanwhile)
+  async chest_lift ({ slot = 0, ...at }) {
+    const b = await loadedBlock(at.x, at.y, at.z)
+    lifted = { window: await withTimeout(bot.openContainer(b), 10000, 'open chest'), block: b, most: 1 }
+    bot.on('chestLidMove', (block, players) => { if (block.position.equals(b.position)) lifted.most = Math.max(lifted.most, players) })
+    await bot.clickWindow(slot, 0, 0)
+    const held = lifted.window.selectedItem
+    return held ? [held.name, held.count] : null
+  },
+
+  // once another player has opened the chest of chest_lift (its lid showed two, if only for a
+  // moment), put the stack back into slot SLOT and close the chest; returns what the chest then
+  // holds
+  async chest_put_back_when_opened ({ slot = 0, ms = 20000 }) {
+    await waitFor(() => lifted.most >= 2, ms, 'another player at the lifted chest')
+    await bot.clickWindow(slot, 0, 0)
+    const items = lifted.window.containerItems().map(i => ({ slot: i.slot, name: i.name, count: i.count }))
+    lifted.window.close()
+    return items
   },
 
   // shift-click (mode 1) a slot of an open container window, for click-protocol tests
