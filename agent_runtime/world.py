@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field
 
 from agent_runtime.clock import wall_time
 from agent_runtime.config.strict import Strict
@@ -242,6 +242,16 @@ SKILL_TIMEOUTS: dict[str, float] = {
 }
 
 
+class CheckedArgs(dict[str, Any]):
+    """A skill call's arguments as :func:`validate_skill` returned them, validated against the
+    skill's model in this process. The type is the mark: a copy of the call that keeps its
+    arguments stays checked, one with other arguments (or validated anew from data) is not,
+    and no other call pays for the mark (a private attribute on :class:`SkillCall` would make
+    every call's construction twice as slow, and the planners build dozens a step)."""
+
+    __slots__ = ()
+
+
 class SkillCall(Strict):
     """A request to run one skill: name plus arguments (validated by :func:`validate_skill`
     where the call enters: the controller's decision, talking's line, or the body for a call
@@ -250,13 +260,11 @@ class SkillCall(Strict):
     skill: SkillName
     args: dict[str, Any] = Field(default_factory=dict)
     timeout: float | None = None
-    #: the args object :func:`validate_skill` checked (a copy with other args is unchecked)
-    _checked_args: dict[str, Any] | None = PrivateAttr(default=None)
 
     @property
     def checked(self) -> bool:
         """Its arguments were validated against the skill's model in this process."""
-        return self._checked_args is self.args
+        return type(self.args) is CheckedArgs
 
     def __eq__(self, other: object) -> bool:
         """The same call: skill, arguments and timeout (whether it was checked aside)."""
@@ -281,9 +289,7 @@ def validate_skill(call: SkillCall) -> SkillCall:
     if call.checked:
         return call
     args = call.typed_args()
-    checked = call.model_copy(update={"args": args.model_dump(exclude_none=True)})
-    checked._checked_args = checked.args
-    return checked
+    return call.model_copy(update={"args": CheckedArgs(args.model_dump(exclude_none=True))})
 
 
 FailureReason = Annotated[str, Field(max_length=300)]
