@@ -34,8 +34,10 @@ __all__ = [
     "VIEW3D_REQUEST",
     "WORLD_EVENT",
     "AgentStatus",
+    "GcFigures",
     "GoalChange",
     "Heard",
+    "LlmModuleFigures",
     "Message",
     "Progress",
     "RunStatus",
@@ -134,11 +136,36 @@ class RunStatus(Message):
     agents: int = 0
 
 
-class Progress(Message):
-    """A village's (or worker's) progress record; the figures beside these few fields are
-    the open set ``agent_runtime/app/progress.py`` and the benchmarks read (kept as sent)."""
+class LlmModuleFigures(Message):
+    """One module's model use so far (a progress record's ``llm_modules``)."""
 
-    model_config = ConfigDict(frozen=True, extra="allow")
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    calls: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class GcFigures(Message):
+    """What the garbage collector did in the process (``agent_runtime.gc_settings``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    young_collections: int = 0
+    young_pause_ms_total: float = 0.0
+    young_pause_ms_max: float = 0.0
+    full_collections: int = 0
+    full_pause_ms_max: float = 0.0
+    full_freed: int = 0
+
+
+class Progress(Message):
+    """A village's (or worker's) progress record: every figure ``Village._progress`` sends
+    (``agent_runtime/app/progress.py``), typed; an unknown field is an error. A figure the
+    process does not have (no model, no Agent State, ...) is None and left out of
+    :meth:`figures`, as it was left out of the record."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     elapsed_s: float = 0.0
     agents: int = 0
@@ -148,13 +175,34 @@ class Progress(Message):
     errors: int = 0
     unresponsive: int = 0
     shard: tuple[int, int] | None = None  # (this worker, of how many)
+    # scheduling lag of the recent steps
+    lag_ms_p50: float | None = None
+    lag_ms_p95: float | None = None
+    # model use (with an LLM service)
+    llm_calls: int | None = None
+    llm_tokens: int | None = None
+    llm_cost_usd: float | None = None
+    llm_model_share: float | None = None
+    llm_fallbacks: int | None = None
+    llm_shed: int | None = None
+    llm_failed: int | None = None
+    llm_attempt_errors: int | None = None
+    llm_text: str | None = None
+    llm_modules: dict[str, LlmModuleFigures] | None = None
+    #: share of the recent announced intentions kept (None: none announced)
+    coherence: float | None = None
+    #: agent -> [x, y, z] (with an Agent State)
+    positions: dict[str, tuple[float, float, float]] | None = None
+    # what benchmarks take deltas of
+    bus_published: int | None = None
+    module_timed: dict[str, int] | None = None
+    module_agents: dict[str, int] | None = None
+    module_interval: dict[str, float] | None = None
+    gc: GcFigures | None = None
 
     def figures(self) -> dict[str, Any]:
-        """Every field, the extra figures included, as JSON-ready values."""
-        out = self.model_dump(mode="json")
-        if out.get("shard") is None:
-            out.pop("shard", None)
-        return out
+        """The record as JSON-ready values, without the figures it does not have."""
+        return self.model_dump(mode="json", exclude_none=True)
 
 
 Scope = Literal["agent", "world", "run"]

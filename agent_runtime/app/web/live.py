@@ -33,7 +33,7 @@ from redis.asyncio import Redis
 from agent_runtime.app.web.scene import Scene
 from agent_runtime.app.web.world_map import WORLD_FILE
 from agent_runtime.bus import parse_mqtt_url, topics
-from agent_runtime.bus.messages import View3dRequest, decode, encode
+from agent_runtime.bus.messages import Progress, View3dRequest, decode, encode
 from agent_runtime.clock import wall_time
 from agent_runtime.state import keys
 
@@ -115,7 +115,10 @@ class LiveFeed:
             return
         if message is None:
             return
-        data = message.model_dump(mode="json")
+        # a progress record without the figures its process does not have, as it was sent
+        data = (
+            message.figures() if isinstance(message, Progress) else message.model_dump(mode="json")
+        )
         self.messages += 1
         waiting = self._views.get(topic)
         if waiting is not None and not waiting.done():
