@@ -4,9 +4,11 @@ The controller never reads the state directly. :func:`build_view` takes the conf
 sections in order, selects each one's facts as a typed model (for the heuristic policy;
 :mod:`agent_runtime.bottleneck_summaries`) and writes its text from them once (for the LLM
 policy; :mod:`agent_runtime.bottleneck_text`), whole lines within its ``max_chars``, then
-enforces the total budget: sections marked ``always`` (e.g. social information) are kept
-first and never cut by the total; the others are included in order while they fit. These
-are the one size budget of what the controller knows, its prompt included. A section that
+enforces the total budget, a section counted as it stands in the prompt (its ``## name``
+header, its text and the blank line after it): sections marked ``always`` (e.g. social
+information) are kept first and never cut by the total; the others are included in order
+while they fit. These are the one size budget of what the controller knows, its prompt
+included. A section that
 did not make it through is absent: its typed accessor (``view.perception`` ...) returns the
 empty default, so a policy cannot tell it from a section with nothing in it.
 
@@ -40,7 +42,7 @@ from agent_runtime.config.models import BottleneckSection, BottleneckSettings
 from agent_runtime.policy import View
 from agent_runtime.state.sections import Section
 
-__all__ = ["BottleneckView", "SectionView", "build_view"]
+__all__ = ["BottleneckView", "SectionView", "build_view", "prompt_chars"]
 
 D = TypeVar("D", bound=Data)
 
@@ -137,6 +139,12 @@ def _section_view(section: Section, spec: BottleneckSection) -> SectionView:
     return view
 
 
+def prompt_chars(view: SectionView) -> int:
+    """The characters a section takes in the prompt's view: ``## name``, its text and the
+    blank line after it (nothing when it has no text: the prompt leaves it out)."""
+    return len(view.name) + len(view.text) + 6 if view.text else 0
+
+
 def build_view(
     snapshot: dict[str, Section],
     settings: BottleneckSettings,
@@ -156,14 +164,14 @@ def build_view(
     for spec, view in built:  # always-through channels first
         if spec.always:
             chosen[spec.section] = view
-            used += len(view.text)
+            used += prompt_chars(view)
     dropped = []
     for spec, view in built:
         if spec.always:
             continue
-        if used + len(view.text) <= settings.max_total_chars:
+        if used + prompt_chars(view) <= settings.max_total_chars:
             chosen[spec.section] = view
-            used += len(view.text)
+            used += prompt_chars(view)
         else:
             dropped.append(spec.section)
     order = [s.section for s, _ in built if s.section in chosen]

@@ -253,25 +253,36 @@ class BottleneckSection(Strict):
         return v
 
 
+#: the characters of the controller's view in a model's prompt: every section's ``## name``
+#: header and text, the separators included (~4 characters a token: ~450 tokens a call);
+#: the size the prompt's view had before the view was written from typed data, so the
+#: model's bill did not grow with it
+VIEW_CHARS = 1800
+
+
 def _default_bottleneck() -> tuple[BottleneckSection, ...]:
     # the characters of each section's text in the controller's prompt: what the agent is
-    # doing and for what, what it holds and sees and what was said to it get the most
+    # doing and for what, what it holds and sees and what was said to it get the most; with
+    # their headers they fit VIEW_CHARS, so no default section is ever left out and the
+    # heuristic decides from all of them (the limits cut the text, not the typed data)
     return (
-        BottleneckSection(section="identity", max_chars=240),
-        BottleneckSection(section="social", max_chars=400, always=True),
-        BottleneckSection(section="conversation", max_chars=480, max_items=6, always=True),
-        BottleneckSection(section="perception", max_chars=480),
-        BottleneckSection(section="goals", max_chars=160),
-        BottleneckSection(section="plan", max_chars=320),
-        BottleneckSection(section="awareness", max_chars=240),
-        BottleneckSection(section="action", max_chars=160),
-        BottleneckSection(section="working_memory", max_chars=320, max_items=8),
+        BottleneckSection(section="identity", max_chars=160),
+        BottleneckSection(section="social", max_chars=280, always=True),
+        BottleneckSection(section="conversation", max_chars=280, max_items=6, always=True),
+        BottleneckSection(section="perception", max_chars=290),
+        BottleneckSection(section="goals", max_chars=100),
+        BottleneckSection(section="plan", max_chars=190),
+        BottleneckSection(section="awareness", max_chars=110),
+        BottleneckSection(section="action", max_chars=100),
+        BottleneckSection(section="working_memory", max_chars=160, max_items=8),
     )
 
 
 class BottleneckSettings(Strict):
     sections: tuple[BottleneckSection, ...] = Field(default_factory=_default_bottleneck)
-    max_total_chars: int = Field(default=3500, ge=100, le=100000)
+    #: the one size budget of the controller's view (see :data:`VIEW_CHARS`): sections past
+    #: it are left out, the ``always`` ones aside
+    max_total_chars: int = Field(default=VIEW_CHARS, ge=100, le=100000)
 
     @field_validator("sections")
     @classmethod

@@ -213,6 +213,16 @@ def _within_budget(text: str) -> bool:
     )
 
 
+def test_the_default_view_fits_the_one_budget() -> None:
+    """The default sections at their limits, each with its ``## name`` header and blank line,
+    fit ``max_total_chars``, the characters of the prompt's view a model call is billed for
+    (1,800 by default): no default section is ever left out (the heuristic reads them all)
+    and the model's prompt does not grow with the sections' limits."""
+    assert BUDGET.max_total_chars == 1800
+    worst = sum(len(f"## {s.section}\n") + s.max_chars + 2 for s in BUDGET.sections)
+    assert worst <= BUDGET.max_total_chars
+
+
 def test_the_prompt_view_says_each_line_once_within_its_budget() -> None:
     note = "Tried to collect log 4: expected +4 log, observed +0 (no world attached)"
     memory = WorkingMemory(items=tuple(WorkingMemoryItem(text=t) for t in [note, "x", note] * 4))
@@ -357,6 +367,7 @@ def test_the_prompt_shows_what_the_decision_needs_in_a_full_view() -> None:
     assert all(full.sections[n].truncated for n in _CROWDED)
     text = prompt_view(full)
     assert _within_budget(text)
+    assert not full.dropped and len(text) <= BUDGET.max_total_chars
     for fact in (
         "Current goal: Make a stone pickaxe",
         "[>] craft a stone pickaxe",
