@@ -6,11 +6,16 @@
 // Node process, where the bot's world lives. We run our own HTTP server around them so that
 // it listens on 127.0.0.1 only (the library's helper listens on every interface), on a port
 // the OS picks, and follows the body across reconnects (a new mineflayer bot object).
+//
+// The page draws with the textures and block states of one of the versions prismarine-viewer
+// ships (lib/viewer_blocks.js: assetsVersion); a body at another version has its chunks and block
+// changes translated into that version's block states on their way to the page.
 const http = require('http')
 const express = require('express')
 const { Server } = require('socket.io')
 const { setupRoutes } = require('prismarine-viewer/lib/common')
 const { WorldView } = require('prismarine-viewer/viewer/lib/worldView')
+const { assetsVersion, blockTranslator } = require('./viewer_blocks')
 
 const DEFAULT_VIEW_DISTANCE = 4 // chunks; the page renders every block it is sent
 
@@ -20,12 +25,14 @@ class BodyViewer {
    * @param opts {viewDistance, firstPerson}
    */
   constructor (body, opts = {}) {
+    assetsVersion(body.spec.version) // throws with the reason when the viewer cannot draw it
     this.body = body
     this.viewDistance = opts.viewDistance || DEFAULT_VIEW_DISTANCE
     this.firstPerson = opts.firstPerson !== false
     this.sockets = new Map() // socket -> detach()
     this.server = null
     this.port = null
+    this.translators = new Map() // body's version -> blockTranslator
   }
 
   /** Listen on 127.0.0.1 (port chosen by the OS); resolves with the port. */
@@ -55,11 +62,21 @@ class BodyViewer {
   /** Stream ``bot``'s world and position to one page; returns the function that stops it. */
   _attach (socket, bot) {
     if (!bot || !bot.entity) {
-      socket.emit('version', this.body.spec.version)
+      socket.emit('version', assetsVersion(this.body.spec.version))
       return () => {}
     }
-    socket.emit('version', bot.version)
-    const view = new WorldView(bot.world, this.viewDistance, bot.entity.position, socket)
+    const blocks = this._translator(bot)
+    socket.emit('version', blocks.to)
+    // the page's stream, the body's block states in the assets version's
+    const page = {
+      on: (event, fn) => socket.on(event, fn),
+      emit: (event, data) => {
+        if (event === 'loadChunk') data = { ...data, chunk: blocks.column(data.chunk) }
+        else if (event === 'blockUpdate') data = { ...data, stateId: blocks.stateId(data.stateId) }
+        return socket.emit(event, data)
+      }
+    }
+    const view = new WorldView(bot.world, this.viewDistance, bot.entity.position, page)
     view.init(bot.entity.position)
     const onMove = () => {
       const packet = { pos: bot.entity.position, yaw: bot.entity.yaw, addMesh: true }
@@ -73,6 +90,15 @@ class BodyViewer {
       bot.removeListener('move', onMove)
       view.removeListenersFromBot(bot)
     }
+  }
+
+  _translator (bot) {
+    let t = this.translators.get(bot.version)
+    if (!t) {
+      t = blockTranslator(bot.registry, bot.version)
+      this.translators.set(bot.version, t)
+    }
+    return t
   }
 
   /** The body has a new bot (reconnect): every open page follows it. */
