@@ -50,12 +50,17 @@ class BodyGroup {
 
   observe (botId) { return this._body(botId).observe() }
 
-  /** Snapshots of several bodies in one call: ``{id: snapshot | {error}}``. */
+  /**
+   * Snapshots of several bodies in one call: ``{id: snapshot's JSON text | {error}}``. The
+   * text passes the host and the bridge as a string, and the Python side validates it into
+   * its Observation in one pass (parsing it into dicts first and validating those cost it
+   * about twice as much).
+   */
   async observeMany (botIds) {
     const out = {}
     await Promise.all(botIds.map(async (id) => {
       try {
-        out[id] = await this._body(id).observe()
+        out[id] = JSON.stringify(await this._body(id).observe())
       } catch (err) {
         out[id] = { error: String(err && err.message ? err.message : err) }
       }

@@ -118,6 +118,8 @@ async function main () {
   require('../body/lib/framing').install()
   // a chunk column sent to many players is dumped, serialized and compressed once
   require('./chunk_sends').install()
+  // a move the tracker tells many players is serialized once
+  require('./shared_packets').install()
   const mcServer = require('flying-squid')
   const serv = mcServer.createMCServer({
     version: identity.version,

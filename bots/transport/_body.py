@@ -35,7 +35,7 @@ class HostChannel(Protocol):
     call_timeout: float
 
     async def _call(self, method: str, *args: Any, limit: float | None = None) -> Any: ...
-    async def _observe(self, name: str) -> dict[str, Any]: ...
+    async def _observe(self, name: str) -> dict[str, Any] | str: ...
     async def _disconnect(self, name: str) -> None: ...
 
 
@@ -133,6 +133,8 @@ class MineflayerBody(Body):
         """
         self._check_open()
         data = await self._transport._observe(self.name)
+        if isinstance(data, str):  # the snapshot's JSON text: validated in one pass
+            return Observation.model_validate_json(data)
         if "error" in data:
             raise BodyError(f"{self.name}: observe failed: {data['error']}")
         return Observation.model_validate(data)

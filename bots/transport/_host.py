@@ -35,9 +35,14 @@ node_logger = logging.getLogger("bots.body.node")
 __all__ = ["BODY_DIR", "HostTransport"]
 
 
+#: One body's snapshot as the host sends it: its JSON text (validated from the text by the
+#: body, in one pass), or an object (``{"error": ...}``).
+Snapshot = dict[str, Any] | str
+
+
 def _settle(
-    waiters: dict[str, list[asyncio.Future[dict[str, Any]]]],
-    result: dict[str, Any] | None = None,
+    waiters: dict[str, list[asyncio.Future[Snapshot]]],
+    result: Snapshot | None = None,
     *,
     error: BaseException | None = None,
 ) -> None:
@@ -48,7 +53,7 @@ def _settle(
             if error is not None:
                 fut.set_exception(error)
             else:
-                fut.set_result(result or {})
+                fut.set_result({} if result is None else result)
 
 
 BODY_DIR = Path(__file__).resolve().parent.parent / "body"
@@ -129,7 +134,7 @@ class HostTransport(BotTransport):
         self.failed_calls = 0
         self.batches = 0
         #: Observations asked for and not yet fetched: body name -> its waiters.
-        self._obs_wanted: dict[str, list[asyncio.Future[dict[str, Any]]]] = {}
+        self._obs_wanted: dict[str, list[asyncio.Future[Snapshot]]] = {}
         self._obs_task: asyncio.Task[None] | None = None
         self._obs_tickets = itertools.count(1)
         self._obs_replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -150,8 +155,8 @@ class HostTransport(BotTransport):
 
     # --- observations, batched ------------------------------------------------------
 
-    async def _observe(self, name: str) -> dict[str, Any]:
-        """``name``'s snapshot (raw JSON object; ``{"error": ...}`` when the body failed).
+    async def _observe(self, name: str) -> Snapshot:
+        """``name``'s snapshot (its JSON text; ``{"error": ...}`` when the body failed).
 
         Every snapshot asked for while a batch is out goes into the next one: one short
         call (``observeMany``, answered at once) and one message per body worker for all
@@ -162,7 +167,7 @@ class HostTransport(BotTransport):
         """
         if not self._open or self._closing or self._loop is None:
             raise BodyClosedError("transport is not open")
-        fut: asyncio.Future[dict[str, Any]] = self._loop.create_future()
+        fut: asyncio.Future[Snapshot] = self._loop.create_future()
         self._obs_wanted.setdefault(name, []).append(fut)
         if self._obs_task is None or self._obs_task.done():
             self._obs_task = self._loop.create_task(
@@ -202,7 +207,8 @@ class HostTransport(BotTransport):
                 self._obs_replies.pop(ticket, None)
             for name, futs in live.items():
                 one = replies.get(name)
-                _settle({name: futs}, one if isinstance(one, dict) else {"error": "no reply"})
+                ok = isinstance(one, (str, dict))
+                _settle({name: futs}, one if ok else {"error": "no reply"})
 
     def _observations_arrived(self, item: dict[str, Any]) -> None:
         fut = self._obs_replies.get(item.get("ticket", -1))

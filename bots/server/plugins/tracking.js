@@ -36,6 +36,8 @@
 // (flying-squid's logout and our respawn and player_list plugins read or reset it): an entity
 // someone removed from it is taken as forgotten by the client and spawned again when in range.
 
+const { share } = require('../shared_packets')
+
 const RANGE = { player: 48, mob: 48, object: 32, other: 64 }
 const INTERVAL = { player: 2, mob: 3, object: 2, other: 3 }
 const CELL = 16 // grid cell (a chunk column), for finding the entities near a player
@@ -167,8 +169,11 @@ module.exports.server = function (serv, settings) {
     if (changed) syncNearby(viewer)
   }
 
-  // what changed of `entity` since each viewer was told, sent to that viewer
+  // what changed of `entity` since each viewer was told, sent to that viewer. Viewers told
+  // the same before get the same packet object (usually all of them: they were sent the same
+  // steps), serialized once for all (../shared_packets.js)
   function flush (entity) {
+    const entityId = entity.id
     const pos = entity.position
     const x = fixed(pos.x)
     const y = fixed(pos.y)
@@ -177,8 +182,13 @@ module.exports.server = function (serv, settings) {
     const pitch = angle(entity.pitch)
     const head = yaw
     const onGround = !!entity.onGround
+    let teleport = null
+    let moveLook = null
+    let rel = null
+    let look = null
+    let headTurn = null
     for (const viewer of entity.pianoViewers) {
-      const s = viewer.pianoSeen.get(entity.id)
+      const s = viewer.pianoSeen.get(entityId)
       if (!s) continue
       const dX = x - s.x
       const dY = y - s.y
@@ -187,19 +197,28 @@ module.exports.server = function (serv, settings) {
       const looked = yaw !== s.yaw || pitch !== s.pitch
       const client = viewer._client
       if (Math.abs(dX) > MAX_STEP || Math.abs(dY) > MAX_STEP || Math.abs(dZ) > MAX_STEP) {
-        client.write('entity_teleport', { entityId: entity.id, x: pos.x, y: pos.y, z: pos.z, yaw, pitch, onGround })
+        teleport = teleport || share({ entityId, x: pos.x, y: pos.y, z: pos.z, yaw, pitch, onGround })
+        client.write('entity_teleport', teleport)
         stats.teleports++
       } else if (moved && looked) {
-        client.write('entity_move_look', { entityId: entity.id, dX, dY, dZ, yaw, pitch, onGround })
+        if (!moveLook || moveLook.dX !== dX || moveLook.dY !== dY || moveLook.dZ !== dZ) {
+          moveLook = share({ entityId, dX, dY, dZ, yaw, pitch, onGround })
+        }
+        client.write('entity_move_look', moveLook)
         stats.moves++
       } else if (moved) {
-        client.write('rel_entity_move', { entityId: entity.id, dX, dY, dZ, onGround })
+        if (!rel || rel.dX !== dX || rel.dY !== dY || rel.dZ !== dZ) rel = share({ entityId, dX, dY, dZ, onGround })
+        client.write('rel_entity_move', rel)
         stats.moves++
       } else if (looked) {
-        client.write('entity_look', { entityId: entity.id, yaw, pitch, onGround })
+        look = look || share({ entityId, yaw, pitch, onGround })
+        client.write('entity_look', look)
         stats.looks++
       }
-      if (head !== s.head) client.write('entity_head_rotation', { entityId: entity.id, headYaw: head })
+      if (head !== s.head) {
+        headTurn = headTurn || share({ entityId, headYaw: head })
+        client.write('entity_head_rotation', headTurn)
+      }
       s.x = x
       s.y = y
       s.z = z
