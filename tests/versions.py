@@ -2,8 +2,8 @@
 smelt, deposit, the body's climb, the human end-to-end test, the hostile-client suite...).
 
 By default the oldest supported version, 1.21.4 and the default (three versions: the other
-supported ones, 1.20.4 and 26.1 today, are tested by the runs that made them supported, not in
-every CI run, which keeps CI within its time).
+supported ones, 1.20.4 and 1.21.11 today, are tested by the runs that made them supported, not
+in every CI run, which keeps CI within its time).
 ``PIANO_SWEEP_VERSIONS`` (a comma-separated list) runs the sweeps at other versions instead,
 e.g. all supported ones or one not supported yet:
 ``PIANO_SWEEP_VERSIONS=1.20.4,1.21.11 pytest tests/server/test_versions.py``."""

@@ -48,10 +48,10 @@ from agent_runtime.config.topics import Topic
 SUPPORTED_VERSIONS: tuple[str, ...] = ("1.16.5", "1.20.4", "1.21.4", "1.21.11", "26.1")
 
 #: the version a world is served at and bodies speak when nothing names one: the newest at
-#: which everything works on the embedded world, the web page's 3D view included (26.1 serves
-#: the tech tree, the experiments and the checks, but prismarine-viewer has no textures for
-#: it: bots/README.md, "Versions"); every default version in the runtime is this one
-DEFAULT_VERSION = "1.21.11"
+#: which everything works on the embedded world, the web page's 3D view included (the body
+#: translates its blocks into the newest assets prismarine-viewer has: bots/README.md,
+#: "Versions"); every default version in the runtime is this one
+DEFAULT_VERSION = "26.1"
 
 
 def external_versions() -> tuple[str, ...]:
