@@ -8,28 +8,24 @@ B the main of before the typed messages, A main with the fix.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import statistics
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
-RUNTIME: tuple[tuple[str, str], ...] = (
-    ("cpu_us_per_agent_s", "CPU per agent-second (µs)"),
-    ("cpu_pct", "CPU of the agents' processes (% of a core)"),
-    ("services_cpu_pct", "Redis + broker CPU (% of a core)"),
-    ("cc_decisions_per_s", "controller decisions per s"),
-    ("skills_per_agent_s", "skills per agent-second"),
-    ("sched_lag_ms_p50", "scheduling lag p50 (ms)"),
-    ("sched_lag_ms_p99", "scheduling lag p99 (ms)"),
-    ("redis_ops_per_s", "Redis commands per s"),
-    ("mqtt_msgs_per_s", "broker messages per s"),
-    ("rss_mb_per_agent", "RSS per agent (MB)"),
-    ("startup_s", "start-up (s)"),
-    ("unresponsive_agents", "unresponsive agents"),
-    ("errors", "errors"),
-)
+
+def _load(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"_render_{path.parent.name}", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 #: runs shown but left out of the means and medians, and why
 LEFT_OUT: dict[str, dict[str, str]] = {
     "runtime": {
@@ -44,40 +40,20 @@ LEFT_OUT: dict[str, dict[str, str]] = {
         " window (11:55-11:56)",
     },
 }
-VILLAGE: tuple[tuple[str, str], ...] = (
-    ("agents_cpu", "agents' process CPU (% of a core)"),
-    ("cpu_cores_per_agent", "all processes, cores per agent"),
-    ("all_cpu", "all processes CPU (% of a core)"),
-    ("decisions_per_agent_minute", "decisions per agent-minute"),
-    ("skills_per_agent_minute", "skills per agent-minute"),
-    ("lag_p50", "scheduling lag p50 (ms)"),
-    ("lag_p99", "scheduling lag p99 (ms)"),
-    ("join_all_seconds", "all bodies joined (s)"),
-    ("kicks", "kicks"),
-    ("module_errors", "module errors"),
-    ("unresponsive_agents_peak", "unresponsive agents (peak)"),
-)
+#: the rows, the village figures and the cell format of the first back-to-back set, so both
+#: folders read their result files one way
+_FIRST = _load(HERE.parent / "messages-2026-12-02" / "render.py")
+RUNTIME: tuple[tuple[str, str], ...] = _FIRST.RUNTIME
+VILLAGE: tuple[tuple[str, str], ...] = _FIRST.VILLAGE
 
 
 def _village(d: dict[str, Any]) -> dict[str, Any]:
-    minutes = d["agents"] * d["measured_seconds"] / 60
-    return {
-        **d,
-        "agents_cpu": d["all_processes"]["by_kind"].get("other", {}).get("cpu_percent"),
-        "all_cpu": d["all_processes"]["cpu_percent"],
-        "decisions_per_agent_minute": round(d["decisions"] / minutes, 2),
-        "skills_per_agent_minute": round(d["skills"] / minutes, 2),
-        "lag_p50": d["sched_lag_ms"]["p50"],
-        "lag_p99": d["sched_lag_ms"]["p99"],
-    }
+    out: dict[str, Any] = _FIRST._village(d)
+    return out
 
 
 def _fmt(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    return str(v)
+    return str(_FIRST._fmt(v))
 
 
 def _change(b: list[float], a: list[float], mid: Any) -> str:
