@@ -4,13 +4,11 @@
 // serialized and deflated: "stock") or with bots/server/chunk_sends.js ("kept"). Prints
 // the hashes of what each player is sent and, when kept, how much was made once.
 const path = require('path')
-const crypto = require('crypto')
 const req = require('module').createRequire(path.resolve(__dirname, '../../../bots/package.json'))
 const [version, mode] = process.argv.slice(2).map(a => JSON.parse(a))
 const sends = mode === 'kept' ? require(path.resolve(__dirname, '../../../bots/server/chunk_sends.js')) : null
 if (sends) sends.install()
-const { createSerializer } = req('minecraft-protocol/src/transforms/serializer')
-const compression = req('minecraft-protocol/src/transforms/compression')
+const { player: wirePlayer } = require(path.resolve(__dirname, 'wire_player.js'))
 const registry = req('prismarine-registry')(version)
 const Chunk = req('prismarine-chunk')(registry)
 const nbt = req('prismarine-nbt')
@@ -23,14 +21,7 @@ const heightmaps = registry.version['>=']('1.21.5')
   ? [{ type: 'motion_blocking', data: new Array(37).fill([0, 0]) }]
   : nbt.comp({ MOTION_BLOCKING: nbt.longArray(new Array(36).fill([0, 0])) })
 
-function player () {
-  const serializer = createSerializer({ state: 'play', isServer: true, version })
-  const compressor = compression.createCompressor(256)
-  const out = []
-  compressor.on('data', (b) => out.push(crypto.createHash('sha256').update(b).digest('hex').slice(0, 16)))
-  serializer.pipe(compressor)
-  return { serializer, out }
-}
+const player = () => wirePlayer(version)
 // flying-squid's map_chunk for 1.18 on (world.js)
 const send = (p) => p.serializer.write({
   name: 'map_chunk',

@@ -4,22 +4,12 @@
 // "shared") or with a packet object each as before ("stock"): prints the hashes of what each
 // player's compressor puts out and, when shared, how many packets were serialized and kept.
 const path = require('path')
-const crypto = require('crypto')
-const req = require('module').createRequire(path.resolve(__dirname, '../../../bots/package.json'))
 const [version, mode] = process.argv.slice(2).map(a => JSON.parse(a))
 const shared = require(path.resolve(__dirname, '../../../bots/server/shared_packets.js'))
 if (mode === 'shared') shared.install()
-const { createSerializer } = req('minecraft-protocol/src/transforms/serializer')
-const compression = req('minecraft-protocol/src/transforms/compression')
+const { player: wirePlayer } = require(path.resolve(__dirname, 'wire_player.js'))
 
-function player () {
-  const serializer = createSerializer({ state: 'play', isServer: true, version })
-  const compressor = compression.createCompressor(256)
-  const out = []
-  compressor.on('data', (b) => out.push(crypto.createHash('sha256').update(b).digest('hex').slice(0, 16)))
-  serializer.pipe(compressor)
-  return { serializer, out }
-}
+const player = () => wirePlayer(version)
 const players = [player(), player(), player()]
 // an entity's updates as the tracker makes them: a step with a look, a step, a look, a head turn;
 // the third player was told an older position, so its step differs
