@@ -181,7 +181,7 @@ def render() -> str:
         "## `piano bench runtime --agents 1000 --heuristic --duration 60`, after the fix",
         "",
         "A is bfaac8f (the fix), in a clean worktree; B1 A1 B2 A2 under one hold of the heavy",
-        "lock, B3 A3 under the next.",
+        "lock, B3 A3 under the next, B4 A4 B5 A5 an hour later under a third, on a quiet machine.",
         "",
         *_table("runtime", RUNTIME),
         "",
