@@ -6,8 +6,8 @@ const rest = require('./lib/rest')
 // required first)
 if (!rest.install()) throw new Error('bots/body/body.js was required after mineflayer\'s physics plugin: require it first (rest and light blocks need to patch prismarine-physics before)')
 const mineflayer = require('mineflayer')
-const { pathfinder } = require('mineflayer-pathfinder')
-const { lightMovements } = require('./lib/light_blocks')
+const { pathfinder: stockPathfinder } = require('mineflayer-pathfinder')
+const { lightMovements, lightBlockAt } = require('./lib/light_blocks')
 const toolPlugin = require('mineflayer-tool').plugin
 const observe = require('./plugins/observe')
 const events = require('./plugins/events')
@@ -26,6 +26,8 @@ lightMovements() // the path search reads blocks by state id, not a Block per lo
 require('./lib/look_ahead').install() // the pathfinder's look-ahead stops after 3 s of simulated walk
 require('./lib/framing').install() // frames split without an Error per socket read
 require('./lib/lazy_light').install() // a chunk's light decoded when first read, not as it arrives
+// a path kept when a block changes beside it but none of its moves changed
+const pathfinder = require('./lib/path_keep').keepingPaths(stockPathfinder)
 
 function seededRandom (seedText) {
   let h = 2166136261
@@ -117,6 +119,7 @@ class Body {
       }
     }
     bot.loadPlugin(pathfinder)
+    require('./lib/replans').watch(bot) // PIANO_DEBUG_REPLANS: one line per A* search and why
     bot.loadPlugin(toolPlugin)
     // A* gets this many ms per physics tick and bot: small slices keep the shared
     // event loop (and so observations of every bot in this process) responsive.
@@ -128,7 +131,15 @@ class Body {
       // sent to a body still joining) threw inside mineflayer's packet handler: the joining
       // body's connection broke and it never spawned ("did not spawn within 60 s")
       const blockAt = bot.blockAt
-      bot.blockAt = (p, extra) => (bot.world ? blockAt(p, extra) : null)
+      bot.blockAt = (p, extra) => {
+        if (!bot.world) return null
+        // mineflayer's physics tick asks for the block at the body's own position only to see
+        // whether its chunk is loaded (``bot.blockAt(bot.entity.position) == null``), 20 times
+        // a second: a light block answers that without a full Block (its light decoded, biome,
+        // block entity); nothing else asks with that very position object
+        if (p === bot.entity?.position && extra === undefined) return lightBlockAt(bot, p)
+        return blockAt(p, extra)
+      }
     }))
     // a body at rest wakes when a block near it changes or an effect comes or goes
     bot.on('blockUpdate', (old, now) => rest.wakeOnBlock(bot, (now || old) && (now || old).position))
