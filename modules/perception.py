@@ -1,10 +1,12 @@
 """Perception: body observation snapshots and body events -> the ``perception`` section,
 heard speech for the other modules, and deduplicated observation memories.
 
-Every step takes one coarse snapshot from the body (one bridge call). Chat and
-other body events arrive as messages on the agent's ``event`` topic (the agent's
-body-event pump publishes them); heard lines are re-published on the agent's
-``heard`` topic for talking, social awareness and the controller. The body hears
+Every timed step (once a cadence) takes one coarse snapshot from the body (one bridge call).
+A step woken early by an event (a line heard, a death, a join) handles the event at once and
+takes no snapshot when the last one is younger than the cadence: the next timed step, within
+one cadence, takes it. Chat and other body events arrive as messages on the agent's
+``event`` topic (the agent's body-event pump publishes them); heard lines are re-published
+on the agent's ``heard`` topic for talking, social awareness and the controller. The body hears
 public chat only within ``world.hearing_radius`` of the speaker and whispers anywhere
 (``bots/body/lib/hearing.js``), so everything downstream uses what was heard, not what
 was said. Announcements on ``world:event`` are the world speaking to every agent of the
@@ -49,6 +51,8 @@ class PerceptionModule(Module):
         self._seen_chat: collections.deque[tuple[str, str]] = collections.deque(maxlen=64)
         self._deaths = 0
         self._missed = 0
+        self._observed_at: float | None = None  # event-loop time of the last snapshot asked
+        self._triggered_seen = 0  # the runner's count of triggered steps, as last seen
 
     def get_state(self) -> dict[str, Any]:
         return {"deaths": self._deaths, "block_kinds": sorted(self._block_kinds)}
@@ -63,6 +67,14 @@ class PerceptionModule(Module):
             await self._on_event(ctx, me, ev)
         for news in ctx.pending(WORLD_EVENT):
             await self._on_announcement(ctx, news)
+        if not self._snapshot_due(ctx):
+            prev = ctx.read("perception", Perception)
+            if prev.updated_at and prev.deaths != self._deaths:
+                ctx.write(
+                    "perception",
+                    prev.model_copy(update={"deaths": self._deaths, "updated_at": ctx.clock.now()}),
+                )
+            return  # the snapshot taken less than a cadence ago stands
         obs = await self._observe(ctx)
         if obs is None:
             return  # nothing new seen: the last observation stands
@@ -100,6 +112,24 @@ class PerceptionModule(Module):
                 }
             ),
         )
+
+    def _snapshot_due(self, ctx: ModuleContext) -> bool:
+        """Whether this step takes a snapshot: every step but one woken early by a trigger
+        (the runner counts those in ``ctx.stats.triggered``) while the last snapshot is
+        younger than the cadence. Without a cadence every step takes one."""
+        triggered = ctx.stats.triggered != self._triggered_seen
+        self._triggered_seen = ctx.stats.triggered
+        now = asyncio.get_running_loop().time()
+        cadence = self.schedule.cadence
+        if (
+            triggered
+            and cadence is not None
+            and self._observed_at is not None
+            and now - self._observed_at < cadence * ctx.clock.time_scale
+        ):
+            return False
+        self._observed_at = now
+        return True
 
     async def _observe(self, ctx: ModuleContext) -> Observation | None:
         """The body's snapshot; ``None`` when it did not answer this time (what was last
