@@ -99,25 +99,28 @@ class Memory(Module):
             ctx.emit("memory_seeded", records=len(seeded))
         self.slot.stream = stream
 
+    def _rated_now(
+        self, ctx: ModuleContext, item: PendingMemory, rater: ImportanceBrain | None
+    ) -> NewMemory | None:
+        """The memory with its importance from the caller, or unrated for the heuristic rater
+        when there is no model; None when the model must rate it (:meth:`_rated`)."""
+        if item.importance is None and rater is not None:
+            return None
+        source = "caller" if item.importance is not None else "heuristic"
+        created = ctx.clock.game_hours(item.at)
+        return NewMemory(
+            item.text, item.kind, item.importance, item.evidence, created, source, item.counted
+        )
+
     async def _rated(self, ctx: ModuleContext, item: PendingMemory) -> NewMemory:
         """Importance from the caller, else the LLM (when configured), else the heuristic rater."""
-        created = ctx.clock.game_hours(item.at)
-        if item.importance is not None:
-            return NewMemory(
-                item.text,
-                item.kind,
-                item.importance,
-                item.evidence,
-                created,
-                "caller",
-                item.counted,
-            )
         rater = self._importance_brain(ctx)
-        if rater is None:
-            return NewMemory(
-                item.text, item.kind, None, item.evidence, created, "heuristic", item.counted
-            )
+        now = self._rated_now(ctx, item, rater)
+        if now is not None:
+            return now
+        assert rater is not None  # without a model every memory is rated now
         rating, label = await rater.rate(item.text, item.kind)
+        created = ctx.clock.game_hours(item.at)
         return NewMemory(item.text, item.kind, rating, item.evidence, created, label, item.counted)
 
     def _importance_brain(self, ctx: ModuleContext) -> ImportanceBrain | None:
@@ -155,7 +158,14 @@ class Memory(Module):
                 items += self._unrated
                 self._unrated = []
         if items:
-            new = list(await asyncio.gather(*(self._rated(ctx, i) for i in items)))
+            # without a model call to wait for, no task per memory: built here in order
+            ready = [self._rated_now(ctx, i, rater) for i in items]
+            asked = [k for k, m in enumerate(ready) if m is None]
+            if asked:
+                rated = await asyncio.gather(*(self._rated(ctx, items[k]) for k in asked))
+                for k, m in zip(asked, rated, strict=True):
+                    ready[k] = m
+            new = [m for m in ready if m is not None]
             await stream.add_many(new)
             self.stored += len(new)
 
