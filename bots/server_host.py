@@ -184,6 +184,7 @@ class EmbeddedServer(Supervised):
             "pregenRadius": o.pregen_radius,
             "parentPid": os.getpid(),
             "furnaceCookTicks": o.furnace_cook_ticks,
+            "compressionThreshold": o.compression_threshold,
             "bodyKeyFile": str(self.body_key_file.resolve()),
             "agentNames": list(o.agent_names),
         }

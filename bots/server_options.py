@@ -34,6 +34,9 @@ class ServerOptions(BaseModel):
     max_players: int = Field(default=60, ge=1, le=1000)
     view_distance: int = Field(default=6, ge=2, le=32)
     furnace_cook_ticks: int = Field(default=200, ge=1, le=2000)
+    #: vanilla's network-compression-threshold: packets of this many bytes or more are deflated,
+    #: -1 none; None: -1 on a loopback host (nothing to save on the wire), 256 on any other
+    compression_threshold: int | None = Field(default=None, ge=-1)
     start_timeout: float = Field(default=60.0, gt=0)  # seconds until a client can join
     stop_timeout: float = Field(default=10.0, gt=0)  # seconds from SIGTERM to SIGKILL
     #: the run's body key (bots/body_key.py); None: the server keeps its own in its world folder

@@ -10,6 +10,7 @@
 //   ("127.0.0.1"), adminPort (0 = pick a free port, null = no admin API),
 //   pregenRadius (chunks around spawn generated before READY, default 4),
 //   parentPid (exit if that process goes away), difficulty (1), debug (false),
+//   compressionThreshold (null: -1, no compression, on a loopback host; 256 on any other),
 //   version (required: the Minecraft version served; a world keeps the one it was made with)
 //
 // Prints one line `PIANO_READY {json}` once a client can log in; the JSON has
@@ -27,6 +28,7 @@ const PLUGIN_ORDER = [
   'sync', // a client's round trip (plugin message piano:sync): the hostile-client suite's t.sync
   'world_state', // persistence of our own data (containers, time): first
   'names', // an agent's name is its body's (a proof at login); one name, one player; after world_state
+  'compression', // network-compression-threshold: none on loopback unless asked (vanilla's 256 elsewhere)
   'floods', // chat spam counter, packet floods and malformed packets cost the sender its connection
   'chunk_saving', // no block change lost between two chunk saves (prismarine-world race)
   'batched_writes', // a turn's packets to a player in one system call; after world_state, which sets serv.piano

@@ -10,9 +10,24 @@
 // passes its own compressor and framer, in its place in the stream; only the serializing is
 // shared. A shared object must not change once shared (the tracker makes a new one per
 // update). Installed by server/host.js before flying-squid starts.
+//
+// `writeFramed(client, name, params)` goes one step further for the tracker's moves: the
+// frame (length, the compressor's "not compressed" mark when the client has a compressor, the
+// packet) is made once per shared object, protocol and threshold, and written to each
+// player's socket as it is, past the player's serializer, compressor and framer streams
+// (three stream writes and two copies a packet). Only when those streams hold nothing (no
+// packet of the player's is still on its way, so the frame takes its place in order), without
+// encryption, and for a packet under the compression threshold; otherwise, and for a client
+// that ended, the packet goes by `client.write` as any other. The player's own `write` wrappers
+// (server/plugins) are passed by: none of them changes or watches a relative move, a look or
+// a head turn (a teleport, which versions.js reshapes, goes by `client.write`).
 const { Serializer } = require('protodef')
+const { types: { varint } } = require('protodef')
 
+const sizeOfVarInt = varint[2]
+const writeVarInt = varint[1]
 const stats = { serialized: 0, kept: 0 }
+const framing = { framed: 0, kept: 0, passed: 0 }
 // shared params object -> [{ proto, name, buf }]
 const made = new WeakMap()
 let installed = false
@@ -45,4 +60,52 @@ function install () {
   return true
 }
 
-module.exports = { install, share, stats }
+// shared params object -> [{ proto, name, threshold, frame }]
+const frames = new WeakMap()
+
+// a stream with nothing written to it still waiting, nor anything made waiting to be read
+const idle = (stream) => stream._writableState.length === 0 && stream._readableState.length === 0 &&
+  !stream.destroyed && stream._readableState.flowing !== false
+
+function frameOf (serializer, name, params, threshold) {
+  let list = frames.get(params)
+  if (!list) frames.set(params, (list = []))
+  for (const e of list) {
+    if (e.proto === serializer.proto && e.name === name && e.threshold === threshold) {
+      framing.kept++
+      return e.frame
+    }
+  }
+  const packet = serializer.createPacketBuffer({ name, params })
+  if (threshold >= 0 && packet.length >= threshold) return null // deflated: the compressor's own way
+  const mark = threshold >= 0 ? 1 : 0 // the compressor's varint 0: "not compressed"
+  const length = mark + packet.length
+  const frame = Buffer.allocUnsafe(sizeOfVarInt(length) + length)
+  let offset = writeVarInt(length, frame, 0)
+  if (mark) offset = writeVarInt(0, frame, offset)
+  packet.copy(frame, offset)
+  list.push({ proto: serializer.proto, name, threshold, frame })
+  framing.framed++
+  return frame
+}
+
+/** Write a shared packet to ``client`` as its streams would frame it, in its place in order. */
+function writeFramed (client, name, params) {
+  const serializer = client.serializer
+  const compressor = client.compressor
+  const socket = client.socket
+  if (!installed || !made.has(params) || client.ended || client.cipher || !socket || socket.destroyed ||
+      !serializer || !serializer.writable || !idle(serializer) || (compressor && !idle(compressor)) || !idle(client.framer)) {
+    framing.passed++
+    return client.write(name, params)
+  }
+  const frame = frameOf(serializer, name, params, compressor ? compressor.compressionThreshold : -1)
+  if (frame === null) {
+    framing.passed++
+    return client.write(name, params)
+  }
+  if (client.pianoOnWrite) client.pianoOnWrite(name)
+  socket.write(frame)
+}
+
+module.exports = { install, share, writeFramed, stats, framing }

@@ -71,6 +71,16 @@ module.exports.server = function (serv) {
   function guardFrames (client) {
     const split = client.splitter
     const transform = split._transform.bind(split)
+    // a frame of no bytes, not even a packet id (vanilla fails to read the id and disconnects):
+    // the streams would drop it unseen. (With compression on it holds the compressor's mark.)
+    const push = split.push.bind(split)
+    split.push = (frame) => {
+      if (frame && frame.length === 0) {
+        cut(client, 'malformed_packet', 'Malformed packet', 'an empty packet')
+        return true
+      }
+      return push(frame)
+    }
     let window = 0
     let bytes = 0
     split._transform = (chunk, enc, cb) => {

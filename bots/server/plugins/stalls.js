@@ -39,6 +39,7 @@ module.exports.server = function (serv) {
     client.on('packet', () => { lastIn = Date.now(); writtenSince = 0 })
     const write = client.write.bind(client)
     client.write = (name, params) => { writtenSince++; return write(name, params) }
+    client.pianoOnWrite = () => { writtenSince++ } // a move framed past client.write (shared_packets.js)
     const end = client.end.bind(client)
     client.end = (reason, ...rest) => {
       if (String(reason) === 'KeepAliveTimeout') {

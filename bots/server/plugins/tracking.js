@@ -36,7 +36,7 @@
 // (flying-squid's logout and our respawn and player_list plugins read or reset it): an entity
 // someone removed from it is taken as forgotten by the client and spawned again when in range.
 
-const { share } = require('../shared_packets')
+const { share, writeFramed } = require('../shared_packets')
 
 const RANGE = { player: 48, mob: 48, object: 32, other: 64 }
 const INTERVAL = { player: 2, mob: 3, object: 2, other: 3 }
@@ -171,7 +171,8 @@ module.exports.server = function (serv, settings) {
 
   // what changed of `entity` since each viewer was told, sent to that viewer. Viewers told
   // the same before get the same packet object (usually all of them: they were sent the same
-  // steps), serialized once for all (../shared_packets.js)
+  // steps), serialized and framed once for all and written to each socket as it is
+  // (../shared_packets.js)
   function flush (entity) {
     const entityId = entity.id
     const pos = entity.position
@@ -198,26 +199,26 @@ module.exports.server = function (serv, settings) {
       const client = viewer._client
       if (Math.abs(dX) > MAX_STEP || Math.abs(dY) > MAX_STEP || Math.abs(dZ) > MAX_STEP) {
         teleport = teleport || share({ entityId, x: pos.x, y: pos.y, z: pos.z, yaw, pitch, onGround })
-        client.write('entity_teleport', teleport)
+        client.write('entity_teleport', teleport) // versions.js reshapes it from 1.21.2 on
         stats.teleports++
       } else if (moved && looked) {
         if (!moveLook || moveLook.dX !== dX || moveLook.dY !== dY || moveLook.dZ !== dZ) {
           moveLook = share({ entityId, dX, dY, dZ, yaw, pitch, onGround })
         }
-        client.write('entity_move_look', moveLook)
+        writeFramed(client, 'entity_move_look', moveLook)
         stats.moves++
       } else if (moved) {
         if (!rel || rel.dX !== dX || rel.dY !== dY || rel.dZ !== dZ) rel = share({ entityId, dX, dY, dZ, onGround })
-        client.write('rel_entity_move', rel)
+        writeFramed(client, 'rel_entity_move', rel)
         stats.moves++
       } else if (looked) {
         look = look || share({ entityId, yaw, pitch, onGround })
-        client.write('entity_look', look)
+        writeFramed(client, 'entity_look', look)
         stats.looks++
       }
       if (head !== s.head) {
         headTurn = headTurn || share({ entityId, headYaw: head })
-        client.write('entity_head_rotation', headTurn)
+        writeFramed(client, 'entity_head_rotation', headTurn)
       }
       s.x = x
       s.y = y
