@@ -122,6 +122,8 @@ async function main () {
   require('./chunk_sends').install()
   // a move the tracker tells many players is serialized once
   require('./shared_packets').install()
+  // a section's fluid count kept without a Block built per block set (26.1's sections)
+  require('./fluid_counts').install()
   const mcServer = require('flying-squid')
   const serv = mcServer.createMCServer({
     version: identity.version,
