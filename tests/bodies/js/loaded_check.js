@@ -5,16 +5,11 @@
 // inside and outside them: whether each says "no block" where prismarine-world's getBlock
 // (what mineflayer's blockAt reads) says it.
 const path = require('path')
-const req = require('module').createRequire(path.resolve(__dirname, '../../../bots/package.json'))
+const { req, villageWorld } = require('./village_world')
 const [version] = process.argv.slice(2).map(a => JSON.parse(a))
 const { Vec3 } = req('vec3')
-const registry = req('prismarine-registry')(version)
-const World = req('prismarine-world')(registry)
 const { lightBlockAt } = require(path.resolve(__dirname, '../../../bots/body/lib/light_blocks.js'))
-const generate = require(path.resolve(__dirname, '../../../bots/server/generator'))({ seed: 0, villageSeed: 0, layout: {}, registry })
-const world = new World(null).sync
-for (let cx = -1; cx <= 0; cx++) for (let cz = -1; cz <= 0; cz++) world.setColumn(cx, cz, generate(cx, cz))
-const bot = { world, registry }
+const { world, bot } = villageWorld(version, [-1, 0], [-1, 0])
 let compared = 0
 let loaded = 0
 const differ = []

@@ -4,24 +4,12 @@
 // derived object per state id), every field the pathfinder reads, at every position of a box
 // and at offsets below and above. Prints how many were compared and the first that differ.
 const path = require('path')
-const req = require('module').createRequire(path.resolve(__dirname, '../../../bots/package.json'))
+const { req, villageWorld } = require('./village_world')
 const [version] = process.argv.slice(2).map(a => JSON.parse(a))
 const { Vec3 } = req('vec3')
-const registry = req('prismarine-registry')(version)
-const World = req('prismarine-world')(registry)
 const { Movements } = req('mineflayer-pathfinder')
 const stockGetBlock = Movements.prototype.getBlock
-const generate = require(path.resolve(__dirname, '../../../bots/server/generator'))({ seed: 0, villageSeed: 0, layout: {}, registry })
-const world = new World(null).sync
-for (let cx = -2; cx <= 1; cx++) for (let cz = -3; cz <= 0; cz++) world.setColumn(cx, cz, generate(cx, cz))
-const bot = {
-  world,
-  registry,
-  version,
-  entities: {},
-  inventory: { items: () => [] },
-  blockAt: (p) => world.getBlock(p)
-}
+const { registry, world, bot } = villageWorld(version, [-2, 1], [-3, 0])
 const movements = new Movements(bot)
 require(path.resolve(__dirname, '../../../bots/body/lib/light_blocks.js')).lightMovements()
 const FIELDS = ['replaceable', 'canFall', 'safe', 'physical', 'liquid', 'climbable', 'height', 'openable',

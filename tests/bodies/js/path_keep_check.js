@@ -6,20 +6,15 @@
 // Prints how many changes were tried, near the path (the stock pathfinder throws the path away
 // for those), kept, and the changes kept although a move changed (must be none).
 const path = require('path')
-const req = require('module').createRequire(path.resolve(__dirname, '../../../bots/package.json'))
+const { req, villageWorld } = require('./village_world')
 const [version] = process.argv.slice(2).map(a => JSON.parse(a))
 const { Vec3 } = req('vec3')
-const registry = req('prismarine-registry')(version)
-const World = req('prismarine-world')(registry)
 const { Movements } = req('mineflayer-pathfinder')
 const AStar = req('mineflayer-pathfinder/lib/astar')
 const Move = req('mineflayer-pathfinder/lib/move')
-const generate = require(path.resolve(__dirname, '../../../bots/server/generator'))({ seed: 0, villageSeed: 0, layout: {}, registry })
+const { registry, world, bot } = villageWorld(version, [-3, 2], [-4, 1])
 require(path.resolve(__dirname, '../../../bots/body/lib/light_blocks.js')).lightMovements()
 const { keepsPath, cellOf } = require(path.resolve(__dirname, '../../../bots/body/lib/path_keep.js'))
-const world = new World(null).sync
-for (let cx = -3; cx <= 2; cx++) for (let cz = -4; cz <= 1; cz++) world.setColumn(cx, cz, generate(cx, cz))
-const bot = { world, registry, version, entities: {}, game: { minY: registry.version['>=']('1.18') ? -64 : 0 }, inventory: { items: () => [] }, blockAt: (p) => world.getBlock(p) }
 const movements = new Movements(bot)
 movements.canDig = false
 movements.allow1by1towers = false
