@@ -15,6 +15,7 @@ files (the CLI floor registers them), so this module knows no result format.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -42,8 +43,10 @@ _SKIP = {".git", ".venv", "node_modules", "runs", "__pycache__"}
 
 
 def result_files(source: Path, options: Mapping[str, str]) -> list[Path]:
-    """A block's result files: ``source``, then those its ``with=B.json,C.json`` names beside it."""
-    return [source, *(source.parent / f for f in options.get("with", "").split(",") if f)]
+    """A block's result files: ``source``, then those its ``with=B.json,C.json`` names beside it
+    (a name may lead to another results folder: ``../other/B.json``)."""
+    names = [f for f in options.get("with", "").split(",") if f]
+    return [source, *(Path(os.path.normpath(source.parent / f)) for f in names)]
 
 
 def markdown_table(head: str, rows: Iterable[str]) -> str:

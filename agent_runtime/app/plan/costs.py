@@ -45,20 +45,25 @@ class Sources:
     """The committed measurements a plan is made from (paths relative to the repository)."""
 
     runtime: str = "agent_runtime/app/results/cluster-2026-11-26/runtime-1000-proc3.json"
-    #: one-shard ``piano bench village`` runs of different sizes, none near saturation (runs
-    #: made before the server batched its writes no longer describe it)
+    #: one-shard ``piano bench village`` runs of different sizes, none near saturation, of the
+    #: bodies and servers as they are now (runs of older bodies and servers no longer describe
+    #: them: the 2026-11-27 calibration stays in results/plan/ as history)
     villages: tuple[str, ...] = (
-        "agent_runtime/app/results/plan/village-10-1shard-2026-11-27.json",
-        "agent_runtime/app/results/plan/village-20-1shard-2026-11-27.json",
-        "agent_runtime/app/results/plan/village-30-1shard-2026-11-27.json",
+        "agent_runtime/app/results/density-2026-12-02-sizes/village-10-1shard-after.json",
+        "agent_runtime/app/results/density-2026-12-02-sizes/village-25-1shard-after.json",
+        "agent_runtime/app/results/density-2026-12-02-sizes/village-50-1shard-after.json",
     )
     #: a run whose shards held their agents with 0 kicks: its agents per shard are planned for
-    density: str = "agent_runtime/app/results/cluster-2026-11-27/village-100-ray2nodes-c5.json"
+    density: str = (
+        "agent_runtime/app/results/density-2026-12-02-sizes/village-100-ray2nodes-after-1.json"
+    )
     #: the current LLM bill (``piano bench cost``): the one source of the LLM rates of a plan
     #: and of the README's 50-agent figures (its ``cost-summary`` block names this file)
     cost: str = CURRENT_COST
     #: a village run on a local Ray cluster: what Ray's own processes cost (``ray *`` kinds)
-    ray: str = "agent_runtime/app/results/cluster-2026-11-27/village-100-ray2nodes-c4.json"
+    ray: str = (
+        "agent_runtime/app/results/density-2026-12-02-sizes/village-100-ray2nodes-after-2.json"
+    )
 
 
 class PlanError(ValueError):
