@@ -21,8 +21,7 @@
 // that ended, the packet goes by `client.write` as any other. The player's own `write` wrappers
 // (server/plugins) are passed by: none of them changes or watches a relative move, a look or
 // a head turn (a teleport, which versions.js reshapes, goes by `client.write`).
-const { Serializer } = require('protodef')
-const { types: { varint } } = require('protodef')
+const { Serializer, types: { varint } } = require('protodef')
 
 const sizeOfVarInt = varint[2]
 const writeVarInt = varint[1]
