@@ -51,6 +51,10 @@ function ticks (bot, n) {
   })
 }
 
+// the block holding `bot` up: the one under its feet, or the one its feet stand in when that
+// block is lower than a full one (a dirt path's top is at 15/16: feet at y + 0.9375)
+const support = (bot) => bot.entity.position.offset(0, -1e-3, 0).floored()
+
 // on the ground and at rest
 const settle = (bot) => until(bot, () => bot.entity.onGround && isResting(bot))
 
@@ -89,9 +93,8 @@ async function main () {
   out.standing = { ticks: 60, skipped: rest.skipped - a.skipped, simulated: rest.simulated - a.simulated, position_packets: sent.position - a.position }
 
   // the ground taken away: it falls
-  const p = bot.entity.position.floored()
   const y0 = bot.entity.position.y
-  const below = p.offset(0, -1, 0)
+  const below = support(bot)
   const removed = event(bot, 'blockUpdate', (old, now) => now && now.position.equals(below))
   await command(`/setblock ${below.x} ${below.y} ${below.z} air`)
   await removed
@@ -127,7 +130,7 @@ async function main () {
   await ticks(bot, 1) // the move seen by a tick: awake until it rests again
   await settle(bot)
   const y3 = bot.entity.position.y
-  const under = bot.entity.position.floored().offset(0, -1, 0)
+  const under = support(bot)
   const hidden = bot._client.listeners('block_change')
   bot._client.removeAllListeners('block_change')
   const told = new Promise((resolve) => {
