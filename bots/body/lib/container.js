@@ -80,11 +80,15 @@ async function withChest (ctx, at, use) {
 }
 
 const TRANSFER_TRIES = 3
+// mineflayer's transfer found none of the item in the slots it moves from: the window read a
+// moment before held it, and another player's click took that stack in between
+const GONE = /can't find .* in slots/i
 
 /**
  * ``chest.deposit`` or ``chest.withdraw`` (``op``) of ``count`` ``name``: the skill's result.
  * Two bodies clicking in one chest at once make the server reject a click (its slot changed
- * under us): reopen the chest and move what is still missing, up to TRANSFER_TRIES times.
+ * under us), or take the stack this body read before its own click: reopen the chest and move
+ * what is still missing, up to TRANSFER_TRIES times.
  */
 async function transfer (ctx, chest, block, op, name, count) {
   const bot = ctx.bot
@@ -102,8 +106,10 @@ async function transfer (ctx, chest, block, op, name, count) {
         break
       } catch (err) {
         if (moved() >= count) break
-        if (attempt >= TRANSFER_TRIES || !/rejected transaction/i.test(String(err && err.message))) {
-          throw new SkillError(`${op} failed: ${err.message}`, { moved: moved() }, 'server_refused')
+        const message = String(err && err.message)
+        const gone = GONE.test(message)
+        if (attempt >= TRANSFER_TRIES || !(gone || /rejected transaction/i.test(message))) {
+          throw new SkillError(`${op} failed: ${message}`, { moved: moved() }, gone ? 'target_not_found' : 'server_refused')
         }
         try { chest.close() } catch (e) {}
         ctx.check()
