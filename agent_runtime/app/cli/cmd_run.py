@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import time
@@ -14,6 +15,7 @@ from agent_runtime.app.cli.user_errors import STARTUP_ERRORS, refuse
 from agent_runtime.app.cli.world_version import resolve_external_version, version_set_in
 from agent_runtime.app.exposure import exposure_lines
 from agent_runtime.app.launchers import CLUSTER_HELP, ClusterSpec, parse_cluster
+from agent_runtime.app.plan.overload import overload_warning
 from agent_runtime.app.run_folder import resume_config
 from agent_runtime.app.workers import WORKERS_HELP, worker_count
 from agent_runtime.app.world_setup import WorldError
@@ -166,6 +168,11 @@ def run(args: argparse.Namespace) -> int:
             return refuse(err, "piano run")
         if args.workers == "auto":  # on a cluster, one worker per core of this machine
             workers = max(2, workers)  # at least two: a cluster of one actor is no cluster
+    if cluster is None:  # a cluster's cores are not this machine's
+        embodied = cfg.world.kind != "none"
+        warning = overload_warning(agents, embodied=embodied, cores=float(os.cpu_count() or 1))
+        if warning is not None:
+            print(warning, file=sys.stderr, flush=True)
     try:
         if workers > 1 or cluster is not None:
             from agent_runtime.app.cli.run_workers import run_workers
