@@ -49,7 +49,7 @@ async def test_block_drops_with_right_tool(
     if tool:
         await admin.command(f"/give digger {tool} 1")
         await bot.call("wait_count", item=tool, atLeast=1)
-    res = await bot.call("dig_at", x=x, y=y, z=z, tool=tool)
+    res = await bot.call("dig_at", x=x, y=y, z=z, tool=tool, name=block)
     assert res["name"] == block and res["blockNow"] == "air"
     res = await bot.call("pickup", x=x, y=y, z=z, item=expected, atLeast=1)
     inv = counts(res["inventory"])
@@ -82,10 +82,10 @@ async def test_no_drop_without_the_tool(
         if t:
             await admin.command(f"/give bare {t} 1")
             await bot.call("wait_count", item=t, atLeast=1)
-    await bot.call("dig_at", x=6, y=y, z=6, tool=wrong_tool)
+    await bot.call("dig_at", x=6, y=y, z=6, tool=wrong_tool, name=block)
     # control: the same block with the right tool drops (its drop is spawned
     # after any drop of the first block would have been)
-    await bot.call("dig_at", x=6, y=y, z=12, tool=tool)
+    await bot.call("dig_at", x=6, y=y, z=12, tool=tool, name=block)
     res = await bot.call("pickup", x=6, y=y, z=12, item=expected, atLeast=1)
     assert counts(res["inventory"])[expected] == 1
     assert await admin.entities(near=(6.5, y, 6.5), radius=4) == []
@@ -123,7 +123,7 @@ async def test_give_counts_and_stacks(admin: AdminClient, make_bot: BotFactory) 
     await admin.command("/give giftee wooden_pickaxe 1")
     await admin.command("/give giftee cobblestone 5")
     await bot.call("wait_count", item="cobblestone", atLeast=5)
-    await bot.call("dig_at", x=6, y=65, z=7, tool="wooden_pickaxe")
+    await bot.call("dig_at", x=6, y=65, z=7, tool="wooden_pickaxe", name="cobblestone")
     res = await bot.call("pickup", x=6, y=65, z=7, item="cobblestone", atLeast=6)
     assert counts(res["inventory"])["cobblestone"] == 6
 

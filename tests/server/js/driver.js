@@ -377,14 +377,21 @@ const actions = {
     return { before: dropsBefore, inventory: inventory(), rounds }
   },
 
-  // dig one block at a position holding `tool` (or an empty hand)
-  async dig_at ({ x, y, z, tool = null }) {
-    const b = await loadedBlock(x, y, z)
-    if (bot.entity.position.distanceTo(b.position.offset(0.5, 0.5, 0.5)) > 4.2) await goto(x, y, z, 2)
-    if (tool) await bot.equip(itemId(tool), 'hand')
-    else if (bot.heldItem) await bot.unequip('hand')
-    await withTimeout(bot.dig(b, true), 30000, 'dig')
-    return { name: b.name, blockNow: bot.blockAt(new Vec3(x, y, z)).name, inventory: inventory() }
+  // dig one block at a position holding `tool` (or an empty hand); with `name`, the block the
+  // caller put there: dug once this client sees it (a setblock reaches the client after the
+  // command returns). Each step is bounded below the caller's 30 s so that a failure names it.
+  async dig_at ({ x, y, z, tool = null, name = null }) {
+    const v = new Vec3(x, y, z)
+    await loadedBlock(x, y, z)
+    if (name) await waitFor(() => bot.blockAt(v)?.name === name, 10000, `${name} at ${v} (the client sees ${bot.blockAt(v)?.name})`)
+    const b = bot.blockAt(v)
+    if (bot.entity.position.distanceTo(b.position.offset(0.5, 0.5, 0.5)) > 4.2) await goto(x, y, z, 2, 15000)
+    if (tool) await withTimeout(bot.equip(itemId(tool), 'hand'), 5000, `equip ${tool}`)
+    else if (bot.heldItem) await withTimeout(bot.unequip('hand'), 5000, 'unequip')
+    const state = () => `${b.name} at ${v}: dig time ${bot.digTime(b)} ms holding ${bot.heldItem?.name ?? 'nothing'}, ` +
+      `on ground ${bot.entity.onGround}, from ${JSON.stringify(pos(bot.entity.position))}, the client sees ${bot.blockAt(v)?.name}`
+    await withTimeout(bot.dig(b, true), bot.digTime(b) + 5000, `dig ${state()}`)
+    return { name: b.name, blockNow: bot.blockAt(v).name, inventory: inventory() }
   },
 
   // dig a block from where the bot stands, however far (as a modified client may): whether
