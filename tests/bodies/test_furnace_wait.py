@@ -41,3 +41,8 @@ def test_a_furnace_out_of_fuel_gets_more_from_the_inventory() -> None:
 def test_items_taken_one_at_a_time() -> None:
     out = _wait("plain")
     assert out.get("taken") == 2 and out["ingots"] == 2 and out["polls"] >= 4, out
+
+
+def test_a_click_the_server_refused_is_made_again_at_the_next_poll() -> None:
+    out = _wait("refused")
+    assert out.get("taken") == 2 and out["ingots"] == 2, out

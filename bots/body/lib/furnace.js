@@ -16,6 +16,8 @@ const POLL_MS = 500
 // polls in a row the furnace must show it has nothing more (its slot and property packets
 // of one server tick may arrive between two polls)
 const IDLE_POLLS = 4
+// mineflayer's error for a click the server refused (window transactions, before 1.17)
+const REJECTED = /rejected transaction/i
 
 /** Items of ``type`` the player holds while ``window`` is open (its inventory rows and the cursor). */
 function heldIn (window, type) {
@@ -49,7 +51,14 @@ async function takeSmelted (ctx, furnace, { input, count, fuelId }) {
     const out = furnace.outputItem()
     if (out) {
       if (type === null) { type = out.type; base = heldIn(furnace, type) }
-      await furnace.takeOutput()
+      try {
+        await furnace.takeOutput()
+      } catch (err) {
+        // before 1.17 a server refuses a click on a slot that changed since the client last
+        // saw it (the output grew by an item cooked meanwhile) and resends the window: the
+        // next poll clicks again on what it shows
+        if (!REJECTED.test(String(err && err.message))) throw err
+      }
     }
     if (type !== null) taken = Math.max(taken, heldIn(furnace, type) - base)
     // the furnace's own cook progress counts: on a slow server an item takes longer than the

@@ -7,6 +7,7 @@
 //   shared: another player took the output before this body looked; nothing more cooks
 //   fuel: the furnace runs out with input left; the body holds more fuel
 //   plain: two items, one at a time
+//   refused: the server refuses the first click on the output (it grew meanwhile, before 1.17)
 const path = require('path')
 const { takeSmelted, POLL_MS } = require(path.resolve(__dirname, '../../../bots/body/lib/furnace'))
 const { SkillAborted } = require(path.resolve(__dirname, '../../../bots/body/lib/util'))
@@ -63,6 +64,21 @@ const SCENARIOS = {
         if (f.fuel > 0 && f.slots[0]) { f.slots[0] = null; f.slots[2] = item(INGOT, 1) }
       }
     }
+  },
+  refused (f) {
+    f.slots[0] = item(ORE, 1)
+    f.slots[2] = item(INGOT, 1)
+    const take = f.takeOutput
+    f.takeOutput = async () => {
+      if (f.takes === 0) {
+        f.takes++
+        f.slots[2] = item(INGOT, 2) // the window the server resends with its refusal
+        f.slots[0] = null
+        throw new Error('Server rejected transaction for clicking on slot 2, on window with id 1.')
+      }
+      return take()
+    }
+    return { count: 2, after () {} }
   },
   plain (f) {
     f.slots[0] = item(ORE, 2)
