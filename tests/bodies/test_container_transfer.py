@@ -1,6 +1,7 @@
 """A chest transfer whose stack another player took between the body's read and its click
 (bots/body/lib/container.js): the chest is opened again and what is missing moved, up to
-three tries; past them the skill fails as "not found", not as a refusal of the server."""
+three tries; past them the skill fails as "not found", not as a refusal of the server, and
+names the chest as lacking the item, so that a withdraw naming no chest looks into the next."""
 
 from __future__ import annotations
 
@@ -36,3 +37,5 @@ def test_a_stack_gone_at_every_try_fails_as_not_found() -> None:
     out = _transfer(3)
     assert out.get("kind") == "target_not_found", out
     assert "Can't find cobblestone" in out["error"], out
+    # what withdraw.js reads to look into the next chest
+    assert out["lacking"] == "it no longer holds cobblestone", out

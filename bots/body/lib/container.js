@@ -109,7 +109,11 @@ async function transfer (ctx, chest, block, op, name, count) {
         const message = String(err && err.message)
         const gone = GONE.test(message)
         if (attempt >= TRANSFER_TRIES || !(gone || /rejected transaction/i.test(message))) {
-          throw new SkillError(`${op} failed: ${message}`, { moved: moved() }, gone ? 'target_not_found' : 'server_refused')
+          const detail = { moved: moved() }
+          // a chest that no longer holds the item and gave none: a withdraw naming no chest
+          // looks into the next
+          if (gone && op === 'withdraw' && detail.moved === 0) Object.assign(detail, { chest: vec(block.position), lacking: `it no longer holds ${name}` })
+          throw new SkillError(`${op} failed: ${message}`, detail, gone ? 'target_not_found' : 'server_refused')
         }
         try { chest.close() } catch (e) {}
         ctx.check()

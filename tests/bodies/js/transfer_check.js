@@ -27,5 +27,5 @@ const bot = {
 const ctx = { bot, progress () {}, check () {} }
 
 transfer(ctx, chest(), { position: { x: 1, y: 2, z: 3 } }, 'withdraw', 'cobblestone', 3)
-  .then((result) => ({ result }), (err) => ({ error: String(err.message), kind: err.kind }))
+  .then((result) => ({ result }), (err) => ({ error: String(err.message), kind: err.kind, lacking: err.detail && err.detail.lacking }))
   .then((out) => { process.stdout.write(JSON.stringify({ ...out, opened }) + '\n') })
