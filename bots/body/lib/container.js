@@ -1,7 +1,7 @@
 'use strict'
 // Finding, reaching and opening containers (chests, furnaces).
 const { walkTo, checkRange, goals } = require('./move')
-const { SkillError, toVec3, vec } = require('./util')
+const { REJECTED_CLICK, SkillError, toVec3, vec } = require('./util')
 
 const SEARCH_RADIUS = 32
 const CHEST_BLOCKS = ['chest', 'trapped_chest', 'barrel']
@@ -108,7 +108,7 @@ async function transfer (ctx, chest, block, op, name, count) {
         if (moved() >= count) break
         const message = String(err && err.message)
         const gone = GONE.test(message)
-        if (attempt >= TRANSFER_TRIES || !(gone || /rejected transaction/i.test(message))) {
+        if (attempt >= TRANSFER_TRIES || !(gone || REJECTED_CLICK.test(message))) {
           const detail = { moved: moved() }
           // a chest that no longer holds the item and gave none: a withdraw naming no chest
           // looks into the next

@@ -10,14 +10,12 @@
 // will come (input and output empty, or input left with no fuel burning or in the fuel slot
 // and none left to add), the wait ends with a reason instead of standing still until the
 // runner's stuck timer.
-const { SkillError, sleep } = require('./util')
+const { REJECTED_CLICK, SkillError, sleep } = require('./util')
 
 const POLL_MS = 500
 // polls in a row the furnace must show it has nothing more (its slot and property packets
 // of one server tick may arrive between two polls)
 const IDLE_POLLS = 4
-// mineflayer's error for a click the server refused (window transactions, before 1.17)
-const REJECTED = /rejected transaction/i
 
 /** Items of ``type`` the player holds while ``window`` is open (its inventory rows and the cursor). */
 function heldIn (window, type) {
@@ -57,7 +55,7 @@ async function takeSmelted (ctx, furnace, { input, count, fuelId }) {
         // before 1.17 a server refuses a click on a slot that changed since the client last
         // saw it (the output grew by an item cooked meanwhile) and resends the window: the
         // next poll clicks again on what it shows
-        if (!REJECTED.test(String(err && err.message))) throw err
+        if (!REJECTED_CLICK.test(String(err && err.message))) throw err
       }
     }
     if (type !== null) taken = Math.max(taken, heldIn(furnace, type) - base)

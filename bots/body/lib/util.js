@@ -123,7 +123,12 @@ function truncate (s, n = 300) {
   return s.length > n ? s.slice(0, n - 3) + '...' : s
 }
 
+// mineflayer's error for a window click the server refused (window transactions, before 1.17:
+// the clicked slot changed since the client last saw it, and the server resends the window)
+const REJECTED_CLICK = /rejected transaction/i
+
 module.exports = {
+  REJECTED_CLICK,
   SkillError,
   classify,
   SkillAborted,
