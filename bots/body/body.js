@@ -141,6 +141,9 @@ class Body {
         return blockAt(p, extra)
       }
     }))
+    // a block's state (name, type, shapes, bounding box) without its light, biome or block
+    // entity, for the skills' scans that read only those: about a tenth of bot.blockAt's cost
+    bot.lightBlockAt = (p) => lightBlockAt(bot, p)
     // a body at rest wakes when a block near it changes or an effect comes or goes
     bot.on('blockUpdate', (old, now) => rest.wakeOnBlock(bot, (now || old) && (now || old).position))
     bot.on('chunkColumnLoad', (corner) => rest.wakeOnColumn(bot, corner))

@@ -35,6 +35,7 @@ const bot = {
   entity,
   entities,
   blockAt,
+  lightBlockAt: blockAt,
   findBlocks: ({ matching, count }) => Object.keys(blocks)
     .map(k => new Vec3(...k.split(',').map(Number)))
     .filter(p => matching.includes(blockAt(p).name))

@@ -1,4 +1,4 @@
-"""What seven CPU savings of a body process leave unchanged (no server: each JS check runs
+"""What eight CPU savings of a body process leave unchanged (no server: each JS check runs
 the library's own code beside ours on made-up input).
 
 - ``bots/body/lib/light_buffers.js``: chunk light described as arrays of buffers. The server
@@ -16,7 +16,9 @@ the library's own code beside ours on made-up input).
   an unload, a reload or a replacement of that column it reads the world as it is; the cells
   other entities stand in, indexed by number, cost the path search what they cost it before;
   and the path search's blocks, their derived fields made once per state id, are the
-  pathfinder's own, field by field, over the generated village."""
+  pathfinder's own, field by field, over the generated village; read again from what it
+  remembers of each cell, they are the world as it is after a change, and A* finds the same
+  paths after the same nodes as with the pathfinder's own look-up."""
 
 from __future__ import annotations
 
@@ -107,3 +109,16 @@ def test_the_path_search_reads_the_blocks_the_pathfinder_read(version: str) -> N
     assert out["compared"] > 80000 and out["kinds"] >= 10, out
     assert out["differ"] == [], out
     assert out["outside_same"] and out["none_same"], out
+
+
+@pytest.mark.parametrize("version", [SUPPORTED_VERSIONS[0], SUPPORTED_VERSIONS[-1]])
+def test_the_path_search_remembers_cells_only_while_the_world_holds_them(version: str) -> None:
+    # Movements.getBlock remembers each cell it read until a block or a column changes
+    out = run_js("../../bodies/js/cell_cache_check.js", version)
+    assert (out["first"], out["again"]) == ("grass_block", "grass_block"), out
+    assert out["changed"] == "gold_block", out  # a block set: the next read sees it
+    assert out["unloaded"] == "nothing", out  # its column unloaded: no block, as the pathfinder's
+    assert out["reloaded"] == "gold_block", out
+    assert out["height_after_raise"] == out["height_stock"], out  # one read's change is its own
+    assert out["searches"] == 10 and out["placing_paths"] >= 1, out
+    assert out["differ"] == [], out

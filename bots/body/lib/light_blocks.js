@@ -101,6 +101,22 @@ function lightMovements () {
     const world = pos ? bot.world : null
     const px = pos ? pos.x + dx : 0
     const pz = pos ? pos.z + dz : 0
+    let cells = null
+    let key = 0
+    if (world && typeof world.on === 'function') {
+      const py = pos.y + dy
+      if (Number.isInteger(px) && Number.isInteger(py) && Number.isInteger(pz) && inGrid(px, py, pz)) {
+        cells = cellsOf(this, world)
+        key = cellKey(px, py, pz)
+        const hit = cells.blocks.get(key)
+        if (hit !== undefined) {
+          const b = Object.create(hit.info)
+          b.position = hit.position
+          b.height = py + hit.info.pianoTop
+          return b
+        }
+      }
+    }
     const column = world ? (typeof world.on === 'function' ? columnAt(world, px, pz) : world.getColumnAt(new Vec3(px, 0, pz))) : null
     if (!column) {
       return {
@@ -122,8 +138,33 @@ function lightMovements () {
     const b = Object.create(info)
     b.position = new Vec3(x, y, z)
     b.height = pos.y + dy + info.pianoTop
+    if (cells !== null) {
+      if (cells.blocks.size >= MAX_CELLS) cells.blocks.clear()
+      cells.blocks.set(key, { info, position: b.position })
+    }
     return b
   }
+}
+
+const MAX_CELLS = 16384
+
+// What ``movements`` read of each cell since its world last changed: an A* search asks for the
+// same cells again and again (each node weighs the blocks above and below its neighbours,
+// most of them its neighbours' neighbours too; about 110 reads of 10 cells a node), each read
+// a column found and a state id read out of its section. Forgotten whenever a block of the
+// world changes or a column is loaded or unloaded, so a read gives what the world holds now;
+// each read still gets an object of its own (the search raises the height of a block it would
+// place).
+function cellsOf (movements, world) {
+  let c = movements.pianoCellBlocks
+  if (c === undefined || c.world !== world) {
+    c = movements.pianoCellBlocks = { world, blocks: new Map() }
+    const forget = () => { c.blocks.clear() }
+    world.on('blockUpdate', forget)
+    world.on('chunkColumnLoad', forget)
+    world.on('chunkColumnUnload', forget)
+  }
+  return c
 }
 
 /**

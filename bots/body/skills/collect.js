@@ -50,7 +50,7 @@ function harvestToolNames (bot, block) {
 /** Whether a face of the block at ``p`` is open to the air (it can be seen and dug). */
 function isOpen (bot, p) {
   return SIDES.some(([x, y, z]) => {
-    const b = bot.blockAt(p.offset(x, y, z))
+    const b = bot.lightBlockAt(p.offset(x, y, z))
     return b && b.boundingBox === 'empty'
   })
 }
@@ -69,7 +69,7 @@ const DIRT_LIKE = new Set(['dirt', 'grass_block', 'podzol', 'coarse_dirt', 'myce
 function trunkFoot (bot, p) {
   let y = p.y
   for (let i = 0; i < 12; i++) {
-    const below = bot.blockAt(p.offset(0, y - 1 - p.y, 0))
+    const below = bot.lightBlockAt(p.offset(0, y - 1 - p.y, 0))
     if (!below) return null
     if (DIRT_LIKE.has(below.name)) return y
     if (!(below.name.endsWith('_log') || below.boundingBox === 'empty')) return null
@@ -80,14 +80,14 @@ function trunkFoot (bot, p) {
 
 function isTreeLog (bot, p, name) {
   if (!name.endsWith('_log')) return true
-  const isLog = (q) => { const b = bot.blockAt(q); return b && b.name.endsWith('_log') }
+  const isLog = (q) => { const b = bot.lightBlockAt(q); return b && b.name.endsWith('_log') }
   let bottom = p
   for (let i = 0; i < 12 && isLog(bottom.offset(0, -1, 0)); i++) bottom = bottom.offset(0, -1, 0)
-  const below = bot.blockAt(bottom.offset(0, -1, 0))
+  const below = bot.lightBlockAt(bottom.offset(0, -1, 0))
   if (!below || !(DIRT_LIKE.has(below.name) || below.boundingBox === 'empty')) return false
   let top = p
   for (let i = 0; i < 12 && isLog(top.offset(0, 1, 0)); i++) top = top.offset(0, 1, 0)
-  const leaves = (q) => { const b = bot.blockAt(q); return b && b.name.endsWith('_leaves') }
+  const leaves = (q) => { const b = bot.lightBlockAt(q); return b && b.name.endsWith('_leaves') }
   return [[0, 1, 0], [0, 2, 0], [1, 0, 0], [-1, 0, 0], [0, 0, 1], [0, 0, -1]].some(([x, y, z]) => leaves(top.offset(x, y, z)))
 }
 
@@ -203,7 +203,7 @@ function candidates (bot, ids, skip, column = null, avoid = []) {
   }
   const ranked = bot.findBlocks({ matching: ids, maxDistance: SEARCH_RADIUS, count: 256 })
     .filter(p => !skip.has(p.toString()) && !under(p) && open(p) && !nearAny(p, avoid))
-    .filter(p => { const b = bot.blockAt(p); return b && isTreeLog(bot, p, b.name) })
+    .filter(p => { const b = bot.lightBlockAt(p); return b && isTreeLog(bot, p, b.name) })
     .map(p => ({ p, rank: rank(p) }))
     .sort((a, b) => a.rank - b.rank)
     .map(x => x.p)
