@@ -17,8 +17,9 @@ the library's own code beside ours on made-up input).
   other entities stand in, indexed by number, cost the path search what they cost it before;
   and the path search's blocks, their derived fields made once per state id, are the
   pathfinder's own, field by field, over the generated village; read again from what it
-  remembers of each cell, they are the world as it is after a change, and A* finds the same
-  paths after the same nodes as with the pathfinder's own look-up."""
+  remembers of each cell (the path search's and the physics'), they are the world as it is
+  after a change, and A* finds the same paths after the same nodes as with the pathfinder's
+  own look-up."""
 
 from __future__ import annotations
 
@@ -119,6 +120,8 @@ def test_the_path_search_remembers_cells_only_while_the_world_holds_them(version
     assert out["changed"] == "gold_block", out  # a block set: the next read sees it
     assert out["unloaded"] == "nothing", out  # its column unloaded: no block, as the pathfinder's
     assert out["reloaded"] == "gold_block", out
+    # the physics' blocks (lightWorld), the same cell
+    assert out["physics"] == ["gold_block", "gold_block", "stone", None, "stone"], out
     assert out["height_after_raise"] == out["height_stock"], out  # one read's change is its own
     assert out["searches"] == 10 and out["placing_paths"] >= 1, out
     assert out["differ"] == [], out

@@ -74,11 +74,34 @@ function lightBlockAt (bot, pos) {
 
 const worlds = new WeakMap() // bot -> world for prismarine-physics
 
-/** A prismarine-physics world over ``bot``'s loaded chunks (one per bot). */
+/**
+ * A prismarine-physics world over ``bot``'s loaded chunks (one per bot). A simulated tick
+ * reads the cells around the body's box, and the pathfinder's look-ahead simulates up to 60
+ * ticks at every tick of a walk, mostly the same cells: each is read once until the world
+ * changes (the physics only reads the blocks it is given).
+ */
 function lightWorld (bot) {
   let w = worlds.get(bot)
   if (!w) {
-    w = { getBlock: (pos) => lightBlockAt(bot, pos) }
+    const owner = {}
+    w = {
+      getBlock: (pos) => {
+        const world = bot.world
+        if (!world || typeof world.on !== 'function') return lightBlockAt(bot, pos)
+        const x = Math.floor(pos.x)
+        const y = Math.floor(pos.y)
+        const z = Math.floor(pos.z)
+        if (!inGrid(x, y, z)) return lightBlockAt(bot, pos)
+        const cells = cellMemo(owner, world)
+        const key = cellKey(x, y, z)
+        let b = cells.get(key)
+        if (b === undefined) {
+          b = lightBlockAt(bot, pos)
+          cells.set(key, b)
+        }
+        return b
+      }
+    }
     worlds.set(bot, w)
   }
   return w
@@ -106,9 +129,9 @@ function lightMovements () {
     if (world && typeof world.on === 'function') {
       const py = pos.y + dy
       if (Number.isInteger(px) && Number.isInteger(py) && Number.isInteger(pz) && inGrid(px, py, pz)) {
-        cells = cellsOf(this, world)
+        cells = cellMemo(this, world)
         key = cellKey(px, py, pz)
-        const hit = cells.blocks.get(key)
+        const hit = cells.get(key)
         if (hit !== undefined) {
           const b = Object.create(hit.info)
           b.position = hit.position
@@ -138,33 +161,45 @@ function lightMovements () {
     const b = Object.create(info)
     b.position = new Vec3(x, y, z)
     b.height = pos.y + dy + info.pianoTop
-    if (cells !== null) {
-      if (cells.blocks.size >= MAX_CELLS) cells.blocks.clear()
-      cells.blocks.set(key, { info, position: b.position })
-    }
+    if (cells !== null) cells.set(key, { info, position: b.position })
     return b
   }
 }
 
 const MAX_CELLS = 16384
 
-// What ``movements`` read of each cell since its world last changed: an A* search asks for the
-// same cells again and again (each node weighs the blocks above and below its neighbours,
-// most of them its neighbours' neighbours too; about 110 reads of 10 cells a node), each read
-// a column found and a state id read out of its section. Forgotten whenever a block of the
-// world changes or a column is loaded or unloaded, so a read gives what the world holds now;
-// each read still gets an object of its own (the search raises the height of a block it would
-// place).
-function cellsOf (movements, world) {
-  let c = movements.pianoCellBlocks
-  if (c === undefined || c.world !== world) {
-    c = movements.pianoCellBlocks = { world, blocks: new Map() }
-    const forget = () => { c.blocks.clear() }
-    world.on('blockUpdate', forget)
-    world.on('chunkColumnLoad', forget)
-    world.on('chunkColumnUnload', forget)
+// A world's generation: one more at every block change and column load or unload (one set of
+// listeners per world, whatever remembers cells of it).
+const generations = new WeakMap() // world -> { n }
+
+function generationOf (world) {
+  let g = generations.get(world)
+  if (g === undefined) {
+    g = { n: 0 }
+    generations.set(world, g)
+    const next = () => { g.n++ }
+    world.on('blockUpdate', next)
+    world.on('chunkColumnLoad', next)
+    world.on('chunkColumnUnload', next)
   }
-  return c
+  return g
+}
+
+/**
+ * What ``owner`` read of each cell of ``world`` since the world last changed (a Map by
+ * cellKey), emptied at its next use after a block changed or a column was loaded or
+ * unloaded, so a read from it gives what the world holds now.
+ */
+function cellMemo (owner, world) {
+  const g = generationOf(world)
+  let m = owner.pianoCellMemo
+  if (m === undefined || m.world !== world) {
+    m = owner.pianoCellMemo = { world, n: g.n, blocks: new Map() }
+  } else if (m.n !== g.n || m.blocks.size >= MAX_CELLS) {
+    m.blocks.clear()
+    m.n = g.n
+  }
+  return m.blocks
 }
 
 /**

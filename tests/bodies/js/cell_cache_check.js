@@ -17,7 +17,8 @@ const stockGetBlock = Movements.prototype.getBlock
 const { registry, world, bot } = villageWorld(version, [-3, 2], [-4, 1])
 bot.pathfinder = { bestHarvestTool: () => null } // bare hands: what digging through costs
 bot.entity = { effects: {} }
-require(path.resolve(__dirname, '../../../bots/body/lib/light_blocks.js')).lightMovements()
+const { lightMovements, lightWorld } = require(path.resolve(__dirname, '../../../bots/body/lib/light_blocks.js'))
+lightMovements()
 
 const movements = new Movements(bot)
 const stock = new Movements(bot)
@@ -45,6 +46,18 @@ world.unloadColumn(cx, cz)
 out.unloaded = read()
 world.setColumn(cx, cz, column)
 out.reloaded = read()
+
+// the physics' world over the same bot: a cell read, changed, unloaded, loaded anew
+const physicsWorld = lightWorld(bot)
+const feel = () => { const b = physicsWorld.getBlock(floor.offset(0.3, 0.2, 0.7)); return b ? b.name : null }
+out.physics = [feel(), feel()]
+world.setBlockStateId(floor, registry.blocksByName.stone.defaultState)
+out.physics.push(feel())
+world.unloadColumn(cx, cz)
+out.physics.push(feel())
+world.setColumn(cx, cz, column)
+out.physics.push(feel())
+world.setBlockStateId(floor, registry.blocksByName.gold_block.defaultState)
 
 // a read's height raised by its reader (getMoveJumpUp does that where it would place a block)
 const raised = movements.getBlock(floor, 0, 1, 0)
