@@ -14,7 +14,7 @@ const { Movements, goals } = req('mineflayer-pathfinder')
 const AStar = req('mineflayer-pathfinder/lib/astar')
 const Move = req('mineflayer-pathfinder/lib/move')
 const stockGetBlock = Movements.prototype.getBlock
-const { registry, world, bot } = villageWorld(version, [-3, 2], [-4, 1])
+const { registry, world, bot, groundAt } = villageWorld(version, [-3, 2], [-4, 1])
 bot.pathfinder = { bestHarvestTool: () => null } // bare hands: what digging through costs
 bot.entity = { effects: {} }
 const { lightMovements, lightWorld } = require(path.resolve(__dirname, '../../../bots/body/lib/light_blocks.js'))
@@ -24,11 +24,6 @@ const movements = new Movements(bot)
 const stock = new Movements(bot)
 stock.getBlock = stockGetBlock
 const out = {}
-
-function groundAt (x, z) {
-  for (let y = 120; y > 40; y--) if (world.getBlock(new Vec3(x, y, z)).boundingBox === 'block') return y + 1
-  return null
-}
 
 // a cell read, changed, unloaded, loaded anew
 const x = 3

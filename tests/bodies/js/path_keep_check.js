@@ -12,7 +12,7 @@ const { Vec3 } = req('vec3')
 const { Movements } = req('mineflayer-pathfinder')
 const AStar = req('mineflayer-pathfinder/lib/astar')
 const Move = req('mineflayer-pathfinder/lib/move')
-const { registry, world, bot } = villageWorld(version, [-3, 2], [-4, 1])
+const { registry, world, bot, groundAt } = villageWorld(version, [-3, 2], [-4, 1])
 require(path.resolve(__dirname, '../../../bots/body/lib/light_blocks.js')).lightMovements()
 const { keepsPath, cellOf } = require(path.resolve(__dirname, '../../../bots/body/lib/path_keep.js'))
 const movements = new Movements(bot)
@@ -21,13 +21,6 @@ movements.allow1by1towers = false
 movements.allowSprinting = true
 movements.allowParkour = true
 
-function groundAt (x, z) {
-  for (let y = 120; y > 40; y--) {
-    const b = world.getBlock(new Vec3(x, y, z))
-    if (b && b.boundingBox === 'block') return y + 1
-  }
-  return null
-}
 
 const stone = registry.blocksByName.stone.defaultState
 const air = registry.blocksByName.air.defaultState

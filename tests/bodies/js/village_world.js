@@ -5,7 +5,7 @@
 const path = require('path')
 const req = require('module').createRequire(path.resolve(__dirname, '../../../bots/package.json'))
 
-/** The village's chunk columns ``cx`` in [x0, x1] and ``cz`` in [z0, z1] at ``version``. */
+/** The village's chunk columns ``cx`` in [x0, x1] and ``cz`` in [z0, z1] at ``version``, and its ground. */
 function villageWorld (version, [x0, x1], [z0, z1]) {
   const registry = req('prismarine-registry')(version)
   const World = req('prismarine-world')(registry)
@@ -21,7 +21,16 @@ function villageWorld (version, [x0, x1], [z0, z1]) {
     inventory: { items: () => [] },
     blockAt: (p) => world.getBlock(p)
   }
-  return { registry, world, bot }
+  const { Vec3 } = req('vec3')
+  /** The y a body stands at on the ground of column (x, z): above its highest full block. */
+  const groundAt = (x, z) => {
+    for (let y = 120; y > 40; y--) {
+      const b = world.getBlock(new Vec3(x, y, z))
+      if (b && b.boundingBox === 'block') return y + 1
+    }
+    return null
+  }
+  return { registry, world, bot, groundAt }
 }
 
 module.exports = { req, villageWorld }

@@ -11,12 +11,10 @@
 //   whether every position of every walk is the same. Before each remembered round a block
 //   update elsewhere empties what was remembered, so each round reads its cells afresh.
 const path = require('path')
-const req = require('module').createRequire(path.resolve(process.cwd(), 'package.json'))
+const { req, villageWorld } = require(path.resolve(process.cwd(), '../tests/bodies/js/village_world.js'))
 const version = process.argv[2] || '1.21.11'
 const { performance } = require('perf_hooks')
 const { Vec3 } = req('vec3')
-const registry = req('prismarine-registry')(version)
-const World = req('prismarine-world')(registry)
 const { Physics, PlayerState } = req('prismarine-physics')
 const { Movements, goals } = req('mineflayer-pathfinder')
 const AStar = req('mineflayer-pathfinder/lib/astar')
@@ -25,20 +23,12 @@ const body = path.resolve(process.cwd(), 'body/lib')
 require(path.join(body, 'lazy_light.js')).install()
 const { lightMovements, lightWorld, lightBlockAt } = require(path.join(body, 'light_blocks.js'))
 lightMovements()
-const generate = require(path.resolve(process.cwd(), 'server/generator'))({ seed: 0, villageSeed: 0, layout: {}, registry })
-const world = new World(null).sync
-for (let cx = -3; cx <= 2; cx++) for (let cz = -4; cz <= 1; cz++) world.setColumn(cx, cz, generate(cx, cz))
-const bot = { world, registry, version, entities: {}, game: { minY: -64 }, inventory: { items: () => [] }, blockAt: (p) => world.getBlock(p) }
+const { registry, world, bot, groundAt } = villageWorld(version, [-3, 2], [-4, 1])
 const movements = new Movements(bot)
 Object.assign(movements, { canDig: false, allow1by1towers: false, allowSprinting: true, allowParkour: true })
 const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1]
 const ROUNDS = 400
 const WARM = 40
-
-function groundAt (x, z) {
-  for (let y = 120; y > 40; y--) if (world.getBlock(new Vec3(x, y, z)).boundingBox === 'block') return y + 1
-  return null
-}
 
 // a map that remembers nothing: every read goes to the world
 const FORGETFUL = { get () {}, set () {}, size: 0, clear () {} }
