@@ -92,7 +92,7 @@ function lightWorld (bot) {
         const y = Math.floor(pos.y)
         const z = Math.floor(pos.z)
         if (!inGrid(x, y, z)) return lightBlockAt(bot, pos)
-        const cells = cellMemo(owner, world)
+        const cells = cellMemo(owner, world, WALK_CELLS)
         const key = cellKey(x, y, z)
         let b = cells.get(key)
         if (b === undefined) {
@@ -124,18 +124,22 @@ function lightMovements () {
     const world = pos ? bot.world : null
     const px = pos ? pos.x + dx : 0
     const pz = pos ? pos.z + dz : 0
+    // a search reads each cell about eleven times (a node weighs the blocks above and below
+    // its neighbours, most of them its neighbours' neighbours too): the state's derived fields
+    // are remembered per cell until the world changes; each read gets an object of its own
+    // (the search raises the height of a block where it would place one)
     let cells = null
     let key = 0
     if (world && typeof world.on === 'function') {
       const py = pos.y + dy
       if (Number.isInteger(px) && Number.isInteger(py) && Number.isInteger(pz) && inGrid(px, py, pz)) {
-        cells = cellMemo(this, world)
+        cells = cellMemo(this, world, SEARCH_CELLS)
         key = cellKey(px, py, pz)
-        const hit = cells.get(key)
-        if (hit !== undefined) {
-          const b = Object.create(hit.info)
-          b.position = hit.position
-          b.height = py + hit.info.pianoTop
+        const info = cells.get(key)
+        if (info !== undefined) {
+          const b = Object.create(info)
+          b.position = new Vec3(px, py, pz)
+          b.height = py + info.pianoTop
           return b
         }
       }
@@ -161,12 +165,15 @@ function lightMovements () {
     const b = Object.create(info)
     b.position = new Vec3(x, y, z)
     b.height = pos.y + dy + info.pianoTop
-    if (cells !== null) cells.set(key, { info, position: b.position })
+    if (cells !== null) cells.set(key, info)
     return b
   }
 }
 
-const MAX_CELLS = 16384
+// what one memo holds at most before it starts again: a search across the village reads a few
+// thousand cells, a simulated walk a few hundred
+const SEARCH_CELLS = 8192
+const WALK_CELLS = 2048
 
 // A world's generation: one more at every block change and column load or unload (one set of
 // listeners per world, whatever remembers cells of it).
@@ -187,15 +194,15 @@ function generationOf (world) {
 
 /**
  * What ``owner`` read of each cell of ``world`` since the world last changed (a Map by
- * cellKey), emptied at its next use after a block changed or a column was loaded or
- * unloaded, so a read from it gives what the world holds now.
+ * cellKey, at most ``max`` cells), emptied at its next use after a block changed or a column
+ * was loaded or unloaded, so a read from it gives what the world holds now.
  */
-function cellMemo (owner, world) {
+function cellMemo (owner, world, max) {
   const g = generationOf(world)
   let m = owner.pianoCellMemo
   if (m === undefined || m.world !== world) {
     m = owner.pianoCellMemo = { world, n: g.n, blocks: new Map() }
-  } else if (m.n !== g.n || m.blocks.size >= MAX_CELLS) {
+  } else if (m.n !== g.n || m.blocks.size >= max) {
     m.blocks.clear()
     m.n = g.n
   }
