@@ -118,6 +118,8 @@ def test_the_path_search_remembers_cells_only_while_the_world_holds_them(version
     out = run_js("../../bodies/js/cell_cache_check.js", version)
     assert (out["first"], out["again"]) == ("grass_block", "grass_block"), out
     assert out["changed"] == "gold_block", out  # a block set: the next read sees it
+    # and a listener of the change that was there first (mineflayer's, which the bot's follow)
+    assert out["heard"] == [["gold_block", "gold_block"]], out
     assert out["unloaded"] == "nothing", out  # its column unloaded: no block, as the pathfinder's
     assert out["reloaded"] == "gold_block", out
     # the physics' blocks (lightWorld), the same cell

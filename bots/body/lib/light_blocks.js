@@ -176,7 +176,8 @@ const SEARCH_CELLS = 8192
 const WALK_CELLS = 2048
 
 // A world's generation: one more at every block change and column load or unload (one set of
-// listeners per world, whatever remembers cells of it).
+// listeners per world, whatever remembers cells of it), counted before any other listener of
+// the world hears of the change.
 const generations = new WeakMap() // world -> { n }
 
 function generationOf (world) {
@@ -185,9 +186,12 @@ function generationOf (world) {
     g = { n: 0 }
     generations.set(world, g)
     const next = () => { g.n++ }
-    world.on('blockUpdate', next)
-    world.on('chunkColumnLoad', next)
-    world.on('chunkColumnUnload', next)
+    // first of the world's listeners: mineflayer forwards these events to the bot's listeners
+    // (the path keeping reads the changed cells in its blockUpdate listener), which must read
+    // the world as it is now
+    world.prependListener('blockUpdate', next)
+    world.prependListener('chunkColumnLoad', next)
+    world.prependListener('chunkColumnUnload', next)
   }
   return g
 }

@@ -20,6 +20,14 @@ bot.entity = { effects: {} }
 const { lightMovements, lightWorld } = require(path.resolve(__dirname, '../../../bots/body/lib/light_blocks.js'))
 lightMovements()
 
+// a listener of the world's block changes from before anything was remembered (mineflayer
+// forwards them to the bot's listeners, the path keeping among them): it reads the changed cell
+const heard = []
+world.on('blockUpdate', (oldBlock, newBlock) => {
+  const b = movements.getBlock(newBlock.position, 0, 0, 0)
+  const p = lightWorld(bot).getBlock(newBlock.position.offset(0.5, 0.5, 0.5))
+  heard.push([b.name, p ? p.name : null])
+})
 const movements = new Movements(bot)
 const stock = new Movements(bot)
 stock.getBlock = stockGetBlock
@@ -32,8 +40,10 @@ const floor = new Vec3(x, groundAt(x, z) - 1, z)
 const read = () => { const b = movements.getBlock(floor, 0, 0, 0); return b.name || (b.physical ? 'physical' : 'nothing') }
 out.first = read()
 out.again = read()
+lightWorld(bot).getBlock(floor.offset(0.5, 0.5, 0.5)) // remembered by the physics too
 world.setBlockStateId(floor, registry.blocksByName.gold_block.defaultState)
 out.changed = read()
+out.heard = heard.slice()
 const cx = Math.floor(x / 16)
 const cz = Math.floor(z / 16)
 const column = world.getColumn(cx, cz)
