@@ -27,25 +27,24 @@ const scratch = new Vec3(0, 0, 0)
 
 // the column a bot's last look-up found, by its chunk coordinates: the physics and the path
 // search ask for neighbouring blocks, nearly always in the column of the last one, where
-// prismarine-world builds a string key per look-up; forgotten when any column of the bot's
-// world is loaded or unloaded (mineflayer loads and unloads through these calls only)
-const lastColumns = new WeakMap() // world -> { cx, cz, column }
+// prismarine-world builds a string key per look-up; looked up again once the world changed
+// (generationOf: mineflayer loads and unloads columns through the calls counted there)
+const lastColumns = new WeakMap() // world -> { cx, cz, n, column }
 
 function columnAt (world, x, z) {
+  const g = generationOf(world)
   let last = lastColumns.get(world)
   if (!last) {
-    last = { cx: NaN, cz: NaN, column: null }
+    last = { cx: NaN, cz: NaN, n: g.n, column: null }
     lastColumns.set(world, last)
-    const forget = () => { last.cx = NaN }
-    world.on('chunkColumnLoad', forget)
-    world.on('chunkColumnUnload', forget)
   }
   const cx = Math.floor(x / 16)
   const cz = Math.floor(z / 16)
-  if (cx !== last.cx || cz !== last.cz) {
+  if (cx !== last.cx || cz !== last.cz || last.n !== g.n) {
     last.column = world.getColumn(cx, cz)
     last.cx = cx
     last.cz = cz
+    last.n = g.n
   }
   return last.column
 }
